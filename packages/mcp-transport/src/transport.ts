@@ -1,0 +1,81 @@
+/** Transport-level JSON-RPC error codes; servers may send any other code too. */
+export const MCP_ERROR_CODES = {
+  /** The request's signal was aborted (the server was sent `notifications/cancelled`). */
+  cancelled: -32800,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  /** No answer within the request's `timeoutMs` (the server was sent `notifications/cancelled`). */
+  timeout: -32001,
+  /** The connection is closed, or closed while the request was pending. */
+  connectionClosed: -32000,
+} as const;
+
+/** A JSON-RPC or transport error, folded into a value. */
+export interface McpError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** Every outcome of a request: a result to validate where it is used, or an error. Never a rejection. */
+export type McpResponse = { ok: true; result: unknown } | { ok: false; error: McpError };
+
+/** The outcome of sending a notification (nothing is awaited from the server). */
+export type McpSendResult = { ok: true } | { ok: false; error: McpError };
+
+/** Progress the server reports for a request. */
+export interface McpProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Cancellation and time limits of one request, set by the caller (never by the server). */
+export interface McpRequestContext {
+  signal: AbortSignal;
+  /** Resolve with the timeout code after this long; unset means no timeout of the transport's own. */
+  timeoutMs?: number;
+  /** Receives the server's progress notifications for this request. */
+  onProgress?: (progress: McpProgress) => void;
+}
+
+/** A message from the server that expects no answer, e.g. `notifications/tools/list_changed`. */
+export interface McpNotification {
+  method: string;
+  params?: unknown;
+}
+
+/** Why a connection ended. */
+export interface McpCloseReason {
+  /** `client`: we closed it. `exited`: the server process ended. `lost`: the connection dropped. `protocol`: the server broke the protocol (e.g. a message over the size cap). */
+  kind: "client" | "exited" | "lost" | "protocol";
+  message: string;
+}
+
+/**
+ * The only thing above the transport that knows about the wire. Requests resolve, never reject,
+ * for protocol, timeout, cancellation and disconnect outcomes; only misuse throws.
+ */
+export interface McpTransport {
+  /** Sends a request and resolves with its outcome. A bare signal is shorthand for `{ signal }`. */
+  request(method: string, params: unknown, context: McpRequestContext | AbortSignal): Promise<McpResponse>;
+  /** Sends a notification: no id, no answer awaited. */
+  notify(method: string, params?: unknown): Promise<McpSendResult>;
+  /** Subscribes to server notifications; returns the unsubscribe function. */
+  onNotification(listener: (notification: McpNotification) => void): () => void;
+  /** Subscribes to the end of the connection (called at most once); returns the unsubscribe function. */
+  onClose(listener: (reason: McpCloseReason) => void): () => void;
+  /** Closes the connection and releases everything it holds. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Normalizes the `context` argument of {@link McpTransport.request}. */
+export function toRequestContext(context: McpRequestContext | AbortSignal): McpRequestContext {
+  return context instanceof AbortSignal ? { signal: context } : context;
+}
+
+/** Builds a failed {@link McpResponse}. */
+export function mcpFailure(code: number, message: string, data?: unknown): { ok: false; error: McpError } {
+  return { ok: false, error: data === undefined ? { code, message } : { code, message, data } };
+}

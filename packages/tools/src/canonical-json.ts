@@ -1,0 +1,64 @@
+import { createHash } from "node:crypto";
+
+/** A value that survives a JSON round trip unchanged. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * Serializes a value as RFC 8785 (JSON Canonicalization Scheme) text: object keys sorted by UTF-16
+ * code units, no whitespace, numbers in ECMAScript shortest form, strings escaped as JSON.stringify does.
+ * Keys whose value is `undefined` are omitted, as JSON.stringify omits them; anything JSON cannot
+ * represent (non-finite numbers, bigint, functions, symbols, cycles) throws.
+ */
+export function canonicalJson(value: unknown): string {
+  return serialize(value, new Set());
+}
+
+/** The lowercase hex sha256 of a string's UTF-8 bytes. */
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** The sha256 of a value's canonical JSON: equal for equal values whatever their key order. */
+export function digestJson(value: unknown): string {
+  return sha256Hex(canonicalJson(value));
+}
+
+function serialize(value: unknown, ancestors: Set<object>): string {
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "boolean":
+      return value ? "true" : "false";
+    case "string":
+      return JSON.stringify(value);
+    case "number":
+      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: ${value} is not representable in JSON`);
+      // ECMAScript's Number-to-String is exactly the serialization RFC 8785 prescribes (-0 becomes 0).
+      return JSON.stringify(value);
+    case "object":
+      return serializeObject(value, ancestors);
+    default:
+      throw new TypeError(`canonicalJson: a ${typeof value} is not representable in JSON`);
+  }
+}
+
+function serializeObject(value: object, ancestors: Set<object>): string {
+  if (ancestors.has(value)) throw new TypeError("canonicalJson: the value contains a cycle");
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value)) {
+      return `[${value.map((item) => (item === undefined ? "null" : serialize(item, ancestors))).join(",")}]`;
+    }
+    const toJson = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJson === "function") return serialize(toJson.call(value), ancestors);
+    const entries = Object.entries(value)
+      .filter(([, item]) => item !== undefined)
+      // Default sort compares UTF-16 code units, which is the order RFC 8785 section 3.2.3 requires.
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${serialize(item, ancestors)}`).join(",")}}`;
+  } finally {
+    ancestors.delete(value);
+  }
+}

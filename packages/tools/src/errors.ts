@@ -1,0 +1,20 @@
+/** Codes of {@link ToolsError}: misuse of the tools API, never an expected call outcome. */
+export const TOOLS_ERROR_CODES = {
+  invalidToolDefinition: "invalid_tool_definition",
+  duplicateTool: "duplicate_tool",
+  groupViolation: "group_violation",
+} as const;
+
+/** A code of {@link TOOLS_ERROR_CODES}. */
+export type ToolsErrorCode = (typeof TOOLS_ERROR_CODES)[keyof typeof TOOLS_ERROR_CODES];
+
+/** Thrown for misuse of the tools API (bad definitions, duplicate names); call outcomes are observations. */
+export class ToolsError extends Error {
+  override readonly name = "ToolsError";
+  readonly code: ToolsErrorCode;
+
+  constructor(code: ToolsErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}

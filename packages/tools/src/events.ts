@@ -1,0 +1,120 @@
+import type { ToolEffect } from "./tool.js";
+
+/** Fields every event carries. */
+interface EventBase {
+  /** When it happened, ISO 8601. */
+  at: string;
+}
+
+interface CallFields {
+  runId: string;
+  callId: string;
+  toolName: string;
+}
+
+interface ApprovalFields {
+  requestId: string;
+  toolName: string;
+  actionDigest: string;
+}
+
+/** Every event of the audit stream, one discriminated union (by `type`). */
+export type AgentEvent = EventBase &
+  (
+    | ({ type: "tool_call_started"; effect?: ToolEffect; inputBytes?: number } & CallFields)
+    | ({
+        type: "tool_call_decided";
+        decision: "allow" | "deny" | "ask";
+        via?: "policy" | "approval";
+        reason?: string;
+        requestId?: string;
+        isolation?: string;
+      } & CallFields)
+    | ({
+        type: "tool_call_finished";
+        ok: boolean;
+        /** The observation's error code, or "waiting" for a held call. */
+        code?: string;
+        durationMs: number;
+      } & CallFields)
+    | ({ type: "approval_requested"; runId: string; summary: string } & ApprovalFields)
+    | ({ type: "approval_granted" } & ApprovalFields)
+    | ({ type: "approval_denied" } & ApprovalFields)
+    | ({ type: "approval_consumed"; runId: string } & ApprovalFields)
+    | { type: "mcp_initialized"; server: string; protocolVersion: string; durationMs: number; serverName?: string }
+    | { type: "mcp_initialize_failed"; server: string; code: string; message: string; durationMs: number }
+    | { type: "mcp_tools_listed"; server: string; count: number; rejected: number; pages: number; durationMs: number }
+    | { type: "mcp_tool_rejected"; server: string; remoteName: string; reason: string }
+    | { type: "mcp_tools_changed"; server: string; added: string[]; removed: string[]; changed: string[] }
+    | { type: "mcp_server_failed"; server: string; code: string; message: string }
+    | {
+        type: "mcp_request_finished";
+        server: string;
+        method: string;
+        durationMs: number;
+        ok: boolean;
+        /** The JSON-RPC or transport error code when not ok. */
+        code?: number;
+        callId?: string;
+        toolName?: string;
+      }
+    | { type: "mcp_server_exited"; server: string; reason: string; message: string }
+    | { type: "mcp_reconnecting"; server: string; attempt: number; delayMs: number }
+    | { type: "mcp_closed"; server: string; durationMs: number }
+    | { type: "mcp_close_failed"; server: string; message: string; durationMs: number }
+  );
+
+/** The `type` of an {@link AgentEvent}. */
+export type AgentEventType = AgentEvent["type"];
+
+/** The event of one `type`. */
+export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>;
+
+/** An event before its timestamp is set; see {@link emitEvent}. */
+export type AgentEventInput = AgentEvent extends infer E ? (E extends AgentEvent ? Omit<E, "at"> : never) : never;
+
+/**
+ * Receives audit events, in order. A sink must not throw: an audit failure is reported through the
+ * sink's own channel, never into the tool call that caused it.
+ */
+export interface EventSink {
+  emit(event: AgentEvent): void;
+}
+
+/** A sink that drops everything, for callers that do not audit. */
+export const NULL_EVENT_SINK: EventSink = { emit() {} };
+
+/** An in-memory sink, for tests and for callers that inspect events afterwards. */
+export interface MemoryEventSink extends EventSink {
+  readonly events: AgentEvent[];
+  /** The events of one type, in order. */
+  ofType<T extends AgentEventType>(type: T): AgentEventOf<T>[];
+}
+
+/** Creates a {@link MemoryEventSink}. */
+export function createMemoryEventSink(): MemoryEventSink {
+  const events: AgentEvent[] = [];
+  return {
+    events,
+    emit(event) {
+      events.push(event);
+    },
+    ofType<T extends AgentEventType>(type: T) {
+      return events.filter((event): event is AgentEventOf<T> => event.type === type);
+    },
+  };
+}
+
+/** Sends the same events to several sinks, in order. */
+export function fanOutEvents(...sinks: EventSink[]): EventSink {
+  return {
+    emit(event) {
+      for (const sink of sinks) sink.emit(event);
+    },
+  };
+}
+
+/** Stamps an event with the current time and emits it. */
+export function emitEvent(sink: EventSink, event: AgentEventInput, now: Date = new Date()): void {
+  sink.emit({ ...event, at: now.toISOString() } as AgentEvent);
+}

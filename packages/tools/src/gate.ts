@@ -1,0 +1,37 @@
+import type { RegisteredTool } from "./tool.js";
+
+/** What the gate is asked about: one validated call, before anything runs. */
+export interface GateRequest {
+  tool: RegisteredTool;
+  /** The validated input, exactly what will execute. */
+  input: unknown;
+  runId: string;
+  callId: string;
+  cwd: string;
+  signal: AbortSignal;
+}
+
+/** Runs an admitted call, e.g. inside a sandbox. */
+export type ExecutionRunner = <T>(execute: () => Promise<T>) => Promise<T>;
+
+/** The gate's answer. */
+export type GateVerdict =
+  | {
+      type: "allow";
+      /** `policy`: the policy allows it; `approval`: a one-shot approval grant was consumed for it. */
+      via: "policy" | "approval";
+      /** What it runs in (the sandbox's name), for the audit trail. */
+      isolation: string;
+      run: ExecutionRunner;
+    }
+  | { type: "deny"; reason: string }
+  | { type: "wait"; requestId: string };
+
+/**
+ * The one checkpoint between a validated call and its execution: authorization, approvals and the
+ * sandbox live behind it (`@agent/policy` implements it). The executor requires one; there is no
+ * default that allows everything.
+ */
+export interface ToolGate {
+  admit(request: GateRequest): Promise<GateVerdict>;
+}

@@ -1,0 +1,50 @@
+export { type AuditLimits, boundForAudit, DEFAULT_AUDIT_LIMITS, SECRET_KEY_PATTERN } from "./audit-bounds.js";
+export { canonicalJson, digestJson, type JsonObject, type JsonValue, sha256Hex } from "./canonical-json.js";
+export { TOOLS_ERROR_CODES, ToolsError, type ToolsErrorCode } from "./errors.js";
+export {
+  type AgentEvent,
+  type AgentEventInput,
+  type AgentEventOf,
+  type AgentEventType,
+  createMemoryEventSink,
+  type EventSink,
+  emitEvent,
+  fanOutEvents,
+  type MemoryEventSink,
+  NULL_EVENT_SINK,
+} from "./events.js";
+export {
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type ExecutionEnvironment,
+  executeToolCall,
+  type ToolCall,
+} from "./execute-tool-call.js";
+export type { ExecutionRunner, GateRequest, GateVerdict, ToolGate } from "./gate.js";
+export {
+  type FailureDetails,
+  type FailureObservation,
+  failureObservation,
+  isToolFailure,
+  OBSERVATION_ERROR_CODES,
+  type Observation,
+  type ObservationErrorCode,
+  type SuccessObservation,
+  type ToolCallOutcome,
+  type ToolFailure,
+  toolFailure,
+  type WaitingOutcome,
+} from "./observation.js";
+export { removeStrictNulls, type StrictParameters, toStrictParameters } from "./strict-parameters.js";
+export {
+  defineTool,
+  MAX_TOOL_NAME_LENGTH,
+  type PrepareResult,
+  type RegisteredTool,
+  TOOL_EFFECTS,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolEffect,
+  type ToolProgress,
+  type ValidationIssue,
+} from "./tool.js";
+export { type GroupChange, ToolRegistry } from "./tool-registry.js";

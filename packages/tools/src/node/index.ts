@@ -1,0 +1,1 @@
+export { createJsonlEventSink, type JsonlEventSink, type JsonlEventSinkOptions } from "./jsonl-event-sink.js";

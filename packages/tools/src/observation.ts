@@ -1,0 +1,94 @@
+import type { ValidationIssue } from "./tool.js";
+
+/** Error codes of failed observations: a stable, public vocabulary. */
+export const OBSERVATION_ERROR_CODES = {
+  unknownTool: "unknown_tool",
+  invalidArguments: "invalid_arguments",
+  policyDenied: "policy_denied",
+  timeout: "timeout",
+  cancelled: "cancelled",
+  toolError: "tool_error",
+  mcpError: "mcp_error",
+  mcpToolError: "mcp_tool_error",
+  mcpUnavailable: "mcp_unavailable",
+} as const;
+
+/** A code of {@link OBSERVATION_ERROR_CODES}. */
+export type ObservationErrorCode = (typeof OBSERVATION_ERROR_CODES)[keyof typeof OBSERVATION_ERROR_CODES];
+
+/** Details a failure may carry, besides its code and message. */
+export interface FailureDetails {
+  /** Validation issues (`invalid_arguments`). */
+  issues?: ValidationIssue[];
+  /** Why the policy refused (`policy_denied`). */
+  reason?: string;
+  /** The numeric JSON-RPC or transport code (`mcp_error`). */
+  code?: number;
+  /** What the server answered, content blocks kept with their types (`mcp_tool_error`). */
+  content?: unknown[];
+  /** Anything else worth showing (e.g. the structured content that failed its output schema). */
+  data?: unknown;
+}
+
+/** A tool call that ran and produced output. */
+export interface SuccessObservation {
+  type: "observation";
+  ok: true;
+  callId: string;
+  toolName: string;
+  output: unknown;
+}
+
+/** A tool call that did not produce output, and why. */
+export interface FailureObservation extends FailureDetails {
+  type: "observation";
+  ok: false;
+  callId: string;
+  toolName: string;
+  error: ObservationErrorCode;
+  message: string;
+}
+
+/** What the model sees after a tool call. */
+export type Observation = SuccessObservation | FailureObservation;
+
+/** A call held until someone approves it; nothing has been executed. */
+export interface WaitingOutcome {
+  type: "waiting";
+  callId: string;
+  toolName: string;
+  requestId: string;
+  reason: "approval_required";
+}
+
+/** Every way {@link executeToolCall} can end. */
+export type ToolCallOutcome = Observation | WaitingOutcome;
+
+const TOOL_FAILURE = Symbol.for("@agent/tools.failure");
+
+/** A failure a tool returns as a value (an expected outcome, not a thrown error). */
+export interface ToolFailure extends FailureDetails {
+  readonly [TOOL_FAILURE]: true;
+  error: ObservationErrorCode;
+  message: string;
+}
+
+/** Builds a {@link ToolFailure} for a tool to return; the executor turns it into a failed observation. */
+export function toolFailure(error: ObservationErrorCode, message: string, details: FailureDetails = {}): ToolFailure {
+  return { [TOOL_FAILURE]: true, error, message, ...details };
+}
+
+/** Whether a tool's return value is a {@link ToolFailure}. */
+export function isToolFailure(value: unknown): value is ToolFailure {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TOOL_FAILURE] === true;
+}
+
+/** Builds a failed observation. */
+export function failureObservation(
+  call: { callId: string; toolName: string },
+  error: ObservationErrorCode,
+  message: string,
+  details: FailureDetails = {},
+): FailureObservation {
+  return { type: "observation", ok: false, callId: call.callId, toolName: call.toolName, error, message, ...details };
+}

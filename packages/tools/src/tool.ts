@@ -1,0 +1,159 @@
+import { type ZodType, z } from "zod";
+import { digestJson, type JsonObject, type JsonValue } from "./canonical-json.js";
+import { ToolsError } from "./errors.js";
+import { removeStrictNulls, type StrictParameters, toStrictParameters } from "./strict-parameters.js";
+
+/** What a tool may do to the world; it decides the default policy, and nothing may lower it. */
+export type ToolEffect = "read" | "write" | "external";
+
+/** The effects, in the order of the harm they can do. */
+export const TOOL_EFFECTS: readonly ToolEffect[] = ["read", "write", "external"];
+
+/** One step of a long operation, as a tool reports it. */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** What a running tool receives besides its input. */
+export interface ToolContext {
+  /** Aborted on timeout or cancellation; a tool passes it to everything it waits on. */
+  readonly signal: AbortSignal;
+  readonly callId: string;
+  readonly runId: string;
+  readonly cwd: string;
+  /** Reports progress of a long operation, if the caller listens. */
+  readonly reportProgress: (progress: ToolProgress) => void;
+}
+
+/** A problem found while validating a tool's input. */
+export interface ValidationIssue {
+  /** JSON path to the offending value, e.g. `["items", 0, "name"]`; empty for the input itself. */
+  path: (string | number)[];
+  message: string;
+}
+
+/** The outcome of {@link RegisteredTool.prepare}: a validated call ready to run, or the issues found. */
+export type PrepareResult<Input> =
+  | { ok: true; input: Input; execute(context: ToolContext): Promise<unknown> }
+  | { ok: false; issues: ValidationIssue[] };
+
+/** What a tool author writes; see {@link defineTool}. */
+export interface ToolDefinition<Input> {
+  /** The model-visible name: `[a-zA-Z0-9_-]`, at most 64 characters. */
+  name: string;
+  description: string;
+  /** Validates input and produces the model-visible parameters: one source for both. */
+  schema: ZodType<Input>;
+  effect: ToolEffect;
+  execute(input: Input, context: ToolContext): unknown;
+  /** Hints from the tool's author that nobody verified; they may feed summaries, never decisions. */
+  annotations?: Readonly<Record<string, JsonValue>>;
+  /** The registry group the tool belongs to (e.g. one MCP server's tools), replaced as a unit. */
+  group?: string;
+  /** Anything else that identifies this definition; it is part of the fingerprint. */
+  identity?: JsonValue;
+}
+
+/** A tool as the registry, the policy and the executor see it. */
+export interface RegisteredTool<Input = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly effect: ToolEffect;
+  /** JSON Schema of the input, generated from the validating schema (no `$schema`). */
+  readonly parameters: JsonObject;
+  /** The strict function-calling variant of {@link parameters}, or why there is none. */
+  readonly strictParameters: StrictParameters;
+  readonly annotations: Readonly<Record<string, JsonValue>> | undefined;
+  readonly group: string | undefined;
+  /** sha256 over the whole definition: any change to it yields a new fingerprint. */
+  readonly fingerprint: string;
+  /** Validates raw input without side effects; `execute` runs only what was validated. */
+  prepare(rawInput: unknown): PrepareResult<Input>;
+}
+
+/** Model APIs cap function names at this many characters. */
+export const MAX_TOOL_NAME_LENGTH = 64;
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]+$/;
+
+/** Turns a definition into a registered tool whose parameters and validator share one zod schema. */
+export function defineTool<Input>(definition: ToolDefinition<Input>): RegisteredTool<Input> {
+  assertDefinition(definition);
+  const parameters = toParameters(definition.schema, definition.name);
+  const annotations = definition.annotations;
+  const fingerprint = digestJson({
+    name: definition.name,
+    description: definition.description,
+    effect: definition.effect,
+    parameters,
+    annotations: annotations ?? null,
+    identity: definition.identity ?? null,
+  });
+  return {
+    name: definition.name,
+    description: definition.description,
+    effect: definition.effect,
+    parameters,
+    strictParameters: toStrictParameters(parameters),
+    annotations,
+    group: definition.group,
+    fingerprint,
+    prepare(rawInput) {
+      const parsed = definition.schema.safeParse(removeStrictNulls(parameters, rawInput));
+      if (!parsed.success) {
+        return {
+          ok: false,
+          issues: parsed.error.issues.map((issue) => ({
+            path: issue.path.map((key) => (typeof key === "symbol" ? String(key) : key)),
+            message: issue.message,
+          })),
+        };
+      }
+      const input = parsed.data;
+      return { ok: true, input, execute: async (context) => definition.execute(input, context) };
+    },
+  };
+}
+
+function toParameters(schema: ZodType, toolName: string): JsonObject {
+  let generated: Record<string, unknown>;
+  try {
+    generated = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as Record<string, unknown>;
+  } catch (cause) {
+    throw new ToolsError("invalid_tool_definition", `Tool "${toolName}": its schema has no JSON Schema form.`, {
+      cause,
+    });
+  }
+  const { $schema: _dialect, ...parameters } = generated;
+  if (parameters.type !== "object") {
+    throw new ToolsError(
+      "invalid_tool_definition",
+      `Tool "${toolName}": its schema must describe an object (got ${JSON.stringify(parameters.type ?? "any")}). Wrap the input in z.object({ ... }).`,
+    );
+  }
+  return parameters as JsonObject;
+}
+
+function assertDefinition(definition: ToolDefinition<unknown>): void {
+  const { name } = definition;
+  if (typeof name !== "string" || !TOOL_NAME.test(name) || name.length > MAX_TOOL_NAME_LENGTH) {
+    throw new ToolsError(
+      "invalid_tool_definition",
+      `Tool name ${JSON.stringify(name)} must be 1-${MAX_TOOL_NAME_LENGTH} characters of [a-zA-Z0-9_-].`,
+    );
+  }
+  if (typeof definition.description !== "string") {
+    throw new ToolsError("invalid_tool_definition", `Tool "${name}": description must be a string.`);
+  }
+  if (definition.effect !== "read" && definition.effect !== "write" && definition.effect !== "external") {
+    throw new ToolsError(
+      "invalid_tool_definition",
+      `Tool "${name}": effect must be "read", "write" or "external", got ${JSON.stringify(definition.effect)}.`,
+    );
+  }
+  if (typeof definition.execute !== "function") {
+    throw new ToolsError("invalid_tool_definition", `Tool "${name}": execute must be a function.`);
+  }
+}
