@@ -12,24 +12,44 @@ export interface AuditLimits {
 }
 
 /** Defaults for {@link boundForAudit}. */
-export const DEFAULT_AUDIT_LIMITS: AuditLimits = { maxStringBytes: 2048, maxArrayItems: 100, maxEventBytes: 16_384 };
+export const DEFAULT_AUDIT_LIMITS: AuditLimits = {
+  maxStringBytes: 2048,
+  maxArrayItems: 100,
+  maxEventBytes: 16_384,
+};
 
 /** Property names whose values are credentials wherever they appear; their values are never written. */
 export const SECRET_KEY_PATTERN =
   /authorization|token|secret|password|passwd|api[-_]?key|cookie|credential|private[-_]?key|session[-_]?id/i;
 
-const IDENTIFYING_FIELDS = ["type", "at", "runId", "callId", "toolName", "server", "method", "requestId", "code", "ok"];
+const IDENTIFYING_FIELDS = [
+  "type",
+  "at",
+  "runId",
+  "callId",
+  "toolName",
+  "server",
+  "method",
+  "requestId",
+  "code",
+  "ok",
+];
 
 /**
  * Makes an event safe and bounded for a durable audit record: credential-looking fields redacted,
  * large strings replaced by size + sha256, long arrays cut, and an oversized record reduced to the
  * fields that identify it.
  */
-export function boundForAudit(event: AgentEvent, limits: AuditLimits = DEFAULT_AUDIT_LIMITS): Record<string, unknown> {
+export function boundForAudit(
+  event: AgentEvent,
+  limits: AuditLimits = DEFAULT_AUDIT_LIMITS,
+): Record<string, unknown> {
   const bounded = boundValue(event, limits) as Record<string, unknown>;
   const bytes = Buffer.byteLength(JSON.stringify(bounded));
   if (bytes <= limits.maxEventBytes) return bounded;
-  const kept = Object.fromEntries(IDENTIFYING_FIELDS.filter((key) => key in bounded).map((key) => [key, bounded[key]]));
+  const kept = Object.fromEntries(
+    IDENTIFYING_FIELDS.filter((key) => key in bounded).map((key) => [key, bounded[key]]),
+  );
   return { ...kept, truncated: { bytes, sha256: sha256Hex(JSON.stringify(bounded)) } };
 }
 
@@ -40,7 +60,8 @@ function boundValue(value: unknown, limits: AuditLimits): unknown {
   }
   if (Array.isArray(value)) {
     const items = value.slice(0, limits.maxArrayItems).map((item) => boundValue(item, limits));
-    if (value.length > limits.maxArrayItems) items.push({ omittedItems: value.length - limits.maxArrayItems });
+    if (value.length > limits.maxArrayItems)
+      items.push({ omittedItems: value.length - limits.maxArrayItems });
     return items;
   }
   if (typeof value === "object" && value !== null) {

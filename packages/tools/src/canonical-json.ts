@@ -34,7 +34,8 @@ function serialize(value: unknown, ancestors: Set<object>): string {
     case "string":
       return JSON.stringify(value);
     case "number":
-      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: ${value} is not representable in JSON`);
+      if (!Number.isFinite(value))
+        throw new TypeError(`canonicalJson: ${value} is not representable in JSON`);
       // ECMAScript's Number-to-String is exactly the serialization RFC 8785 prescribes (-0 becomes 0).
       return JSON.stringify(value);
     case "object":

@@ -41,9 +41,22 @@ export type AgentEvent = EventBase &
     | ({ type: "approval_granted" } & ApprovalFields)
     | ({ type: "approval_denied" } & ApprovalFields)
     | ({ type: "approval_consumed"; runId: string } & ApprovalFields)
-    | { type: "mcp_initialized"; server: string; protocolVersion: string; durationMs: number; serverName?: string }
+    | {
+        type: "mcp_initialized";
+        server: string;
+        protocolVersion: string;
+        durationMs: number;
+        serverName?: string;
+      }
     | { type: "mcp_initialize_failed"; server: string; code: string; message: string; durationMs: number }
-    | { type: "mcp_tools_listed"; server: string; count: number; rejected: number; pages: number; durationMs: number }
+    | {
+        type: "mcp_tools_listed";
+        server: string;
+        count: number;
+        rejected: number;
+        pages: number;
+        durationMs: number;
+      }
     | { type: "mcp_tool_rejected"; server: string; remoteName: string; reason: string }
     | { type: "mcp_tools_changed"; server: string; added: string[]; removed: string[]; changed: string[] }
     | { type: "mcp_server_failed"; server: string; code: string; message: string }
@@ -71,7 +84,11 @@ export type AgentEventType = AgentEvent["type"];
 export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>;
 
 /** An event before its timestamp is set; see {@link emitEvent}. */
-export type AgentEventInput = AgentEvent extends infer E ? (E extends AgentEvent ? Omit<E, "at"> : never) : never;
+export type AgentEventInput = AgentEvent extends infer E
+  ? E extends AgentEvent
+    ? Omit<E, "at">
+    : never
+  : never;
 
 /**
  * Receives audit events, in order. A sink must not throw: an audit failure is reported through the

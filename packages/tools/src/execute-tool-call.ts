@@ -54,7 +54,13 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
       ? { type: "tool_call_finished", ...ids, ok: false, code: "waiting", durationMs: elapsed(started) }
       : outcome.ok
         ? { type: "tool_call_finished", ...ids, ok: true, durationMs: elapsed(started) }
-        : { type: "tool_call_finished", ...ids, ok: false, code: outcome.error, durationMs: elapsed(started) };
+        : {
+            type: "tool_call_finished",
+            ...ids,
+            ok: false,
+            code: outcome.error,
+            durationMs: elapsed(started),
+          };
   emitEvent(events, finished);
   return outcome;
 }
@@ -69,7 +75,8 @@ async function decideAndRun(
   events: EventSink,
 ): Promise<ToolCallOutcome> {
   if (!tool) return failureObservation(ids, "unknown_tool", `No tool named "${call.name}" is registered.`);
-  if (env.signal?.aborted) return failureObservation(ids, "cancelled", "The call was cancelled before it started.");
+  if (env.signal?.aborted)
+    return failureObservation(ids, "cancelled", "The call was cancelled before it started.");
 
   const prepared = tool.prepare(call.input);
   if (!prepared.ok) {
@@ -88,7 +95,8 @@ async function decideAndRun(
   if (verdict.type === "wait") {
     return { type: "waiting", ...pick(ids), requestId: verdict.requestId, reason: "approval_required" };
   }
-  if (env.signal?.aborted) return failureObservation(ids, "cancelled", "The call was cancelled before it started.");
+  if (env.signal?.aborted)
+    return failureObservation(ids, "cancelled", "The call was cancelled before it started.");
   return runAdmitted(verdict.run, prepared.execute, env, ids);
 }
 
@@ -171,7 +179,13 @@ function toObservation(ids: CallIds, value: unknown): Observation {
 function decisionEvent(ids: CallIds, verdict: GateVerdict): AgentEventInput {
   switch (verdict.type) {
     case "allow":
-      return { type: "tool_call_decided", ...ids, decision: "allow", via: verdict.via, isolation: verdict.isolation };
+      return {
+        type: "tool_call_decided",
+        ...ids,
+        decision: "allow",
+        via: verdict.via,
+        isolation: verdict.isolation,
+      };
     case "deny":
       return { type: "tool_call_decided", ...ids, decision: "deny", reason: verdict.reason };
     case "wait":
@@ -179,7 +193,10 @@ function decisionEvent(ids: CallIds, verdict: GateVerdict): AgentEventInput {
   }
 }
 
-function callFacts(tool: RegisteredTool | undefined, input: unknown): { effect?: RegisteredTool["effect"]; inputBytes?: number } {
+function callFacts(
+  tool: RegisteredTool | undefined,
+  input: unknown,
+): { effect?: RegisteredTool["effect"]; inputBytes?: number } {
   const facts: { effect?: RegisteredTool["effect"]; inputBytes?: number } = {};
   if (tool) facts.effect = tool.effect;
   try {

@@ -74,13 +74,19 @@ export interface ToolFailure extends FailureDetails {
 }
 
 /** Builds a {@link ToolFailure} for a tool to return; the executor turns it into a failed observation. */
-export function toolFailure(error: ObservationErrorCode, message: string, details: FailureDetails = {}): ToolFailure {
+export function toolFailure(
+  error: ObservationErrorCode,
+  message: string,
+  details: FailureDetails = {},
+): ToolFailure {
   return { [TOOL_FAILURE]: true, error, message, ...details };
 }
 
 /** Whether a tool's return value is a {@link ToolFailure}. */
 export function isToolFailure(value: unknown): value is ToolFailure {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TOOL_FAILURE] === true;
+  return (
+    typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TOOL_FAILURE] === true
+  );
 }
 
 /** Builds a failed observation. */
@@ -90,5 +96,13 @@ export function failureObservation(
   message: string,
   details: FailureDetails = {},
 ): FailureObservation {
-  return { type: "observation", ok: false, callId: call.callId, toolName: call.toolName, error, message, ...details };
+  return {
+    type: "observation",
+    ok: false,
+    callId: call.callId,
+    toolName: call.toolName,
+    error,
+    message,
+    ...details,
+  };
 }

@@ -74,7 +74,9 @@ function nullable(schema: JsonValue): JsonValue {
 function stripNode(schema: JsonValue, value: unknown): unknown {
   if (!isObject(schema)) return value;
   if (Array.isArray(value)) {
-    return schema.items === undefined ? value : value.map((item) => stripNode(schema.items as JsonValue, item));
+    return schema.items === undefined
+      ? value
+      : value.map((item) => stripNode(schema.items as JsonValue, item));
   }
   if (!isObject(value)) return value;
   const union = [schema.anyOf, schema.oneOf].find(Array.isArray);
@@ -106,7 +108,9 @@ function acceptsNull(schema: JsonValue): boolean {
   if (schema.type === "null" || (Array.isArray(schema.type) && schema.type.includes("null"))) return true;
   if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
   if (schema.const === null) return true;
-  return [schema.anyOf, schema.oneOf].some((branches) => Array.isArray(branches) && branches.some(acceptsNull));
+  return [schema.anyOf, schema.oneOf].some(
+    (branches) => Array.isArray(branches) && branches.some(acceptsNull),
+  );
 }
 
 /** Keywords that restrict which values a schema accepts (the rest are annotations). */

@@ -122,9 +122,13 @@ function toParameters(schema: ZodType, toolName: string): JsonObject {
   try {
     generated = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as Record<string, unknown>;
   } catch (cause) {
-    throw new ToolsError("invalid_tool_definition", `Tool "${toolName}": its schema has no JSON Schema form.`, {
-      cause,
-    });
+    throw new ToolsError(
+      "invalid_tool_definition",
+      `Tool "${toolName}": its schema has no JSON Schema form.`,
+      {
+        cause,
+      },
+    );
   }
   const { $schema: _dialect, ...parameters } = generated;
   if (parameters.type !== "object") {

@@ -1,0 +1,175 @@
+import {
+  createMemoryEventSink,
+  defineTool,
+  type ExecutionEnvironment,
+  executeToolCall,
+  type ToolContext,
+  ToolRegistry,
+  toolFailure,
+} from "@agent/tools";
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { fixedGate } from "./helpers.js";
+
+function setup(execute: (input: { q: string }, context: ToolContext) => unknown, gate = fixedGate("allow")) {
+  const registry = new ToolRegistry();
+  const spy = vi.fn(execute);
+  registry.register(
+    defineTool({
+      name: "search",
+      description: "",
+      schema: z.object({ q: z.string() }),
+      effect: "read",
+      execute: spy,
+    }),
+  );
+  const events = createMemoryEventSink();
+  const env: ExecutionEnvironment = {
+    registry,
+    gate,
+    runId: "run_1",
+    cwd: "/work",
+    events,
+    timeoutMs: 1_000,
+  };
+  return { env, spy, events, gate };
+}
+
+describe("executeToolCall", () => {
+  it("runs an allowed call and returns its output as an observation", async () => {
+    const { env, spy } = setup(({ q }, context) => `${q}@${context.runId}/${context.cwd}`);
+    const outcome = await executeToolCall({ name: "search", input: { q: "x" }, callId: "c1" }, env);
+    expect(outcome).toEqual({
+      type: "observation",
+      ok: true,
+      callId: "c1",
+      toolName: "search",
+      output: "x@run_1//work",
+    });
+    expect(spy).toHaveBeenCalledTimes(1);
+  });
+
+  it("answers unknown_tool without asking the gate", async () => {
+    const { env, gate } = setup(() => "");
+    const outcome = await executeToolCall({ name: "missing", input: {} }, env);
+    expect(outcome).toMatchObject({ ok: false, error: "unknown_tool" });
+    expect(gate.asked).toEqual([]);
+  });
+
+  it("executes nothing and asks nothing when the input fails the schema", async () => {
+    const { env, spy, gate } = setup(() => "");
+    const outcome = await executeToolCall({ name: "search", input: { q: 1 } }, env);
+    expect(outcome).toMatchObject({ ok: false, error: "invalid_arguments", issues: [{ path: ["q"] }] });
+    expect(spy).not.toHaveBeenCalled();
+    expect(gate.asked).toEqual([]);
+  });
+
+  it("never executes a denied call", async () => {
+    const { env, spy } = setup(() => "", fixedGate("deny"));
+    const outcome = await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(outcome).toMatchObject({ ok: false, error: "policy_denied", reason: "not today" });
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it("never executes a held call and says which request holds it", async () => {
+    const { env, spy } = setup(() => "", fixedGate("wait"));
+    const outcome = await executeToolCall({ name: "search", input: { q: "x" }, callId: "c1" }, env);
+    expect(outcome).toEqual({
+      type: "waiting",
+      callId: "c1",
+      toolName: "search",
+      requestId: "apr_1",
+      reason: "approval_required",
+    });
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it("fails closed when the gate itself fails", async () => {
+    const { env, spy } = setup(() => "");
+    env.gate = { admit: () => Promise.reject(new Error("store offline")) };
+    const outcome = await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: "policy_denied",
+      reason: "gate_failed: store offline",
+    });
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it("returns timeout at once while the tool still hangs, and aborts the tool's signal", async () => {
+    let seen: AbortSignal | undefined;
+    const { env } = setup((_, context) => {
+      seen = context.signal;
+      return new Promise(() => {});
+    });
+    env.timeoutMs = 20;
+    const outcome = await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(outcome).toMatchObject({ ok: false, error: "timeout" });
+    expect(seen?.aborted).toBe(true);
+  });
+
+  it("returns cancelled when the caller aborts, even if the tool ignores its signal", async () => {
+    const controller = new AbortController();
+    const { env } = setup(() => {
+      setTimeout(() => controller.abort(), 5);
+      return new Promise(() => {});
+    });
+    env.signal = controller.signal;
+    const outcome = await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(outcome).toMatchObject({ ok: false, error: "cancelled" });
+  });
+
+  it("reports a thrown error by message only, without a stack, and swallows a late rejection", async () => {
+    const { env } = setup(() => {
+      throw new Error("disk full");
+    });
+    const outcome = await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(outcome).toMatchObject({ ok: false, error: "tool_error", message: "The tool failed: disk full" });
+    expect(JSON.stringify(outcome)).not.toContain("at ");
+
+    const late = setup(() => new Promise((_, reject) => setTimeout(() => reject(new Error("late")), 30)));
+    late.env.timeoutMs = 5;
+    expect(await executeToolCall({ name: "search", input: { q: "x" } }, late.env)).toMatchObject({
+      error: "timeout",
+    });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  });
+
+  it("turns a returned tool failure into a failed observation with its details", async () => {
+    const { env } = setup(() => toolFailure("mcp_error", "boom", { code: -32000 }));
+    const outcome = await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(outcome).toMatchObject({ ok: false, error: "mcp_error", message: "boom", code: -32000 });
+  });
+
+  it("emits every step in order, with the decision and a duration", async () => {
+    const { env, events } = setup(() => "ok");
+    await executeToolCall({ name: "search", input: { q: "x" }, callId: "c1" }, env);
+    expect(events.events.map((event) => event.type)).toEqual([
+      "tool_call_started",
+      "tool_call_decided",
+      "tool_call_finished",
+    ]);
+    expect(events.events[0]).toMatchObject({
+      runId: "run_1",
+      callId: "c1",
+      toolName: "search",
+      effect: "read",
+    });
+    expect(events.events[1]).toMatchObject({ decision: "allow", via: "policy", isolation: "none" });
+    const finished = events.ofType("tool_call_finished")[0];
+    expect(finished).toMatchObject({ ok: true });
+    expect(finished?.durationMs).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(finished?.at ?? "")).not.toBeNaN();
+  });
+
+  it("passes progress reports to the caller while the call runs", async () => {
+    const { env } = setup((_, context) => {
+      context.reportProgress({ progress: 1, total: 2 });
+      return "done";
+    });
+    const progress = vi.fn();
+    env.onProgress = progress;
+    await executeToolCall({ name: "search", input: { q: "x" }, callId: "c1" }, env);
+    expect(progress).toHaveBeenCalledWith({ progress: 1, total: 2 }, { callId: "c1", toolName: "search" });
+  });
+});
