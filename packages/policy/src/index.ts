@@ -1,1 +1,33 @@
-export {};
+export { type ActionDigestInput, computeActionDigest } from "./action-digest.js";
+export { denyApprovalRequest, grantApprovalRequest } from "./approval-decisions.js";
+export type { ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore } from "./approval-store.js";
+export { MAX_INPUT_PREVIEW_CHARS, previewInput, summarizeAction } from "./approval-summary.js";
+export {
+  type Authorization,
+  authorize,
+  type PolicyContext,
+  type PolicyMatch,
+  resolvePolicyDecision,
+} from "./authorize.js";
+export { POLICY_ERROR_CODES, PolicyError, type PolicyErrorCode } from "./errors.js";
+export { InMemoryApprovalStore, type InMemoryApprovalStoreOptions } from "./in-memory-approval-store.js";
+export {
+  DEFAULT_EFFECT_DECISIONS,
+  definePolicy,
+  type NetworkPolicy,
+  type Policy,
+  type PolicyConfig,
+  type PolicyDecision,
+  type PolicyRule,
+  policySchema,
+  type SandboxRequirement,
+} from "./policy.js";
+export { createPolicyGate, type PolicyGateOptions } from "./policy-gate.js";
+export {
+  type ExecuteInSandboxOptions,
+  executeInSandbox,
+  NO_ISOLATION,
+  type Sandbox,
+  type SandboxRunOptions,
+} from "./sandbox.js";
+export { isToolPattern, matchesToolPattern, TOOL_PATTERN } from "./tool-pattern.js";

@@ -9,8 +9,10 @@ export type JsonObject = { [key: string]: JsonValue };
 /**
  * Serializes a value as RFC 8785 (JSON Canonicalization Scheme) text: object keys sorted by UTF-16
  * code units, no whitespace, numbers in ECMAScript shortest form, strings escaped as JSON.stringify does.
- * Keys whose value is `undefined` are omitted, as JSON.stringify omits them; anything JSON cannot
- * represent (non-finite numbers, bigint, functions, symbols, cycles) throws.
+ * Keys whose value is `undefined` are omitted, as JSON.stringify omits them. Anything JSON cannot
+ * represent faithfully throws: non-finite numbers, bigint, functions, symbols, cycles, lone
+ * surrogates (not valid Unicode, so not I-JSON), and objects JSON would flatten to `{}` (a Map, a
+ * Set, a class instance without `toJSON`), since two different ones would serialize alike.
  */
 export function canonicalJson(value: unknown): string {
   return serialize(value, new Set());
@@ -32,7 +34,7 @@ function serialize(value: unknown, ancestors: Set<object>): string {
     case "boolean":
       return value ? "true" : "false";
     case "string":
-      return JSON.stringify(value);
+      return serializeString(value);
     case "number":
       if (!Number.isFinite(value))
         throw new TypeError(`canonicalJson: ${value} is not representable in JSON`);
@@ -54,12 +56,22 @@ function serializeObject(value: object, ancestors: Set<object>): string {
     }
     const toJson = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJson === "function") return serialize(toJson.call(value), ancestors);
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) {
+      const kind = (prototype as { constructor?: { name?: string } }).constructor?.name ?? "non-plain";
+      throw new TypeError(`canonicalJson: a ${kind} object has no faithful JSON form`);
+    }
     const entries = Object.entries(value)
       .filter(([, item]) => item !== undefined)
       // Default sort compares UTF-16 code units, which is the order RFC 8785 section 3.2.3 requires.
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${serialize(item, ancestors)}`).join(",")}}`;
+    return `{${entries.map(([key, item]) => `${serializeString(key)}:${serialize(item, ancestors)}`).join(",")}}`;
   } finally {
     ancestors.delete(value);
   }
+}
+
+function serializeString(value: string): string {
+  if (!value.isWellFormed()) throw new TypeError("canonicalJson: a string contains a lone surrogate");
+  return JSON.stringify(value);
 }

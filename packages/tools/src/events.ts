@@ -13,6 +13,7 @@ interface CallFields {
 }
 
 interface ApprovalFields {
+  runId: string;
   requestId: string;
   toolName: string;
   actionDigest: string;
@@ -37,10 +38,10 @@ export type AgentEvent = EventBase &
         code?: string;
         durationMs: number;
       } & CallFields)
-    | ({ type: "approval_requested"; runId: string; summary: string } & ApprovalFields)
+    | ({ type: "approval_requested"; summary: string } & ApprovalFields)
     | ({ type: "approval_granted" } & ApprovalFields)
     | ({ type: "approval_denied" } & ApprovalFields)
-    | ({ type: "approval_consumed"; runId: string } & ApprovalFields)
+    | ({ type: "approval_consumed" } & ApprovalFields)
     | {
         type: "mcp_initialized";
         server: string;

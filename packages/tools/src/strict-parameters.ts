@@ -31,28 +31,54 @@ export function removeStrictNulls(parameters: JsonObject, input: unknown): unkno
 
 class StrictIncompatible extends Error {}
 
+/** Keywords holding subschemas that the strict variant does not rewrite, so it cannot vouch for them. */
+const UNHANDLED_KEYWORDS = [
+  "$ref",
+  "$defs",
+  "definitions",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "prefixItems",
+  "contains",
+  "patternProperties",
+  "propertyNames",
+  "dependentSchemas",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+];
+
 function strictNode(schema: JsonValue, path: string): JsonValue {
   if (!isObject(schema)) return schema;
+  const unhandled = UNHANDLED_KEYWORDS.find((keyword) => schema[keyword] !== undefined);
+  if (unhandled)
+    throw new StrictIncompatible(`${path} uses "${unhandled}", which the strict variant cannot rewrite`);
+  if (Array.isArray(schema.items))
+    throw new StrictIncompatible(`${path} is a tuple, which strict mode cannot express`);
   const result: JsonObject = { ...schema };
   if (isObject(schema.properties) || schema.type === "object") {
     const properties = isObject(schema.properties) ? schema.properties : {};
-    if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) {
-      throw new StrictIncompatible(`${path} allows additional properties, which strict mode cannot express`);
-    }
+    closeObject(schema, Object.keys(properties).length, path);
     const required = new Set(stringArray(schema.required));
     const strictProperties: JsonObject = {};
     for (const [key, property] of Object.entries(properties)) {
       const strict = strictNode(property, `${path}/properties/${key}`);
-      strictProperties[key] = required.has(key) ? strict : nullable(strict);
+      define(strictProperties, key, required.has(key) ? strict : nullable(strict));
     }
     result.properties = strictProperties;
     result.required = Object.keys(properties);
     result.additionalProperties = false;
   }
   if (schema.items !== undefined) result.items = strictNode(schema.items, `${path}/items`);
+  if (schema.anyOf !== undefined && schema.oneOf !== undefined) {
+    throw new StrictIncompatible(`${path} has both anyOf and oneOf, which strict mode cannot express`);
+  }
   for (const keyword of ["anyOf", "oneOf"] as const) {
     const branches = schema[keyword];
     if (!Array.isArray(branches)) continue;
+    assertStrippable(branches, path);
     // Strict mode has no oneOf; the model is told anyOf, and the local validator still enforces oneOf.
     delete result[keyword];
     result.anyOf = branches.map((branch, index) => strictNode(branch, `${path}/${keyword}/${index}`));
@@ -60,11 +86,52 @@ function strictNode(schema: JsonValue, path: string): JsonValue {
   return result;
 }
 
+/**
+ * Closing an object only stops the model from sending undeclared keys, which the local validator
+ * would still accept. That is lossless unless the extra keys are the point: a typed map, or a
+ * free-form nested object with nothing declared (the root with no properties takes no arguments).
+ */
+function closeObject(schema: JsonObject, declared: number, path: string): void {
+  const additional = schema.additionalProperties;
+  if (additional === undefined || additional === false) return;
+  if (!acceptsAnything(additional)) {
+    throw new StrictIncompatible(
+      `${path} allows additional properties of a given schema, which strict mode cannot express`,
+    );
+  }
+  if (declared === 0 && path !== "#") {
+    throw new StrictIncompatible(`${path} is a free-form object, which strict mode cannot express`);
+  }
+}
+
+/**
+ * {@link removeStrictNulls} can tell which union branch a value belongs to only when a single branch
+ * has that shape; otherwise the nulls it should remove would reach the validator, so say so here.
+ */
+function assertStrippable(branches: JsonValue[], path: string): void {
+  const objects = branches.filter(isObjectBranch);
+  const arrays = branches.filter(isArrayBranch);
+  if (
+    (objects.length > 1 && objects.some(hasOptionalProperty)) ||
+    (arrays.length > 1 && arrays.some(hasOptionalProperty))
+  ) {
+    throw new StrictIncompatible(
+      `${path} is a union of several shapes with optional properties, whose nulls could not be mapped back to absent`,
+    );
+  }
+}
+
 function nullable(schema: JsonValue): JsonValue {
+  if (schema === false) return { type: "null" };
   if (!isObject(schema) || acceptsNull(schema)) return schema;
   if (typeof schema.type === "string" && schema.anyOf === undefined) {
     const result: JsonObject = { ...schema, type: [schema.type, "null"] };
     if (Array.isArray(schema.enum)) result.enum = [...schema.enum, null];
+    if (schema.const !== undefined) {
+      // A const would still forbid the null the model is told it may send.
+      delete result.const;
+      result.enum = [schema.const, null];
+    }
     return result;
   }
   if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: [...schema.anyOf, { type: "null" }] };
@@ -73,32 +140,42 @@ function nullable(schema: JsonValue): JsonValue {
 
 function stripNode(schema: JsonValue, value: unknown): unknown {
   if (!isObject(schema)) return value;
+  const union = [schema.anyOf, schema.oneOf].find(Array.isArray);
+  if (union) {
+    // Only an unambiguous union (a single branch of the value's shape) says which properties are optional.
+    const candidates = union.filter(
+      Array.isArray(value) ? isArrayBranch : isObject(value) ? isObjectBranch : () => false,
+    );
+    return candidates.length === 1 ? stripNode(candidates[0] as JsonValue, value) : value;
+  }
   if (Array.isArray(value)) {
     return schema.items === undefined
       ? value
       : value.map((item) => stripNode(schema.items as JsonValue, item));
   }
-  if (!isObject(value)) return value;
-  const union = [schema.anyOf, schema.oneOf].find(Array.isArray);
-  if (union) {
-    // Only an unambiguous union (a single object branch) says which properties are optional.
-    const objectBranches = union.filter((branch) => isObject(branch) && isObject(branch.properties));
-    return objectBranches.length === 1 ? stripNode(objectBranches[0] as JsonValue, value) : value;
-  }
-  if (!isObject(schema.properties)) return value;
+  if (!isObject(value) || !isObject(schema.properties)) return value;
+  const properties = schema.properties;
   const required = new Set(stringArray(schema.required));
   const result: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    const property = schema.properties[key];
+    const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (property === undefined) {
-      result[key] = item;
+      define(result, key, item);
     } else if (item === null && !required.has(key) && !acceptsNull(property)) {
       // The strict variant told the model to send null for "absent"; honour that, nothing more.
     } else {
-      result[key] = stripNode(property, item);
+      define(result, key, stripNode(property, item));
     }
   }
   return result;
+}
+
+/**
+ * Sets an own data property; plain assignment of a `__proto__` key would replace the prototype
+ * instead, and the validator would then read the attacker's object as inherited properties.
+ */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function acceptsNull(schema: JsonValue): boolean {
@@ -113,8 +190,60 @@ function acceptsNull(schema: JsonValue): boolean {
   );
 }
 
+/** True for a schema without any value keyword: `true`, `{}`, or annotations only. */
+function acceptsAnything(schema: JsonValue): boolean {
+  return (
+    schema === true || (isObject(schema) && Object.keys(schema).every((key) => !ASSERTION_KEYWORDS.has(key)))
+  );
+}
+
+function hasOptionalProperty(schema: JsonValue): boolean {
+  if (Array.isArray(schema)) return schema.some(hasOptionalProperty);
+  if (!isObject(schema)) return false;
+  const children: (JsonValue | undefined)[] = [schema.items, schema.anyOf, schema.oneOf];
+  if (isObject(schema.properties)) {
+    const required = new Set(stringArray(schema.required));
+    if (Object.keys(schema.properties).some((key) => !required.has(key))) return true;
+    children.push(...Object.values(schema.properties));
+  }
+  return children.some((child) => child !== undefined && hasOptionalProperty(child));
+}
+
+function isObjectBranch(branch: JsonValue): boolean {
+  return isObject(branch) && isObject(branch.properties);
+}
+
+function isArrayBranch(branch: JsonValue): boolean {
+  return isObject(branch) && branch.items !== undefined;
+}
+
 /** Keywords that restrict which values a schema accepts (the rest are annotations). */
 const VALUE_KEYWORDS = new Set(["type", "enum", "const", "anyOf", "oneOf", "allOf", "not", "$ref"]);
+
+/** Every keyword that can reject a value; a schema with none of them accepts anything. */
+const ASSERTION_KEYWORDS = new Set([
+  ...VALUE_KEYWORDS,
+  ...UNHANDLED_KEYWORDS,
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minProperties",
+  "maxProperties",
+  "dependentRequired",
+]);
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);

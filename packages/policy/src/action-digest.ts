@@ -1,0 +1,34 @@
+import { canonicalJson, sha256Hex } from "@agent/tools";
+import { PolicyError } from "./errors.js";
+import type { NetworkPolicy } from "./policy.js";
+
+/** Everything an approval is bound to; change any of it and the approval no longer applies. */
+export interface ActionDigestInput {
+  toolName: string;
+  /** The tool definition's fingerprint (`RegisteredTool.fingerprint`). */
+  toolFingerprint: string;
+  /** The validated input, exactly what will execute. */
+  input: unknown;
+  cwd: string;
+  network: NetworkPolicy;
+}
+
+/**
+ * The lowercase hex sha256 of the RFC 8785 canonical JSON of `{ toolName, toolFingerprint, input, cwd,
+ * network }`: key order does not matter, every value does. Throws `PolicyError`
+ * (`unrepresentable_input`) for input JSON cannot represent faithfully (`canonicalJson` refuses it),
+ * since no approval could be bound to it.
+ */
+export function computeActionDigest(action: ActionDigestInput): string {
+  const { toolName, toolFingerprint, input, cwd, network } = action;
+  try {
+    // Picking the fields keeps anything else a caller's object carries out of the digest.
+    return sha256Hex(canonicalJson({ toolName, toolFingerprint, input: input ?? null, cwd, network }));
+  } catch (cause) {
+    throw new PolicyError(
+      "unrepresentable_input",
+      `The input of tool "${toolName}" cannot be represented as JSON, so no approval can be bound to it; make the tool's schema produce plain JSON values.`,
+      { cause },
+    );
+  }
+}

@@ -1,0 +1,23 @@
+/** Codes of {@link PolicyError}: misuse or refusals the caller must act on, never a call outcome. */
+export const POLICY_ERROR_CODES = {
+  invalidPolicy: "invalid_policy",
+  approvalNotFound: "approval_not_found",
+  approvalNotPending: "approval_not_pending",
+  approvalIdTaken: "approval_id_taken",
+  sandboxRequired: "sandbox_required",
+  unrepresentableInput: "unrepresentable_input",
+} as const;
+
+/** A code of {@link POLICY_ERROR_CODES}. */
+export type PolicyErrorCode = (typeof POLICY_ERROR_CODES)[keyof typeof POLICY_ERROR_CODES];
+
+/** Thrown for a bad policy, an impossible approval state change, or a refused sandbox; decisions are values. */
+export class PolicyError extends Error {
+  override readonly name = "PolicyError";
+  readonly code: PolicyErrorCode;
+
+  constructor(code: PolicyErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}

@@ -1,0 +1,116 @@
+import {
+  type EventSink,
+  emitEvent,
+  type GateRequest,
+  type GateVerdict,
+  NULL_EVENT_SINK,
+  type ToolGate,
+} from "@agent/tools";
+import { approvalFields } from "./approval-decisions.js";
+import type { ApprovalRecord, ApprovalStore } from "./approval-store.js";
+import { authorize } from "./authorize.js";
+import type { NetworkPolicy, Policy } from "./policy.js";
+import { describeMissingIsolation, executeInSandbox, NO_ISOLATION, type Sandbox } from "./sandbox.js";
+
+/** Options of {@link createPolicyGate}. */
+export interface PolicyGateOptions {
+  policy: Policy;
+  /** Where approval requests and one-shot grants live. */
+  approvals: ApprovalStore;
+  /** Where admitted calls run; defaults to {@link NO_ISOLATION}. */
+  sandbox?: Sandbox;
+  /** The network policy calls run under (and are bound to); defaults to `policy.network`. */
+  network?: NetworkPolicy;
+  /** Receives `approval_requested` and `approval_consumed`. */
+  events?: EventSink;
+  now?: () => Date;
+  /** Makes approval request ids; defaults to `apr_<uuid>`. */
+  createId?: () => string;
+}
+
+/**
+ * The `ToolGate` that `executeToolCall` needs: authorizes each validated call, holds `ask` calls until an
+ * approval grant for exactly that action exists (consuming it once), refuses everything when isolation
+ * is required but missing, and runs admitted calls in the sandbox.
+ */
+export function createPolicyGate(options: PolicyGateOptions): ToolGate {
+  const { policy, approvals } = options;
+  const sandbox = options.sandbox ?? NO_ISOLATION;
+  const network = options.network ?? policy.network;
+  const events = options.events ?? NULL_EVENT_SINK;
+  const now = options.now ?? (() => new Date());
+  const required = policy.sandbox === "required";
+
+  const allow = (via: "policy" | "approval"): GateVerdict => ({
+    type: "allow",
+    via,
+    isolation: sandbox.name,
+    run: (execute) => executeInSandbox(execute, { network, sandbox, required }),
+  });
+
+  return {
+    async admit(request: GateRequest): Promise<GateVerdict> {
+      const authorization = authorize(request.tool, request.input, {
+        policy,
+        runId: request.runId,
+        callId: request.callId,
+        cwd: request.cwd,
+        network,
+        now,
+        ...(options.createId ? { createId: options.createId } : {}),
+      });
+      if (authorization.type === "deny") return { type: "deny", reason: authorization.reason };
+      // Checked before any approval is asked for or consumed: a call that cannot run must not use up a grant.
+      if (required && !sandbox.isolates) {
+        return { type: "deny", reason: `sandbox_required: ${describeMissingIsolation(sandbox)}` };
+      }
+      if (authorization.type === "allow") return allow("policy");
+
+      const { runId, actionDigest } = authorization.request;
+      const useGrant = async (): Promise<boolean> => {
+        if (!(await approvals.consumeApprovalGrant(runId, actionDigest))) return false;
+        const consumed = await findConsumed(approvals, runId, actionDigest);
+        if (consumed) {
+          emitEvent(events, { type: "approval_consumed", ...approvalFields(consumed) }, now());
+        }
+        return true;
+      };
+      if (await useGrant()) return allow("approval");
+      const latest = await approvals.findLatestApproval(runId, actionDigest);
+      // Granted between the two lookups: use it rather than ask again.
+      if (latest?.status === "granted" && (await useGrant())) return allow("approval");
+      if (latest?.status === "denied") {
+        return { type: "deny", reason: `an operator denied approval ${latest.id} for this exact action` };
+      }
+      if (latest?.status === "pending") return { type: "wait", requestId: latest.id };
+
+      const saved = await approvals.saveApprovalRequest(authorization.request);
+      // A concurrent identical call may have saved first; the store then returns its request instead.
+      if (saved.id === authorization.request.id) {
+        emitEvent(
+          events,
+          { type: "approval_requested", summary: saved.summary, ...approvalFields(saved) },
+          now(),
+        );
+      }
+      return { type: "wait", requestId: saved.id };
+    },
+  };
+}
+
+/**
+ * The record whose grant was just consumed. It is normally the latest for the run and digest; if a
+ * concurrent identical call has saved a newer request since, the most recently consumed one is it.
+ */
+async function findConsumed(
+  approvals: ApprovalStore,
+  runId: string,
+  actionDigest: string,
+): Promise<ApprovalRecord | undefined> {
+  const latest = await approvals.findLatestApproval(runId, actionDigest);
+  if (latest?.status === "consumed") return latest;
+  const consumed = (await approvals.listApprovals({ status: "consumed" })).filter(
+    (record) => record.runId === runId && record.actionDigest === actionDigest,
+  );
+  return consumed.sort((a, b) => (a.consumedAt ?? "").localeCompare(b.consumedAt ?? "")).at(-1);
+}
