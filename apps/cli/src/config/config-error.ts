@@ -1,0 +1,28 @@
+/** Codes of {@link ConfigError}: why a configuration could not be loaded. */
+export const CONFIG_ERROR_CODES = {
+  notFound: "config_not_found",
+  unreadable: "config_unreadable",
+  invalidJson: "config_invalid_json",
+  invalid: "config_invalid",
+  missingVariable: "config_missing_variable",
+} as const;
+
+/** A code of {@link CONFIG_ERROR_CODES}. */
+export type ConfigErrorCode = (typeof CONFIG_ERROR_CODES)[keyof typeof CONFIG_ERROR_CODES];
+
+/**
+ * Thrown when a configuration file cannot be found, read, parsed or validated. Messages name the file
+ * and the field (`mcpServers.docs.timeoutMs`) but never a field's value, which may be a credential.
+ */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  readonly code: ConfigErrorCode;
+  /** The configuration file concerned, when there is one. */
+  readonly file: string | undefined;
+
+  constructor(code: ConfigErrorCode, message: string, options: { file?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.file = options.file;
+  }
+}

@@ -1,0 +1,23 @@
+export { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode } from "./config-error.js";
+export { type ConfigIssue, formatFieldPath } from "./config-issues.js";
+export { type Environment, type ExpansionResult, expandVariables } from "./expand-variables.js";
+export {
+  type AgentConfig,
+  CONFIG_ENV_VARIABLE,
+  type ConfigPathSource,
+  DEFAULT_CONFIG_FILE,
+  loadConfig,
+  resolveConfigPath,
+} from "./load-config.js";
+export { parseJsonText, positionAt, type TextPosition } from "./parse-json-text.js";
+export {
+  type HttpServerConfig,
+  IGNORED_SERVER_KEYS,
+  readServerEntry,
+  type ServerConfig,
+  type ServerEntryContext,
+  type ServerEntryResult,
+  type StdioServerConfig,
+  TIMEOUT_MS_SCHEMA,
+} from "./server-config.js";
+export { isToolSelected } from "./tool-selection.js";

@@ -1,0 +1,133 @@
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { definePolicy, type Policy, policySchema } from "@agent/policy";
+import { DEFAULT_TOOL_TIMEOUT_MS } from "@agent/tools";
+import { z } from "zod";
+import { ConfigError, type ConfigErrorCode } from "./config-error.js";
+import { type ConfigIssue, formatIssues, issuesFromZod } from "./config-issues.js";
+import type { Environment } from "./expand-variables.js";
+import { parseJsonText } from "./parse-json-text.js";
+import { readServerEntry, type ServerConfig, TIMEOUT_MS_SCHEMA } from "./server-config.js";
+
+/** The file looked for in the current directory when neither `--config` nor `AGENT_CONFIG` is given. */
+export const DEFAULT_CONFIG_FILE = "agent.config.json";
+
+/** The environment variable naming the configuration file. */
+export const CONFIG_ENV_VARIABLE = "AGENT_CONFIG";
+
+/** A loaded configuration: validated, variables expanded, paths absolute, defaults filled in. */
+export interface AgentConfig {
+  /** Absolute path of the file it was read from. */
+  file: string;
+  /** The file's directory, which relative paths in it are resolved against. */
+  directory: string;
+  /** Absolute root the local file tools are confined to. */
+  workspaceRoot: string;
+  /** Timeout for each tool call, in milliseconds. */
+  toolTimeoutMs: number;
+  /** The policy, with `@agent/policy` defaults for what the file leaves out. */
+  policy: Policy;
+  /** Every `mcpServers` entry, in file order, disabled ones included. */
+  servers: ServerConfig[];
+  /** Settings that were accepted but have no effect (other clients' keys), one sentence each. */
+  warnings: string[];
+}
+
+/** Where {@link resolveConfigPath} found the path. */
+export type ConfigPathSource = "flag" | "env" | "default";
+
+const fileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
+  policy: policySchema.optional(),
+  workspaceRoot: z.string().min(1, { message: "may not be empty" }).optional(),
+  toolTimeoutMs: TIMEOUT_MS_SCHEMA.optional(),
+});
+
+/**
+ * The configuration file to use: `flag` (`--config FILE`), else `env.AGENT_CONFIG`, else
+ * `agent.config.json` in `cwd`; relative paths are resolved against `cwd`. Empty values count as unset.
+ */
+export function resolveConfigPath(options: { flag?: string | undefined; env?: Environment; cwd: string }): {
+  path: string;
+  source: ConfigPathSource;
+} {
+  const fromEnv = options.env?.[CONFIG_ENV_VARIABLE];
+  if (options.flag !== undefined && options.flag !== "") {
+    return { path: resolve(options.cwd, options.flag), source: "flag" };
+  }
+  if (fromEnv !== undefined && fromEnv !== "") return { path: resolve(options.cwd, fromEnv), source: "env" };
+  return { path: resolve(options.cwd, DEFAULT_CONFIG_FILE), source: "default" };
+}
+
+/**
+ * Reads and validates the configuration at `path`, expanding `${VAR}` references from `env`. Throws
+ * `ConfigError` listing every problem with its field path; no message contains a configured value.
+ */
+export function loadConfig(path: string, env: Environment = process.env): AgentConfig {
+  const file = resolve(path);
+  const raw = parseJsonText(readConfigText(file), file);
+  const parsed = fileSchema.safeParse(raw);
+  const issues: ConfigIssue[] = parsed.success ? [] : issuesFromZod(parsed.error, fileSchema);
+  const directory = dirname(file);
+  const warnings: string[] = [];
+  const servers: ServerConfig[] = [];
+  let missingVariables = 0;
+  // Server entries are checked even when the top level has problems, so one run reports everything.
+  for (const [name, entry] of Object.entries(serverEntriesOf(raw))) {
+    const result = readServerEntry(name, entry, { env, directory });
+    issues.push(...result.issues);
+    warnings.push(...result.warnings);
+    missingVariables += result.missingVariables.length;
+    if (result.server) servers.push(result.server);
+  }
+  if (!parsed.success || issues.length > 0) {
+    // `config_missing_variable` promises that setting variables is all it takes.
+    const onlyVariables = missingVariables > 0 && missingVariables === issues.length;
+    throw invalid(file, onlyVariables ? "config_missing_variable" : "config_invalid", issues);
+  }
+
+  return {
+    file,
+    directory,
+    workspaceRoot: resolve(directory, parsed.data.workspaceRoot ?? "."),
+    toolTimeoutMs: parsed.data.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+    policy: definePolicy(parsed.data.policy ?? {}),
+    servers,
+    warnings,
+  };
+}
+
+function serverEntriesOf(raw: unknown): Record<string, unknown> {
+  if (!isPlainObject(raw) || !isPlainObject(raw.mcpServers)) return {};
+  return raw.mcpServers;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function readConfigText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      throw new ConfigError(
+        "config_not_found",
+        `No configuration file at ${file}. Create it, pass --config FILE, or set ${CONFIG_ENV_VARIABLE}.`,
+        { file, cause },
+      );
+    }
+    throw new ConfigError(
+      "config_unreadable",
+      `Cannot read the configuration file ${file} (${code ?? "unknown error"}); check that it is a readable file.`,
+      { file, cause },
+    );
+  }
+}
+
+function invalid(file: string, code: ConfigErrorCode, issues: ConfigIssue[]): ConfigError {
+  const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
+  return new ConfigError(code, `${file}: ${count} to fix:\n${formatIssues(issues)}`, { file });
+}

@@ -1,0 +1,223 @@
+import { ConfigError } from "./config-error.js";
+
+/** Where a problem sits in a text: 1-based line and column (in UTF-16 code units, as editors count). */
+export interface TextPosition {
+  line: number;
+  column: number;
+}
+
+/**
+ * Parses JSON text strictly, as a configuration file: a syntax error throws `ConfigError`
+ * (`config_invalid_json`) with its line and column, and a key repeated within one object throws
+ * `config_invalid` (JSON.parse would silently keep the last one, hiding the first from review).
+ * Messages never quote the text, which may hold credentials.
+ */
+export function parseJsonText(text: string, file: string): unknown {
+  // Editors on some platforms save a byte-order mark; it is not JSON but carries no meaning either.
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const problem = new JsonScanner(source).scan();
+  if (problem) {
+    const { line, column } = positionAt(source, problem.offset);
+    const code = problem.kind === "duplicate_key" ? "config_invalid" : "config_invalid_json";
+    throw new ConfigError(code, `${file}:${line}:${column}: ${problem.message}.`, { file });
+  }
+  try {
+    return JSON.parse(source);
+  } catch (cause) {
+    // Unreachable if the scanner agrees with JSON.parse; kept so a disagreement still fails closed.
+    throw new ConfigError("config_invalid_json", `${file}: the file is not valid JSON.`, { file, cause });
+  }
+}
+
+/** The 1-based line and column of a UTF-16 offset in `text`. */
+export function positionAt(text: string, offset: number): TextPosition {
+  let line = 1;
+  let lineStart = 0;
+  for (let index = 0; index < offset && index < text.length; index += 1) {
+    if (text.charCodeAt(index) === 0x0a) {
+      line += 1;
+      lineStart = index + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+interface ScanProblem {
+  kind: "syntax" | "duplicate_key";
+  offset: number;
+  message: string;
+}
+
+class ScanStop extends Error {
+  constructor(readonly problem: ScanProblem) {
+    super(problem.message);
+  }
+}
+
+const MAX_DEPTH = 200;
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+const SHOWN_CHARACTERS = new Set(["{", "}", "[", "]", ",", ":", '"']);
+
+/** A validating pass over JSON text (RFC 8259) that remembers where it stopped; it builds no values. */
+class JsonScanner {
+  #index = 0;
+
+  constructor(readonly text: string) {}
+
+  scan(): ScanProblem | undefined {
+    try {
+      this.#value(0);
+      this.#skipWhitespace();
+      if (this.#index < this.text.length) this.#fail("unexpected content after the end of the JSON value");
+      return undefined;
+    } catch (error) {
+      if (error instanceof ScanStop) return error.problem;
+      throw error;
+    }
+  }
+
+  #value(depth: number): void {
+    if (depth > MAX_DEPTH) this.#fail(`values are nested more than ${MAX_DEPTH} levels deep`);
+    this.#skipWhitespace();
+    const character = this.text[this.#index];
+    if (character === undefined) this.#fail("unexpected end of the file; expected a value");
+    if (character === "{") this.#object(depth);
+    else if (character === "[") this.#array(depth);
+    else if (character === '"') this.#string();
+    else if (character === "-" || (character >= "0" && character <= "9")) this.#number();
+    else this.#literal(character);
+  }
+
+  #literal(character: string): void {
+    for (const word of ["true", "false", "null"]) {
+      if (this.text.startsWith(word, this.#index)) {
+        this.#index += word.length;
+        return;
+      }
+    }
+    this.#fail(`${describe(character)}; expected a value (strings need double quotes)`);
+  }
+
+  #object(depth: number): void {
+    this.#index += 1;
+    const keys = new Set<string>();
+    this.#skipWhitespace();
+    if (this.text[this.#index] === "}") {
+      this.#index += 1;
+      return;
+    }
+    for (;;) {
+      this.#skipWhitespace();
+      const start = this.#index;
+      const character = this.text[start];
+      if (character !== '"') {
+        const hint = character === "}" ? " (JSON allows no comma after the last property)" : "";
+        this.#fail(`${describe(character)}; expected a property name in double quotes${hint}`);
+      }
+      this.#string();
+      const key = JSON.parse(this.text.slice(start, this.#index)) as string;
+      if (keys.has(key)) {
+        this.#fail(`duplicate key ${JSON.stringify(key)}; each key may appear only once in an object`, {
+          offset: start,
+          kind: "duplicate_key",
+        });
+      }
+      keys.add(key);
+      this.#skipWhitespace();
+      if (this.text[this.#index] !== ":") {
+        this.#fail(`${describe(this.text[this.#index])}; expected ':' after a property name`);
+      }
+      this.#index += 1;
+      this.#value(depth + 1);
+      this.#skipWhitespace();
+      const next = this.text[this.#index];
+      this.#index += 1;
+      if (next === "}") return;
+      if (next !== ",") {
+        this.#index -= 1;
+        this.#fail(`${describe(next)}; expected ',' or '}' after a property value`);
+      }
+    }
+  }
+
+  #array(depth: number): void {
+    this.#index += 1;
+    this.#skipWhitespace();
+    if (this.text[this.#index] === "]") {
+      this.#index += 1;
+      return;
+    }
+    for (;;) {
+      this.#skipWhitespace();
+      if (this.text[this.#index] === "]") {
+        this.#fail("']' after a comma; JSON allows no comma after the last item");
+      }
+      this.#value(depth + 1);
+      this.#skipWhitespace();
+      const next = this.text[this.#index];
+      this.#index += 1;
+      if (next === "]") return;
+      if (next !== ",") {
+        this.#index -= 1;
+        this.#fail(`${describe(next)}; expected ',' or ']' after an array item`);
+      }
+    }
+  }
+
+  #string(): void {
+    const start = this.#index;
+    this.#index += 1;
+    for (;;) {
+      const code = this.text.charCodeAt(this.#index);
+      if (Number.isNaN(code)) this.#fail("unterminated string", { offset: start });
+      if (code === 0x22) {
+        this.#index += 1;
+        return;
+      }
+      if (code < 0x20) {
+        this.#fail("a control character (such as a line break) inside a string; escape it, e.g. \\n");
+      }
+      if (code === 0x5c) {
+        const escaped = this.text[this.#index + 1];
+        if (escaped === "u") {
+          if (!HEX4.test(this.text.slice(this.#index + 2, this.#index + 6))) {
+            this.#fail("an invalid \\u escape");
+          }
+          this.#index += 6;
+        } else if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) {
+          this.#index += 2;
+        } else {
+          this.#fail("an invalid escape sequence in a string");
+        }
+      } else {
+        this.#index += 1;
+      }
+    }
+  }
+
+  #number(): void {
+    NUMBER.lastIndex = this.#index;
+    const match = NUMBER.exec(this.text);
+    if (!match) this.#fail("an invalid number");
+    this.#index += match[0].length;
+  }
+
+  #skipWhitespace(): void {
+    for (;;) {
+      const character = this.text[this.#index];
+      if (character !== " " && character !== "\t" && character !== "\n" && character !== "\r") return;
+      this.#index += 1;
+    }
+  }
+
+  #fail(message: string, options: { offset?: number; kind?: ScanProblem["kind"] } = {}): never {
+    throw new ScanStop({ kind: options.kind ?? "syntax", offset: options.offset ?? this.#index, message });
+  }
+}
+
+function describe(character: string | undefined): string {
+  if (character === undefined) return "unexpected end of the file";
+  // Only structural characters are named: anything else might be part of a secret.
+  return SHOWN_CHARACTERS.has(character) ? `unexpected '${character}'` : "unexpected character";
+}

@@ -1,0 +1,287 @@
+import { isAbsolute, resolve } from "node:path";
+import { serverNameProblem } from "@agent/mcp-client";
+import { z } from "zod";
+import { type ConfigIssue, type FieldPath, formatFieldPath, issuesFromZod } from "./config-issues.js";
+import { type Environment, expandVariables } from "./expand-variables.js";
+
+/** What every server entry may carry besides how to reach the server. */
+interface ServerOptions {
+  name: string;
+  /** Per-request timeout for this server (initialize, listing, calls); unset leaves it to the caller. */
+  timeoutMs?: number;
+  /** Remote tool names or `*` patterns to expose; unset exposes all (minus {@link excludeTools}). */
+  includeTools?: string[];
+  /** Remote tool names or `*` patterns never to expose; exclusion wins over inclusion. */
+  excludeTools?: string[];
+  /** A disabled server stays in the configuration but is never started. */
+  disabled: boolean;
+}
+
+/** A local server started as a child process and spoken to over stdio. */
+export interface StdioServerConfig extends ServerOptions {
+  type: "stdio";
+  /** A bare name looked up on PATH, or an absolute path. */
+  command: string;
+  args: string[];
+  /** Variables given to the server, after expansion; empty when the entry sets none. */
+  env: Record<string, string>;
+  /** Absolute working directory of the server. */
+  cwd: string;
+}
+
+/** A remote server spoken to over Streamable HTTP. */
+export interface HttpServerConfig extends ServerOptions {
+  type: "http";
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** One entry of `mcpServers`, validated, expanded and with paths made absolute. */
+export type ServerConfig = StdioServerConfig | HttpServerConfig;
+
+/**
+ * Keys other MCP clients write into server entries that we accept and ignore, with a warning: each
+ * only asks for less governance than ours (their approval lists, their timeout in seconds), so
+ * ignoring them never exposes more. Any other unknown key is an error.
+ */
+export const IGNORED_SERVER_KEYS: readonly string[] = [
+  "autoApprove",
+  "alwaysAllow",
+  "timeout",
+  "description",
+];
+
+const timeoutSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(3_600_000, { message: "must be at most 3600000 (one hour)" });
+
+/** Milliseconds for a timeout: a whole number from 1 to 3600000. */
+export const TIMEOUT_MS_SCHEMA: z.ZodNumber = timeoutSchema;
+
+const toolListSchema = z.array(z.string().min(1, { message: "a tool name or pattern may not be empty" }));
+
+const optionShape = {
+  timeoutMs: timeoutSchema.optional(),
+  includeTools: toolListSchema.optional(),
+  excludeTools: toolListSchema.optional(),
+  disabled: z.boolean().optional(),
+};
+
+const stdioEntrySchema = z.strictObject({
+  type: z.literal("stdio").optional(),
+  command: z.string().min(1, { message: "may not be empty" }),
+  args: z.array(z.string()).optional(),
+  env: z
+    .record(
+      z.string().regex(/^[^=\0]+$/, { message: "an environment variable name may not contain '='" }),
+      z.string(),
+    )
+    .optional(),
+  cwd: z.string().min(1, { message: "may not be empty" }).optional(),
+  ...optionShape,
+});
+
+const httpEntrySchema = z.strictObject({
+  type: z.enum(["http", "streamable-http"]).optional(),
+  url: z.string().min(1, { message: "may not be empty" }),
+  headers: z
+    .record(
+      z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: "is not a valid HTTP header name" }),
+      z.string(),
+    )
+    .optional(),
+  ...optionShape,
+});
+
+/** The result of reading one server entry: the server, or the issues that stop it. */
+export interface ServerEntryResult {
+  server: ServerConfig | undefined;
+  issues: ConfigIssue[];
+  /** Each failed `${VAR}` reference, by variable name, for the error code. */
+  missingVariables: string[];
+  warnings: string[];
+}
+
+/** Where a server entry is read: the environment for `${VAR}` and the directory paths are relative to. */
+export interface ServerEntryContext {
+  env: Environment;
+  /** The configuration file's directory. */
+  directory: string;
+}
+
+/**
+ * Validates one `mcpServers` entry, expands `${VAR}` in its command, args, env values, cwd, url and
+ * header values, and resolves `cwd` against the configuration's directory and a relative `command`
+ * containing a slash against that `cwd`. Issues name field paths, never values.
+ */
+export function readServerEntry(name: string, raw: unknown, context: ServerEntryContext): ServerEntryResult {
+  const base: FieldPath = ["mcpServers", name];
+  const result: ServerEntryResult = { server: undefined, issues: [], missingVariables: [], warnings: [] };
+  const nameProblem = serverNameProblem(name);
+  if (nameProblem) result.issues.push({ path: formatFieldPath(base), message: nameProblem });
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    result.issues.push({ path: formatFieldPath(base), message: "expected an object describing the server" });
+    return result;
+  }
+  const entry = { ...(raw as Record<string, unknown>) };
+  for (const key of IGNORED_SERVER_KEYS) {
+    if (key in entry) {
+      delete entry[key];
+      result.warnings.push(
+        `${formatFieldPath([...base, key])} is another client's setting and is ignored here.`,
+      );
+    }
+  }
+  const kind = transportOf(entry);
+  if (typeof kind !== "string") {
+    result.issues.push({ path: formatFieldPath([...base, ...kind.path]), message: kind.message });
+    return result;
+  }
+  const schema = kind === "stdio" ? stdioEntrySchema : httpEntrySchema;
+  const parsed = schema.safeParse(entry);
+  if (!parsed.success) {
+    result.issues.push(...issuesFromZod(parsed.error, schema, base));
+    return result;
+  }
+  const expander = new FieldExpander(name, context.env, result);
+  const options = pickOptions(name, parsed.data);
+  result.server =
+    kind === "stdio"
+      ? readStdio(parsed.data as StdioEntry, options, expander, context.directory)
+      : readHttp(parsed.data as HttpEntry, options, expander);
+  // A server with any problem is not returned: half a server must not start.
+  if (result.issues.length > 0) result.server = undefined;
+  return result;
+}
+
+type StdioEntry = z.infer<typeof stdioEntrySchema>;
+type HttpEntry = z.infer<typeof httpEntrySchema>;
+
+function readStdio(
+  data: StdioEntry,
+  options: ServerOptions,
+  expander: FieldExpander,
+  directory: string,
+): StdioServerConfig {
+  const base: FieldPath = ["mcpServers", options.name];
+  const command = expander.expand(data.command, [...base, "command"], { nonEmpty: true }) ?? "";
+  const args = (data.args ?? []).map((arg, index) => expander.expand(arg, [...base, "args", index]) ?? "");
+  const env = expander.expandRecord(data.env, [...base, "env"]);
+  const cwd = resolve(
+    directory,
+    expander.expand(data.cwd ?? ".", [...base, "cwd"], { nonEmpty: true }) ?? ".",
+  );
+  // A bare name is looked up on PATH; a relative path is taken from where the server will run.
+  const resolvedCommand = /[/\\]/.test(command) && !isAbsolute(command) ? resolve(cwd, command) : command;
+  return { ...options, type: "stdio", command: resolvedCommand, args, env, cwd };
+}
+
+function readHttp(data: HttpEntry, options: ServerOptions, expander: FieldExpander): HttpServerConfig {
+  const base: FieldPath = ["mcpServers", options.name];
+  const url = expander.expand(data.url, [...base, "url"], { nonEmpty: true });
+  if (url && !isHttpUrl(url)) expander.reject([...base, "url"], "must be an absolute http: or https: URL");
+  const headers = expander.expandRecord(data.headers, [...base, "headers"]);
+  for (const [key, value] of Object.entries(headers)) {
+    // A line break in a header value would let a variable smuggle in another header.
+    if (/[\r\n\0]/.test(value)) expander.reject([...base, "headers", key], "may not contain line breaks");
+  }
+  return { ...options, type: "http", url: url ?? "", headers };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/** Which transport an entry describes, or where and why that is unclear. */
+function transportOf(
+  entry: Record<string, unknown>,
+): "stdio" | "http" | { path: FieldPath; message: string } {
+  const { type } = entry;
+  if (type === "stdio") return "stdio";
+  if (type === "http" || type === "streamable-http") return "http";
+  if (type === "sse") {
+    return {
+      path: ["type"],
+      message:
+        'the HTTP+SSE transport ("sse") is not supported; use "http" (Streamable HTTP) if the server offers it',
+    };
+  }
+  if (type !== undefined) return { path: ["type"], message: 'expected "stdio", "http" or "streamable-http"' };
+  const hasCommand = "command" in entry;
+  const hasUrl = "url" in entry;
+  if (hasCommand && hasUrl) {
+    return {
+      path: [],
+      message: 'has both "command" and "url"; set "type" to "stdio" or "http" to say which',
+    };
+  }
+  if (hasCommand) return "stdio";
+  if (hasUrl) return "http";
+  return {
+    path: [],
+    message: 'needs "command" (a local server over stdio) or "url" (a remote server over Streamable HTTP)',
+  };
+}
+
+function pickOptions(name: string, data: StdioEntry | HttpEntry): ServerOptions {
+  const options: ServerOptions = { name, disabled: data.disabled ?? false };
+  if (data.timeoutMs !== undefined) options.timeoutMs = data.timeoutMs;
+  if (data.includeTools !== undefined) options.includeTools = data.includeTools;
+  if (data.excludeTools !== undefined) options.excludeTools = data.excludeTools;
+  return options;
+}
+
+/** Expands fields of one server entry, recording every failure instead of stopping at the first. */
+class FieldExpander {
+  constructor(
+    readonly server: string,
+    readonly env: Environment,
+    readonly result: ServerEntryResult,
+  ) {}
+
+  /**
+   * The expanded text, or `undefined` after recording why it could not be expanded (the entry is then
+   * dropped, so callers may substitute anything). With `nonEmpty`, an empty result is a problem too.
+   */
+  expand(text: string, path: FieldPath, options: { nonEmpty?: boolean } = {}): string | undefined {
+    const expanded = expandVariables(text, this.env);
+    if (expanded.ok) {
+      if (options.nonEmpty === true && expanded.value === "") this.reject(path, "is empty after expansion");
+      return expanded.value;
+    }
+    if (expanded.problem === "missing_variable") {
+      this.result.missingVariables.push(expanded.variable);
+      this.reject(
+        path,
+        `environment variable ${expanded.variable} is not set (needed by server "${this.server}"); set it, or give a default with \${${expanded.variable}:-default}`,
+      );
+    } else {
+      this.reject(
+        path,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the message shows the reference syntax itself.
+        "has a malformed variable reference; write ${NAME} or ${NAME:-default}, and $${ for a literal ${",
+      );
+    }
+    return undefined;
+  }
+
+  /** Records a problem with an expanded field (its value is never shown). */
+  reject(path: FieldPath, message: string): void {
+    this.result.issues.push({ path: formatFieldPath(path), message });
+  }
+
+  expandRecord(record: Record<string, string> | undefined, path: FieldPath): Record<string, string> {
+    const expanded: Record<string, string> = {};
+    for (const [key, value] of Object.entries(record ?? {})) {
+      expanded[key] = this.expand(value, [...path, key]) ?? "";
+    }
+    return expanded;
+  }
+}

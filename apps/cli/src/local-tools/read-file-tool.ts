@@ -1,0 +1,119 @@
+import { constants } from "node:fs";
+import { lstat, open } from "node:fs/promises";
+import { defineTool, type RegisteredTool, toolFailure } from "@agent/tools";
+import { z } from "zod";
+import { resolveWorkspacePath } from "./workspace-paths.js";
+
+/** How many bytes `read_file` returns when the call does not say. */
+export const DEFAULT_READ_BYTES = 256 * 1024;
+
+/** The most bytes one `read_file` call may ask for. */
+export const MAX_READ_BYTES = 4 * 1024 * 1024;
+
+const readFileSchema = z.object({
+  path: z.string().min(1).describe("The file, relative to the workspace root."),
+  maxBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_READ_BYTES)
+    .optional()
+    .describe(
+      `Return at most this many bytes (default ${DEFAULT_READ_BYTES}); longer files are cut and marked truncated.`,
+    ),
+});
+
+/** What `read_file` returns. */
+export interface ReadFileOutput {
+  path: string;
+  content: string;
+  /** The file's size in bytes. */
+  size: number;
+  /** Whether `content` is only the start of the file. */
+  truncated: boolean;
+}
+
+/** Creates `read_file` (effect `read`): a UTF-8 text file inside `workspaceRoot`, cut at a size limit; binary files are refused. */
+export function createReadFileTool(workspaceRoot: string): RegisteredTool<z.infer<typeof readFileSchema>> {
+  return defineTool({
+    name: "read_file",
+    description:
+      "Read a UTF-8 text file inside the workspace. Returns its content (cut at maxBytes, marked truncated) and size. Binary files are refused.",
+    schema: readFileSchema,
+    effect: "read",
+    identity: { workspaceRoot },
+    async execute(input, context) {
+      const resolved = await resolveWorkspacePath(workspaceRoot, input.path);
+      if (!resolved.ok) return toolFailure("tool_error", resolved.message);
+      const { path } = resolved;
+      if (!path.exists) return toolFailure("tool_error", `No file at ${JSON.stringify(path.relative)}.`);
+      const kind = await lstat(path.absolute);
+      if (kind.isDirectory()) {
+        return toolFailure(
+          "tool_error",
+          `${JSON.stringify(path.relative)} is a directory; use list_directory.`,
+        );
+      }
+      // Checked before opening: opening a FIFO or device could block or have side effects.
+      if (!kind.isFile()) return notRegular(path.relative);
+      // O_NOFOLLOW: a link swapped in since the check is not followed; O_NONBLOCK: neither is a FIFO.
+      const handle = await open(
+        path.absolute,
+        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      );
+      let bytes: Buffer;
+      let size: number;
+      try {
+        const stats = await handle.stat();
+        if (!stats.isFile()) return notRegular(path.relative);
+        size = stats.size;
+        bytes = await readUpTo(handle, Math.min(size, input.maxBytes ?? DEFAULT_READ_BYTES), context.signal);
+      } finally {
+        await handle.close();
+      }
+      const truncated = size > bytes.length;
+      if (bytes.includes(0)) {
+        return toolFailure(
+          "tool_error",
+          `${JSON.stringify(path.relative)} looks binary (it contains NUL bytes); read_file returns text only.`,
+        );
+      }
+      let content: string;
+      try {
+        // `stream` leaves a character cut by the size limit out instead of failing on it.
+        content = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: truncated });
+      } catch {
+        return toolFailure(
+          "tool_error",
+          `${JSON.stringify(path.relative)} is not UTF-8 text; read_file returns text only.`,
+        );
+      }
+      const output: ReadFileOutput = { path: path.relative, content, size, truncated };
+      return output;
+    },
+  });
+}
+
+function notRegular(relative: string): ReturnType<typeof toolFailure> {
+  return toolFailure(
+    "tool_error",
+    `${JSON.stringify(relative)} is not a regular file; read_file reads files only.`,
+  );
+}
+
+async function readUpTo(
+  handle: Awaited<ReturnType<typeof open>>,
+  length: number,
+  signal: AbortSignal,
+): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  let filled = 0;
+  while (filled < length) {
+    signal.throwIfAborted();
+    const { bytesRead } = await handle.read(buffer, filled, length - filled, filled);
+    // The file shrank while being read: return what there is.
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}

@@ -1,0 +1,57 @@
+/** One step of the state schema: applied once, in order, inside a write transaction. */
+export interface Migration {
+  /** The `PRAGMA user_version` after this step. */
+  version: number;
+  description: string;
+  sql: string;
+}
+
+/**
+ * Every schema step, oldest first. Append only: a released step is never edited, since databases
+ * that already ran it would not run it again.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "runs and approvals",
+    sql: `
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('waiting', 'running', 'completed', 'failed', 'cancelled')),
+        tool_name TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        input_json TEXT NOT NULL,
+        tool_fingerprint TEXT,
+        cwd TEXT NOT NULL,
+        request_id TEXT,
+        outcome_json TEXT
+      );
+      CREATE INDEX runs_by_created_at ON runs (created_at);
+
+      CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        effect TEXT NOT NULL CHECK (effect IN ('read', 'write', 'external')),
+        action_digest TEXT NOT NULL,
+        tool_fingerprint TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        input_preview TEXT NOT NULL,
+        unverified_hints_json TEXT,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'granted', 'denied', 'consumed')),
+        created_at TEXT NOT NULL,
+        decided_at TEXT,
+        consumed_at TEXT
+      );
+      CREATE INDEX approvals_by_action ON approvals (run_id, action_digest, status);
+      -- At most one pending request per run and action, even when processes race to save one.
+      CREATE UNIQUE INDEX approvals_one_pending ON approvals (run_id, action_digest) WHERE status = 'pending';
+    `,
+  },
+];
+
+/** The schema version this build writes; a database with a higher one is refused, never downgraded. */
+export const STATE_SCHEMA_VERSION: number = MIGRATIONS.at(-1)?.version ?? 0;

@@ -1,0 +1,176 @@
+import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore } from "@agent/policy";
+import { PolicyError } from "@agent/policy";
+import type { JsonValue, ToolEffect } from "@agent/tools";
+import type Database from "better-sqlite3";
+import { consumeGrant } from "./grant-consumption.js";
+
+interface ApprovalRow {
+  id: string;
+  run_id: string;
+  call_id: string;
+  tool_name: string;
+  effect: ToolEffect;
+  action_digest: string;
+  tool_fingerprint: string;
+  summary: string;
+  input_preview: string;
+  unverified_hints_json: string | null;
+  status: ApprovalStatus;
+  created_at: string;
+  decided_at: string | null;
+  consumed_at: string | null;
+}
+
+// rowid breaks ties between requests created in the same millisecond: it is the order they were saved.
+const OLDEST_FIRST = "ORDER BY created_at, rowid";
+
+/**
+ * The {@link ApprovalStore} of the `agent` CLI, in the state database: requests and grants survive
+ * the process, and every state change is one write transaction, so concurrent processes see one
+ * consistent history. Use it through `SqliteStateStore.approvals`.
+ */
+export class SqliteApprovalStore implements ApprovalStore {
+  readonly #database: Database.Database;
+  readonly #now: () => Date;
+  readonly #statements: ReturnType<typeof prepareStatements>;
+
+  /** Wraps an open, migrated state database; `now` is the clock for decisions and consumption. */
+  constructor(database: Database.Database, now: () => Date = () => new Date()) {
+    this.#database = database;
+    this.#now = now;
+    this.#statements = prepareStatements(database);
+  }
+
+  /** Saves a pending request, or returns the one already pending for its run and digest. */
+  async saveApprovalRequest(request: ApprovalRequest): Promise<ApprovalRecord> {
+    const save = this.#database.transaction((): ApprovalRecord => {
+      const pending = this.#statements.pendingFor.get(request.runId, request.actionDigest) as
+        | ApprovalRow
+        | undefined;
+      if (pending) return toRecord(pending);
+      if (this.#statements.byId.get(request.id)) {
+        throw new PolicyError(
+          "approval_id_taken",
+          `An approval request with id "${request.id}" already exists; give each new request a fresh id.`,
+        );
+      }
+      this.#statements.insert.run({
+        id: request.id,
+        run_id: request.runId,
+        call_id: request.callId,
+        tool_name: request.toolName,
+        effect: request.effect,
+        action_digest: request.actionDigest,
+        tool_fingerprint: request.toolFingerprint,
+        summary: request.summary,
+        input_preview: request.inputPreview,
+        unverified_hints_json:
+          request.unverifiedHints === undefined ? null : JSON.stringify(request.unverifiedHints),
+        created_at: request.createdAt,
+      });
+      return toRecord(this.#statements.byId.get(request.id) as ApprovalRow);
+    });
+    return save.immediate();
+  }
+
+  /** The request with this id, if any. */
+  async getApproval(id: string): Promise<ApprovalRecord | undefined> {
+    const row = this.#statements.byId.get(id) as ApprovalRow | undefined;
+    return row && toRecord(row);
+  }
+
+  /** The newest request for this run and digest, whatever its status. */
+  async findLatestApproval(runId: string, actionDigest: string): Promise<ApprovalRecord | undefined> {
+    const row = this.#statements.latestFor.get(runId, actionDigest) as ApprovalRow | undefined;
+    return row && toRecord(row);
+  }
+
+  /** Requests, oldest first, optionally only those with one status. */
+  async listApprovals(filter: { status?: ApprovalStatus } = {}): Promise<ApprovalRecord[]> {
+    const rows =
+      filter.status === undefined
+        ? this.#statements.all.all()
+        : this.#statements.withStatus.all(filter.status);
+    return (rows as ApprovalRow[]).map(toRecord);
+  }
+
+  /** Grants a pending request; throws `PolicyError` (`approval_not_found` / `approval_not_pending`) otherwise. */
+  async grantApproval(id: string): Promise<ApprovalRecord> {
+    return this.#decide(id, "granted");
+  }
+
+  /** Denies a pending request; throws as {@link SqliteApprovalStore.grantApproval} does. */
+  async denyApproval(id: string): Promise<ApprovalRecord> {
+    return this.#decide(id, "denied");
+  }
+
+  /** Consumes the oldest grant of this run for exactly this digest: `true` at most once per grant, across processes. */
+  async consumeApprovalGrant(runId: string, actionDigest: string): Promise<boolean> {
+    return consumeGrant(this.#database, runId, actionDigest, this.#now().toISOString());
+  }
+
+  #decide(id: string, status: "granted" | "denied"): ApprovalRecord {
+    const decide = this.#database.transaction((): ApprovalRecord => {
+      const row = this.#statements.byId.get(id) as ApprovalRow | undefined;
+      if (!row) {
+        throw new PolicyError(
+          "approval_not_found",
+          `No approval request has id "${id}"; list pending ones to find it.`,
+        );
+      }
+      if (row.status !== "pending") {
+        throw new PolicyError(
+          "approval_not_pending",
+          `Approval request "${id}" is already ${row.status}; only a pending request can be granted or denied.`,
+        );
+      }
+      this.#statements.decide.run(status, this.#now().toISOString(), id);
+      return toRecord(this.#statements.byId.get(id) as ApprovalRow);
+    });
+    return decide.immediate();
+  }
+}
+
+function prepareStatements(database: Database.Database) {
+  return {
+    byId: database.prepare("SELECT * FROM approvals WHERE id = ?"),
+    pendingFor: database.prepare(
+      `SELECT * FROM approvals WHERE run_id = ? AND action_digest = ? AND status = 'pending' ${OLDEST_FIRST} LIMIT 1`,
+    ),
+    latestFor: database.prepare(
+      "SELECT * FROM approvals WHERE run_id = ? AND action_digest = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+    ),
+    all: database.prepare(`SELECT * FROM approvals ${OLDEST_FIRST}`),
+    withStatus: database.prepare(`SELECT * FROM approvals WHERE status = ? ${OLDEST_FIRST}`),
+    insert: database.prepare(`
+      INSERT INTO approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint, summary,
+        input_preview, unverified_hints_json, status, created_at)
+      VALUES (@id, @run_id, @call_id, @tool_name, @effect, @action_digest, @tool_fingerprint, @summary,
+        @input_preview, @unverified_hints_json, 'pending', @created_at)`),
+    decide: database.prepare(
+      "UPDATE approvals SET status = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
+    ),
+  };
+}
+
+function toRecord(row: ApprovalRow): ApprovalRecord {
+  const record: ApprovalRecord = {
+    id: row.id,
+    runId: row.run_id,
+    callId: row.call_id,
+    toolName: row.tool_name,
+    effect: row.effect,
+    actionDigest: row.action_digest,
+    toolFingerprint: row.tool_fingerprint,
+    summary: row.summary,
+    createdAt: row.created_at,
+    inputPreview: row.input_preview,
+    status: row.status,
+  };
+  if (row.unverified_hints_json !== null) {
+    record.unverifiedHints = JSON.parse(row.unverified_hints_json) as Record<string, JsonValue>;
+  }
+  if (row.decided_at !== null) record.decidedAt = row.decided_at;
+  if (row.consumed_at !== null) record.consumedAt = row.consumed_at;
+  return record;
+}

@@ -1,0 +1,25 @@
+/** Codes of {@link StateError}: why durable state could not be opened or changed. */
+export const STATE_ERROR_CODES = {
+  corrupt: "state_corrupt",
+  tooNew: "state_too_new",
+  unavailable: "state_unavailable",
+  runNotFound: "run_not_found",
+  runExists: "run_exists",
+} as const;
+
+/** A code of {@link STATE_ERROR_CODES}. */
+export type StateErrorCode = (typeof STATE_ERROR_CODES)[keyof typeof STATE_ERROR_CODES];
+
+/** Thrown when the state database cannot be used as it is, or a run is misaddressed; never resets anything. */
+export class StateError extends Error {
+  override readonly name = "StateError";
+  readonly code: StateErrorCode;
+  /** The file concerned, when there is one. */
+  readonly file: string | undefined;
+
+  constructor(code: StateErrorCode, message: string, options: { file?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.file = options.file;
+  }
+}

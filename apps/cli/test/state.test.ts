@@ -1,0 +1,320 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ApprovalRequest, PolicyError } from "@agent/policy";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  auditLogPath,
+  resolveStateDir,
+  SqliteStateStore,
+  STATE_SCHEMA_VERSION,
+  StateError,
+  stateDatabasePath,
+} from "../src/state/index.js";
+
+let root: string;
+let stateDir: string;
+const stores: SqliteStateStore[] = [];
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "agent-state-"));
+  stateDir = join(root, ".agent");
+});
+
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function open(time = "2030-01-02T04:00:00.000Z"): SqliteStateStore {
+  const store = SqliteStateStore.open(stateDir, { now: () => new Date(time) });
+  stores.push(store);
+  return store;
+}
+
+function stateErrorOf(action: () => unknown): StateError {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof StateError) return error;
+    throw error;
+  }
+  throw new Error("expected a StateError");
+}
+
+async function policyErrorOf(promise: Promise<unknown>): Promise<PolicyError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof PolicyError) return error;
+    throw error;
+  }
+  throw new Error("expected a PolicyError");
+}
+
+function snapshot(file: string): { bytes: Buffer; mtimeMs: number; siblings: string[] } {
+  return {
+    bytes: readFileSync(file),
+    mtimeMs: statSync(file).mtimeMs,
+    siblings: readdirSync(stateDir).sort(),
+  };
+}
+
+const DIGEST_A = "a".repeat(64);
+const DIGEST_B = "b".repeat(64);
+
+function request(id: string, overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
+  return {
+    id,
+    runId: "run_1",
+    callId: `call_${id}`,
+    toolName: "mcp__docs__search",
+    effect: "external",
+    actionDigest: DIGEST_A,
+    toolFingerprint: "f".repeat(64),
+    summary: 'mcp__docs__search (external) {"q":"x"}',
+    createdAt: "2030-01-02T03:04:05.000Z",
+    inputPreview: '{"q":"x"}',
+    ...overrides,
+  };
+}
+
+describe("opening the state database", () => {
+  it("creates a private directory and file and migrates an empty database", () => {
+    const store = open();
+    expect(statSync(stateDir).mode & 0o777).toBe(0o700);
+    expect(statSync(store.file).mode & 0o777).toBe(0o600);
+    expect(store.file).toBe(stateDatabasePath(stateDir));
+    const database = new Database(store.file, { readonly: true });
+    try {
+      expect(database.pragma("user_version", { simple: true })).toBe(STATE_SCHEMA_VERSION);
+      expect(database.pragma("journal_mode", { simple: true })).toBe("wal");
+      const tables = database
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .all();
+      expect(tables).toEqual([{ name: "approvals" }, { name: "runs" }]);
+    } finally {
+      database.close();
+    }
+  });
+
+  it("keeps runs and approvals across reopening", async () => {
+    const first = open();
+    const run = first.createRun({
+      toolName: "read_file",
+      input: { path: "a.txt" },
+      cwd: root,
+      status: "waiting",
+    });
+    await first.approvals.saveApprovalRequest(request("apr_1", { runId: run.id }));
+    first.close();
+    const second = open();
+    expect(second.getRun(run.id)).toEqual(run);
+    expect((await second.approvals.getApproval("apr_1"))?.status).toBe("pending");
+  });
+
+  it("refuses a database from a newer version and leaves it untouched", () => {
+    open().close();
+    const file = stateDatabasePath(stateDir);
+    const database = new Database(file);
+    database.pragma(`user_version = ${STATE_SCHEMA_VERSION + 1}`);
+    database.pragma("journal_mode = DELETE");
+    database.close();
+    const before = snapshot(file);
+    const error = stateErrorOf(() => open());
+    expect(error.code).toBe("state_too_new");
+    expect(error.file).toBe(file);
+    expect(error.message).toContain(file);
+    expect(error.message).toContain(`schema version ${STATE_SCHEMA_VERSION + 1}`);
+    expect(error.message).toContain("Upgrade the agent");
+    expect(snapshot(file)).toEqual(before);
+  });
+
+  it("refuses a file that is not a database and leaves it untouched", () => {
+    open().close();
+    const file = stateDatabasePath(stateDir);
+    writeFileSync(file, "these bytes are not a SQLite database, and must survive\n".repeat(100));
+    const before = snapshot(file);
+    const error = stateErrorOf(() => open());
+    expect(error.code).toBe("state_corrupt");
+    expect(error.message).toContain(file);
+    expect(error.message).toContain("Move it aside");
+    expect(snapshot(file)).toEqual(before);
+  });
+
+  it("refuses a damaged database and leaves it untouched", async () => {
+    const store = open();
+    for (let index = 0; index < 50; index += 1) {
+      store.createRun({
+        toolName: "read_file",
+        input: { path: `file-${index}.txt`, pad: "x".repeat(500) },
+        cwd: root,
+      });
+    }
+    store.close();
+    const file = stateDatabasePath(stateDir);
+    const bytes = readFileSync(file);
+    // Overwrite the second page (the first table's b-tree root) with garbage.
+    bytes.fill(0xff, 4096, 8192);
+    writeFileSync(file, bytes);
+    const before = snapshot(file);
+    const error = stateErrorOf(() => open());
+    expect(error.code).toBe("state_corrupt");
+    expect(snapshot(file)).toEqual(before);
+  });
+});
+
+describe("runs", () => {
+  it("creates, reads, updates and lists runs", () => {
+    const store = open();
+    const run = store.createRun({
+      id: "run_a",
+      toolName: "write_file",
+      input: { path: "a.txt", content: "hi" },
+      cwd: "/work",
+      toolFingerprint: "f".repeat(64),
+      status: "waiting",
+      requestId: "apr_1",
+    });
+    expect(run).toEqual({
+      id: "run_a",
+      createdAt: "2030-01-02T04:00:00.000Z",
+      updatedAt: "2030-01-02T04:00:00.000Z",
+      status: "waiting",
+      toolName: "write_file",
+      callId: expect.stringMatching(/^call_/),
+      input: { path: "a.txt", content: "hi" },
+      toolFingerprint: "f".repeat(64),
+      cwd: "/work",
+      requestId: "apr_1",
+    });
+    const later = open("2030-01-02T05:00:00.000Z");
+    const finished = later.updateRun("run_a", { status: "completed", outcome: { ok: true, output: 1 } });
+    expect(finished).toMatchObject({
+      status: "completed",
+      updatedAt: "2030-01-02T05:00:00.000Z",
+      outcome: { ok: true },
+    });
+    later.createRun({ id: "run_b", toolName: "read_file", input: {}, cwd: "/work" });
+    expect(later.listRuns().map((item) => item.id)).toEqual(["run_b", "run_a"]);
+    expect(later.listRuns({ status: "running" }).map((item) => item.id)).toEqual(["run_b"]);
+    expect(later.listRuns({ limit: 1 }).map((item) => item.id)).toEqual(["run_b"]);
+    expect(stateErrorOf(() => later.updateRun("run_missing", { status: "failed" })).code).toBe(
+      "run_not_found",
+    );
+    expect(
+      stateErrorOf(() => later.createRun({ id: "run_a", toolName: "x", input: {}, cwd: "/" })).code,
+    ).toBe("run_exists");
+  });
+
+  it("moves a run out of a status only once (compare-and-set)", () => {
+    const store = open();
+    store.createRun({ id: "run_w", toolName: "write_file", input: {}, cwd: "/", status: "waiting" });
+    const other = open();
+    expect(store.transitionRun("run_w", "waiting", { status: "running" })?.status).toBe("running");
+    expect(other.transitionRun("run_w", "waiting", { status: "running" })).toBeUndefined();
+    expect(stateErrorOf(() => other.transitionRun("run_nope", "waiting", { status: "running" })).code).toBe(
+      "run_not_found",
+    );
+  });
+});
+
+describe("SqliteStateStore.approvals", () => {
+  it("saves a pending request and dedupes by run and digest", async () => {
+    const { approvals } = open();
+    const saved = await approvals.saveApprovalRequest(
+      request("apr_1", { unverifiedHints: { readOnlyHint: true } }),
+    );
+    expect(saved).toEqual({
+      ...request("apr_1"),
+      unverifiedHints: { readOnlyHint: true },
+      status: "pending",
+    });
+    expect((await approvals.saveApprovalRequest(request("apr_2"))).id).toBe("apr_1");
+    expect(await approvals.getApproval("apr_2")).toBeUndefined();
+    expect((await approvals.saveApprovalRequest(request("apr_3", { actionDigest: DIGEST_B }))).id).toBe(
+      "apr_3",
+    );
+    expect((await approvals.saveApprovalRequest(request("apr_4", { runId: "run_2" }))).id).toBe("apr_4");
+    expect((await approvals.listApprovals()).map((record) => record.id)).toEqual(["apr_1", "apr_3", "apr_4"]);
+    const plain = await approvals.getApproval("apr_3");
+    expect(plain && "unverifiedHints" in plain).toBe(false);
+  });
+
+  it("refuses a reused id", async () => {
+    const { approvals } = open();
+    await approvals.saveApprovalRequest(request("apr_1"));
+    await approvals.denyApproval("apr_1");
+    expect((await policyErrorOf(approvals.saveApprovalRequest(request("apr_1")))).code).toBe(
+      "approval_id_taken",
+    );
+    expect((await approvals.getApproval("apr_1"))?.status).toBe("denied");
+  });
+
+  it("grants or denies only a pending request", async () => {
+    const { approvals } = open();
+    await approvals.saveApprovalRequest(request("apr_1"));
+    await approvals.saveApprovalRequest(request("apr_2", { actionDigest: DIGEST_B }));
+    expect(await approvals.grantApproval("apr_1")).toMatchObject({
+      status: "granted",
+      decidedAt: "2030-01-02T04:00:00.000Z",
+    });
+    expect((await policyErrorOf(approvals.grantApproval("apr_1"))).code).toBe("approval_not_pending");
+    expect((await policyErrorOf(approvals.denyApproval("apr_1"))).code).toBe("approval_not_pending");
+    expect((await policyErrorOf(approvals.grantApproval("apr_nope"))).code).toBe("approval_not_found");
+    expect((await approvals.denyApproval("apr_2")).status).toBe("denied");
+    expect((await approvals.listApprovals({ status: "granted" })).map((record) => record.id)).toEqual([
+      "apr_1",
+    ]);
+    expect((await approvals.listApprovals({ status: "denied" })).map((record) => record.id)).toEqual([
+      "apr_2",
+    ]);
+  });
+
+  it("consumes a grant once, only for its run and digest", async () => {
+    const { approvals } = open();
+    await approvals.saveApprovalRequest(request("apr_1"));
+    expect(await approvals.consumeApprovalGrant("run_1", DIGEST_A)).toBe(false);
+    await approvals.grantApproval("apr_1");
+    expect(await approvals.consumeApprovalGrant("run_2", DIGEST_A)).toBe(false);
+    expect(await approvals.consumeApprovalGrant("run_1", DIGEST_B)).toBe(false);
+    expect(await approvals.consumeApprovalGrant("run_1", DIGEST_A)).toBe(true);
+    expect(await approvals.consumeApprovalGrant("run_1", DIGEST_A)).toBe(false);
+    expect(await approvals.getApproval("apr_1")).toMatchObject({
+      status: "consumed",
+      consumedAt: "2030-01-02T04:00:00.000Z",
+    });
+    // With nothing pending any more, the same action may be asked for again; the newest is found.
+    expect((await approvals.saveApprovalRequest(request("apr_2"))).id).toBe("apr_2");
+    expect((await approvals.findLatestApproval("run_1", DIGEST_A))?.id).toBe("apr_2");
+  });
+
+  it("never consumes a denied request", async () => {
+    const { approvals } = open();
+    await approvals.saveApprovalRequest(request("apr_1"));
+    await approvals.denyApproval("apr_1");
+    expect(await approvals.consumeApprovalGrant("run_1", DIGEST_A)).toBe(false);
+  });
+
+  it("consumes a grant once across connections to the same file", async () => {
+    const first = open();
+    await first.approvals.saveApprovalRequest(request("apr_1"));
+    await first.approvals.grantApproval("apr_1");
+    const others = [open(), open(), open()];
+    const results = await Promise.all(
+      [first, ...others].map((store) => store.approvals.consumeApprovalGrant("run_1", DIGEST_A)),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe("state paths", () => {
+  it("resolves the state directory from flag, then AGENT_STATE_DIR, then .agent in the cwd", () => {
+    expect(resolveStateDir({ flag: "s", env: { AGENT_STATE_DIR: "/e" }, cwd: root })).toBe(join(root, "s"));
+    expect(resolveStateDir({ env: { AGENT_STATE_DIR: "/e" }, cwd: root })).toBe("/e");
+    expect(resolveStateDir({ cwd: root })).toBe(join(root, ".agent"));
+    expect(auditLogPath("/s")).toBe("/s/audit.jsonl");
+    expect(existsSync(stateDir)).toBe(false);
+  });
+});
