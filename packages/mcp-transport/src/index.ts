@@ -1,3 +1,6 @@
+export { MCP_TRANSPORT_ERROR_CODES, McpTransportError, type McpTransportErrorCode } from "./errors.js";
+export { escapeControlCharacters } from "./escape-control-characters.js";
+export { createRedactor } from "./redact.js";
 export {
   MCP_ERROR_CODES,
   type McpCloseReason,

@@ -1,0 +1,24 @@
+/** Codes of {@link McpTransportError}: misuse of the transport API or out-of-band problems, never a request outcome. */
+export const MCP_TRANSPORT_ERROR_CODES = {
+  /** A caller passed an argument the transport cannot use (thrown). */
+  invalidArgument: "invalid_argument",
+  /** The transport could not release everything it holds within its time bound (reported, not thrown). */
+  closeFailed: "close_failed",
+  /** A non-fatal problem on the wire, e.g. a response to an unknown request id (reported, not thrown). */
+  protocolNoise: "protocol_noise",
+} as const;
+
+/** A code of {@link MCP_TRANSPORT_ERROR_CODES}. */
+export type McpTransportErrorCode =
+  (typeof MCP_TRANSPORT_ERROR_CODES)[keyof typeof MCP_TRANSPORT_ERROR_CODES];
+
+/** Thrown for misuse of a transport and passed to `onError` listeners for out-of-band problems; request outcomes are values. */
+export class McpTransportError extends Error {
+  override readonly name = "McpTransportError";
+  readonly code: McpTransportErrorCode;
+
+  constructor(code: McpTransportErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}

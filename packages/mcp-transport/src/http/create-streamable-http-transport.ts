@@ -1,0 +1,111 @@
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { assertNonNegative, describeValue } from "../assert-argument.js";
+import { MCP_TRANSPORT_ERROR_CODES, McpTransportError } from "../errors.js";
+import { createRedactor, credentialValues, displayUrl } from "../redact.js";
+import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
+import { describeError } from "../sdk/fold-error.js";
+import type { McpCloseReason } from "../transport.js";
+import { withinTime } from "../within-time.js";
+import { createBoundedFetch } from "./bounded-fetch.js";
+
+/** Options of {@link createStreamableHttpTransport}. */
+export interface StreamableHttpTransportOptions {
+  /** The MCP endpoint. Credentials belong in `headers`, never in the URL's userinfo. */
+  url: string | URL;
+  /** Sent with every request (e.g. `Authorization`); their values never appear in messages. */
+  headers?: Readonly<Record<string, string>>;
+  /** The largest JSON response, or server-sent event, accepted; a larger one closes the connection (default 4 MiB). */
+  maxResponseBytes?: number;
+  /** Upper bound for `close()`, which first asks the server to end the session (default 3000). */
+  closeTimeoutMs?: number;
+  /** Resumes an existing session instead of starting one with `initialize`. */
+  sessionId?: string;
+  /** Replaces the global `fetch` (a proxy agent, a test double). */
+  fetch?: FetchLike;
+}
+
+/** An MCP connection over Streamable HTTP. */
+export interface StreamableHttpMcpTransport extends SdkMcpTransport {
+  /** The session id the server assigned, once `initialize` succeeded. */
+  sessionId(): string | undefined;
+}
+
+const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const DEFAULT_CLOSE_TIMEOUT_MS = 3000;
+const CLOSE_MARGIN_MS = 500;
+
+/** Connects to a Streamable HTTP MCP endpoint through the SDK's client transport, with bounded responses and redacted messages. */
+export function createStreamableHttpTransport(
+  options: StreamableHttpTransportOptions,
+): StreamableHttpMcpTransport {
+  const url = parseEndpoint(options.url);
+  const headers = { ...options.headers };
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== "string") invalid(`headers.${name} must be a string, got ${describeValue(value)}.`);
+  }
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  assertNonNegative("maxResponseBytes", maxResponseBytes, "bytes");
+  const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+  assertNonNegative("closeTimeoutMs", closeTimeoutMs, "milliseconds");
+
+  let failure: McpCloseReason | undefined;
+  let closing = false;
+  const fail = (reason: McpCloseReason): void => {
+    if (failure || closing) return;
+    failure = reason;
+    // The SDK transport reports onclose; the adapter then fails every pending request at once.
+    void sdkTransport.close();
+  };
+  const boundedFetch = createBoundedFetch(
+    options.fetch ?? ((input, init) => fetch(input, init)),
+    maxResponseBytes,
+    {
+      onOversized: (message) => fail({ kind: "protocol", message }),
+      onNetworkError: (error) =>
+        fail({
+          kind: "lost",
+          message: `the connection to ${displayUrl(url)} failed: ${describeError(error)}`,
+        }),
+      onSessionExpired: () =>
+        fail({ kind: "lost", message: "the server no longer knows this session (HTTP 404); connect again" }),
+    },
+  );
+  const sdkTransport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers },
+    fetch: boundedFetch,
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+  });
+  const transport = createSdkTransport(sdkTransport, {
+    describeClose: () => failure,
+    closeTimeoutMs: closeTimeoutMs + CLOSE_MARGIN_MS,
+    redact: createRedactor(credentialValues(url, headers)),
+    closeTransport: async () => {
+      closing = true;
+      // Best effort, bounded: a dead server must not stall close(); sdkTransport.close() aborts the DELETE.
+      if (!failure) await withinTime(sdkTransport.terminateSession(), closeTimeoutMs);
+      await sdkTransport.close();
+    },
+  });
+  return { ...transport, sessionId: () => sdkTransport.sessionId };
+}
+
+function parseEndpoint(value: string | URL): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    // The value itself is not echoed: it may carry a token.
+    return invalid("url must be an absolute http(s) URL.");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    invalid(`url must use http or https, got ${url.protocol}`);
+  if (url.username || url.password) {
+    invalid("url must not contain credentials (user:password@); pass them in headers, e.g. Authorization.");
+  }
+  return url;
+}
+
+function invalid(message: string): never {
+  throw new McpTransportError(MCP_TRANSPORT_ERROR_CODES.invalidArgument, message);
+}

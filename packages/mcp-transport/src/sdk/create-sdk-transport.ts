@@ -1,0 +1,292 @@
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type Progress, type Request, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { assertNonNegative, describeValue } from "../assert-argument.js";
+import { MCP_TRANSPORT_ERROR_CODES, McpTransportError } from "../errors.js";
+import {
+  MCP_ERROR_CODES,
+  type McpCloseReason,
+  type McpError,
+  type McpNotification,
+  type McpProgress,
+  type McpRequestContext,
+  type McpResponse,
+  type McpSendResult,
+  type McpTransport,
+  mcpFailure,
+  toRequestContext,
+} from "../transport.js";
+import { withinTime } from "../within-time.js";
+import { describeError, foldRequestError } from "./fold-error.js";
+import { RawProtocol } from "./raw-protocol.js";
+
+/** Options of {@link createSdkTransport}. */
+export interface SdkTransportOptions {
+  /** Explains an end of connection: the SDK's `onclose()` carries no reason. Unset or undefined means `lost`. */
+  describeClose?: () => McpCloseReason | undefined;
+  /** Closes the SDK transport on `close()`; defaults to its own `close()`. */
+  closeTransport?: () => Promise<void>;
+  /** Upper bound for `close()`, in milliseconds (default 5000). */
+  closeTimeoutMs?: number;
+  /** Removes credentials from every message before it leaves the adapter. */
+  redact?: (text: string) => string;
+}
+
+/** An {@link McpTransport} over an SDK transport, with its close reason and out-of-band problems observable. */
+export interface SdkMcpTransport extends McpTransport {
+  /** Why the connection ended; undefined while it is open. */
+  closeReason(): McpCloseReason | undefined;
+  /** Subscribes to out-of-band problems (`close_failed`, `protocol_noise`); returns the unsubscribe function. */
+  onError(listener: (error: McpTransportError) => void): () => void;
+}
+
+const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
+// setTimeout fires at once for larger delays, so "no timeout" is the largest delay it accepts.
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Wraps any SDK client `Transport` (stdio, Streamable HTTP, in-memory, ...) as an {@link McpTransport}. */
+export function createSdkTransport(
+  sdkTransport: Transport,
+  options: SdkTransportOptions = {},
+): SdkMcpTransport {
+  const redact = options.redact ?? ((text: string) => text);
+  const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+  assertNonNegative("closeTimeoutMs", closeTimeoutMs, "milliseconds");
+  const protocol = new RawProtocol();
+  const pending = new Set<(response: McpResponse) => void>();
+  const notificationListeners = new Set<(notification: McpNotification) => void>();
+  const closeListeners = new Set<(reason: McpCloseReason) => void>();
+  const errorListeners = new Set<(error: McpTransportError) => void>();
+  let reason: McpCloseReason | undefined;
+  let closing: Promise<void> | undefined;
+
+  const report = (error: McpTransportError): void => {
+    for (const listener of [...errorListeners]) callSafely(listener, error);
+  };
+
+  const end = (why: McpCloseReason): void => {
+    if (reason) return;
+    reason = { kind: why.kind, message: redact(why.message) };
+    const failure = closedFailure(reason);
+    for (const settle of [...pending]) settle(failure);
+    const listeners = [...closeListeners];
+    closeListeners.clear();
+    for (const listener of listeners) callSafely(listener, reason);
+  };
+
+  // Progress and cancellation have their own handlers in Protocol; everything else is the caller's.
+  protocol.fallbackNotificationHandler = async (notification) => {
+    const event: McpNotification =
+      notification.params === undefined
+        ? { method: notification.method }
+        : { method: notification.method, params: notification.params };
+    for (const listener of [...notificationListeners]) callSafely(listener, event);
+  };
+  protocol.onerror = (error) => {
+    if (error instanceof McpTransportError) return report(error);
+    // Once closed, errors are side effects of the shutdown (aborted streams), not news.
+    if (reason) return;
+    report(new McpTransportError(MCP_TRANSPORT_ERROR_CODES.protocolNoise, redact(describeError(error))));
+  };
+  protocol.onclose = () =>
+    end(options.describeClose?.() ?? { kind: "lost", message: "the transport closed" });
+
+  const ready: Promise<boolean> = protocol.connect(sdkTransport).then(
+    () => true,
+    (error: unknown) => {
+      end(
+        options.describeClose?.() ?? {
+          kind: "lost",
+          message: `could not start the transport: ${describeError(error)}`,
+        },
+      );
+      return false;
+    },
+  );
+
+  const startRequest = (
+    method: string,
+    params: unknown,
+    context: McpRequestContext,
+    resolve: (response: McpResponse) => void,
+  ): void => {
+    // Aborting this controller makes the SDK send `notifications/cancelled`; it is ours, so a
+    // caller's signal that aborts after the answer cannot cancel a finished request.
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let sent = false;
+    const settle = (response: McpResponse): void => {
+      if (!pending.delete(settle)) return;
+      clearTimeout(timer);
+      context.signal.removeEventListener("abort", onAbort);
+      resolve(response);
+    };
+    const stop = (response: McpResponse, why: string): void => {
+      if (!pending.has(settle)) return;
+      settle(response);
+      // The MCP spec forbids cancelling `initialize`; the caller is expected to close instead.
+      if (sent && method !== "initialize") controller.abort(why);
+    };
+    const onAbort = (): void =>
+      stop(mcpFailure(MCP_ERROR_CODES.cancelled, "request cancelled"), "cancelled by the client");
+    pending.add(settle);
+    context.signal.addEventListener("abort", onAbort, { once: true });
+    const { timeoutMs } = context;
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(
+        () =>
+          stop(mcpFailure(MCP_ERROR_CODES.timeout, `request timed out after ${timeoutMs} ms`), "timed out"),
+        Math.min(timeoutMs, MAX_TIMER_MS),
+      );
+    }
+    void ready.then((connected) => {
+      if (!pending.has(settle)) return;
+      if (!connected || reason) return settle(closedFailure(reason));
+      sent = true;
+      const requestOptions: RequestOptions = { signal: controller.signal, timeout: MAX_TIMER_MS };
+      const { onProgress } = context;
+      if (onProgress) {
+        requestOptions.onprogress = (progress) => {
+          if (pending.has(settle)) callSafely(onProgress, toMcpProgress(progress));
+        };
+      }
+      const message = (params === undefined ? { method } : { method, params }) as Request;
+      protocol.request(message, ResultSchema, requestOptions).then(
+        (result) => {
+          // The HTTP transport must echo the negotiated version in a header on every later request.
+          if (method === "initialize" && typeof result.protocolVersion === "string") {
+            sdkTransport.setProtocolVersion?.(result.protocolVersion);
+          }
+          settle({ ok: true, result });
+        },
+        (error: unknown) => settle(foldRequestError(error, redact)),
+      );
+    });
+  };
+
+  return {
+    async request(method, params, contextOrSignal): Promise<McpResponse> {
+      assertMethod(method);
+      assertParams(params);
+      const context = toRequestContext(contextOrSignal);
+      assertContext(context);
+      if (context.signal.aborted)
+        return mcpFailure(MCP_ERROR_CODES.cancelled, "request cancelled before it was sent");
+      if (reason) return closedFailure(reason);
+      return new Promise((resolve) => startRequest(method, params, context, resolve));
+    },
+
+    async notify(method, params): Promise<McpSendResult> {
+      assertMethod(method);
+      assertParams(params);
+      if (reason || !(await ready) || reason) return closedFailure(reason);
+      try {
+        await protocol.notification(params === undefined ? { method } : { method, params: params as never });
+        return { ok: true };
+      } catch (error) {
+        return foldRequestError(error, redact);
+      }
+    },
+
+    onNotification(listener) {
+      notificationListeners.add(listener);
+      return () => notificationListeners.delete(listener);
+    },
+
+    onClose(listener) {
+      if (reason) {
+        // A late subscriber still learns how the connection ended, once.
+        const current = reason;
+        queueMicrotask(() => callSafely(listener, current));
+        return () => {};
+      }
+      closeListeners.add(listener);
+      return () => closeListeners.delete(listener);
+    },
+
+    onError(listener) {
+      errorListeners.add(listener);
+      return () => errorListeners.delete(listener);
+    },
+
+    closeReason: () => reason,
+
+    close(): Promise<void> {
+      closing ??= (async () => {
+        end({ kind: "client", message: "closed by the client" });
+        // The SDK transport itself, not protocol.close(): after the peer went away the protocol has
+        // already let go of it, but it may still hold a process that is being torn down.
+        const work = ready.then(() =>
+          options.closeTransport ? options.closeTransport() : sdkTransport.close(),
+        );
+        const outcome = await withinTime(work, closeTimeoutMs);
+        if (outcome.kind === "timeout") {
+          report(
+            new McpTransportError(
+              MCP_TRANSPORT_ERROR_CODES.closeFailed,
+              `the transport did not close within ${closeTimeoutMs} ms`,
+            ),
+          );
+        } else if (outcome.kind === "error") {
+          report(
+            new McpTransportError(
+              MCP_TRANSPORT_ERROR_CODES.closeFailed,
+              redact(`closing the transport failed: ${describeError(outcome.error)}`),
+            ),
+          );
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+function closedFailure(reason: McpCloseReason | undefined): { ok: false; error: McpError } {
+  return mcpFailure(
+    MCP_ERROR_CODES.connectionClosed,
+    reason ? `connection closed (${reason.kind}): ${reason.message}` : "connection closed",
+  );
+}
+
+function toMcpProgress(progress: Progress): McpProgress {
+  const result: McpProgress = { progress: progress.progress };
+  if (typeof progress.total === "number") result.total = progress.total;
+  if (typeof progress.message === "string") result.message = progress.message;
+  return result;
+}
+
+// A listener that throws must not break the transport or the other listeners.
+function callSafely<T>(listener: (value: T) => void, value: T): void {
+  try {
+    listener(value);
+  } catch {}
+}
+
+function assertMethod(method: unknown): void {
+  if (typeof method !== "string" || method.length === 0) {
+    throw new McpTransportError(
+      MCP_TRANSPORT_ERROR_CODES.invalidArgument,
+      `method must be a non-empty string, got ${describeValue(method)}.`,
+    );
+  }
+}
+
+function assertParams(params: unknown): void {
+  if (params === undefined) return;
+  if (typeof params !== "object" || params === null || Array.isArray(params)) {
+    throw new McpTransportError(
+      MCP_TRANSPORT_ERROR_CODES.invalidArgument,
+      `params must be a plain object or undefined (MCP uses named parameters), got ${describeValue(params)}.`,
+    );
+  }
+}
+
+function assertContext(context: McpRequestContext): void {
+  if (!(context?.signal instanceof AbortSignal)) {
+    throw new McpTransportError(
+      MCP_TRANSPORT_ERROR_CODES.invalidArgument,
+      "context must be an AbortSignal or { signal: AbortSignal, timeoutMs?, onProgress? }.",
+    );
+  }
+  if (context.timeoutMs !== undefined) assertNonNegative("timeoutMs", context.timeoutMs, "milliseconds");
+}

@@ -1,0 +1,57 @@
+import { McpError as SdkMcpError } from "@modelcontextprotocol/sdk/types.js";
+import { MCP_ERROR_CODES, type McpError, mcpFailure } from "../transport.js";
+
+// The SDK prefixes every McpError message with its code; the code already travels separately.
+const SDK_MESSAGE_PREFIX = /^MCP error -?\d+: /;
+
+/** Folds anything the SDK rejects a request with into a failed response; `redact` cleans every message. */
+export function foldRequestError(
+  error: unknown,
+  redact: (text: string) => string,
+): { ok: false; error: McpError } {
+  if (error instanceof SdkMcpError) {
+    const message = redact(error.message.replace(SDK_MESSAGE_PREFIX, ""));
+    return mcpFailure(error.code, message, error.data);
+  }
+  if (isZodError(error)) {
+    return mcpFailure(MCP_ERROR_CODES.internalError, "the server sent a result that is not a JSON object");
+  }
+  const message = redact(describeError(error));
+  const httpStatus = httpStatusOf(error);
+  if (httpStatus !== undefined) {
+    return mcpFailure(
+      MCP_ERROR_CODES.connectionClosed,
+      `the server answered HTTP ${httpStatus}: ${message}`,
+      {
+        httpStatus,
+      },
+    );
+  }
+  if (message === "Not connected") return mcpFailure(MCP_ERROR_CODES.connectionClosed, "connection closed");
+  // Everything else the SDK rejects with is a failure to put the request on the wire.
+  return mcpFailure(MCP_ERROR_CODES.connectionClosed, `could not send the request: ${message}`);
+}
+
+/** A one-line description of an error and its causes, for messages. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const parts = [error.message];
+  let cause: unknown = error.cause;
+  // Node's fetch hides the useful part ("ECONNREFUSED 127.0.0.1:80") in the cause chain.
+  for (let depth = 0; cause instanceof Error && depth < 3; depth += 1) {
+    if (cause.message && !parts.includes(cause.message)) parts.push(cause.message);
+    cause = cause.cause;
+  }
+  return parts.join(": ");
+}
+
+function isZodError(error: unknown): boolean {
+  return error instanceof Error && error.name === "ZodError";
+}
+
+// StreamableHTTPError carries the HTTP status as a numeric `code` (-1 for an unexpected content type).
+function httpStatusOf(error: unknown): number | undefined {
+  if (!(error instanceof Error) || !error.message.startsWith("Streamable HTTP error:")) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "number" && code >= 100 ? code : undefined;
+}

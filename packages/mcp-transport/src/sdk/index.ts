@@ -1,0 +1,5 @@
+export {
+  createSdkTransport,
+  type SdkMcpTransport,
+  type SdkTransportOptions,
+} from "./create-sdk-transport.js";

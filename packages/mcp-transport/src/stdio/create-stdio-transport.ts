@@ -1,0 +1,40 @@
+import { createRedactor } from "../redact.js";
+import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
+import {
+  type StdioDiagnostics,
+  StdioProcessTransport,
+  type StdioServerParameters,
+} from "./stdio-process-transport.js";
+
+/** Options of {@link createStdioTransport}. */
+export type StdioTransportOptions = StdioServerParameters;
+
+/** An MCP connection to a server child process over stdio. */
+export interface StdioMcpTransport extends SdkMcpTransport {
+  /** The server's process id (also its process group id), once spawned. */
+  pid(): number | undefined;
+  /** The last bytes of the server's stderr (bounded by `stderrBufferBytes`), with control characters escaped. */
+  stderrTail(): string;
+  /** Exit status, skipped stdout lines and other observations, for diagnostics. */
+  diagnostics(): StdioDiagnostics;
+}
+
+// close() of the process transport is already bounded; this only covers the adapter's own steps.
+const CLOSE_MARGIN_MS = 500;
+
+/** Spawns a stdio MCP server with a minimal environment and returns its connection; never throws for a server that fails to start. */
+export function createStdioTransport(options: StdioTransportOptions): StdioMcpTransport {
+  const processTransport = new StdioProcessTransport(options);
+  const transport = createSdkTransport(processTransport, {
+    describeClose: () => processTransport.closeReason,
+    closeTimeoutMs: processTransport.closeTimeoutMs + CLOSE_MARGIN_MS,
+    // Values the caller put in the environment are the likely credentials (API keys, tokens).
+    redact: createRedactor(Object.values(options.env ?? {})),
+  });
+  return {
+    ...transport,
+    pid: () => processTransport.pid,
+    stderrTail: () => processTransport.stderrTail(),
+    diagnostics: () => processTransport.diagnostics(),
+  };
+}

@@ -1,0 +1,338 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { assertNonNegative } from "../assert-argument.js";
+import { MCP_TRANSPORT_ERROR_CODES, McpTransportError } from "../errors.js";
+import { escapeControlCharacters } from "../escape-control-characters.js";
+import type { McpCloseReason } from "../transport.js";
+import { ByteRingBuffer } from "./byte-ring-buffer.js";
+import { LineFramer } from "./line-framer.js";
+import { describeExit, signalProcessGroup } from "./process-group.js";
+
+/** How to start a stdio MCP server and the limits its connection keeps. */
+export interface StdioServerParameters {
+  /** The executable; looked up on the child's `PATH`. No shell is involved. */
+  command: string;
+  args?: readonly string[];
+  /** Added to the SDK's safe defaults (`HOME`, `PATH`, ...); nothing else of this process's environment is passed. */
+  env?: Readonly<Record<string, string>>;
+  cwd?: string;
+  /** How much of the server's stderr to keep for diagnostics (default 64 KiB). */
+  stderrBufferBytes?: number;
+  /** The largest message (one stdout line) accepted; a larger one closes the connection (default 4 MiB). */
+  maxMessageBytes?: number;
+  /** Upper bound for `close()`: stdin closed, then SIGTERM, then SIGKILL to the process group (default 3000). */
+  closeTimeoutMs?: number;
+}
+
+/** The last step `close()` needed to end the server. */
+export type CloseEscalation = "none" | "stdin" | "sigterm" | "sigkill";
+
+/** What a stdio connection observed, for diagnostics; text is escaped and bounded. */
+export interface StdioDiagnostics {
+  pid: number | undefined;
+  /** Null while running, or when the process ended by a signal. */
+  exitCode: number | null;
+  exitSignal: NodeJS.Signals | null;
+  closeEscalation: CloseEscalation;
+  /** Stdout lines that were not JSON-RPC messages (banners, logs, garbage). */
+  skippedLines: number;
+  /** The first few skipped lines, truncated and escaped. */
+  skippedLineSamples: string[];
+  /** Total stderr bytes seen, including those no longer kept. */
+  stderrBytes: number;
+}
+
+const DEFAULT_STDERR_BUFFER_BYTES = 64 * 1024;
+const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+const DEFAULT_CLOSE_TIMEOUT_MS = 3000;
+// How long to wait, after the server exits, for the messages it wrote just before.
+const STDOUT_DRAIN_MS = 200;
+const MAX_SAMPLES = 5;
+const MAX_SAMPLE_CHARACTERS = 200;
+
+/**
+ * An SDK `Transport` over a child process speaking newline-delimited JSON-RPC. Unlike the SDK's
+ * `StdioClientTransport` it gives the server its own process group (so `close()` reaches
+ * grandchildren), caps message size, keeps stderr in a bounded buffer and explains every close.
+ */
+export class StdioProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+
+  /** The close bound in milliseconds, after defaults. */
+  readonly closeTimeoutMs: number;
+  private readonly maxMessageBytes: number;
+  private readonly stderr: ByteRingBuffer;
+  private readonly framer: LineFramer;
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private reason: McpCloseReason | undefined;
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private readonly exited: Promise<void>;
+  private markExited!: () => void;
+  private readonly stdoutDone: Promise<void>;
+  private markStdoutDone!: () => void;
+  private clientClosing = false;
+  private teardownPromise: Promise<void> | undefined;
+  private escalation: CloseEscalation = "none";
+  private skippedLines = 0;
+  private readonly samples: string[] = [];
+
+  constructor(private readonly parameters: StdioServerParameters) {
+    assertParameters(parameters);
+    this.closeTimeoutMs = parameters.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    this.maxMessageBytes = parameters.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.stderr = new ByteRingBuffer(parameters.stderrBufferBytes ?? DEFAULT_STDERR_BUFFER_BYTES);
+    this.framer = new LineFramer({
+      maxLineBytes: this.maxMessageBytes,
+      onLine: (line) => this.handleLine(line),
+      onOverflow: (bytes) =>
+        this.endConnection({
+          kind: "protocol",
+          message: `the server sent a message of more than ${this.maxMessageBytes} bytes (maxMessageBytes; at least ${bytes} seen without a newline)`,
+        }),
+    });
+    this.exited = new Promise((resolve) => {
+      this.markExited = resolve;
+    });
+    this.stdoutDone = new Promise((resolve) => {
+      this.markStdoutDone = resolve;
+    });
+  }
+
+  /** The server's process id, once spawned. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Why the connection ended; undefined while it is open. */
+  get closeReason(): McpCloseReason | undefined {
+    return this.reason;
+  }
+
+  /** The last bytes the server wrote to stderr, with control characters escaped. */
+  stderrTail(): string {
+    return escapeControlCharacters(this.stderr.toString());
+  }
+
+  /** A snapshot of what this connection observed. */
+  diagnostics(): StdioDiagnostics {
+    return {
+      pid: this.child?.pid,
+      exitCode: this.exit?.code ?? null,
+      exitSignal: this.exit?.signal ?? null,
+      closeEscalation: this.escalation,
+      skippedLines: this.skippedLines,
+      skippedLineSamples: [...this.samples],
+      stderrBytes: this.stderr.totalBytes,
+    };
+  }
+
+  async start(): Promise<void> {
+    if (this.child || this.reason) throw new Error("StdioProcessTransport can be started only once.");
+    const { command } = this.parameters;
+    await new Promise<void>((resolve, reject) => {
+      const failed = (error: unknown): void => {
+        this.markExited();
+        this.markStdoutDone();
+        this.endConnection({ kind: "exited", message: describeSpawnFailure(command, error) });
+        reject(error);
+      };
+      let child: ChildProcessWithoutNullStreams;
+      try {
+        child = spawn(command, [...(this.parameters.args ?? [])], {
+          cwd: this.parameters.cwd,
+          env: { ...getDefaultEnvironment(), ...this.parameters.env },
+          stdio: ["pipe", "pipe", "pipe"],
+          // Its own process group, so one signal reaches the server and everything it started.
+          detached: process.platform !== "win32",
+          shell: false,
+          windowsHide: true,
+        });
+      } catch (error) {
+        failed(error);
+        return;
+      }
+      this.child = child;
+      child.once("spawn", () => resolve());
+      child.on("error", (error) => {
+        if (child.pid === undefined) failed(error);
+        else this.onerror?.(error);
+      });
+      child.once("exit", (code, signal) => this.handleExit(code, signal));
+      child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+        // A server that exits while we write is reported by its exit, not by a broken pipe.
+        if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") this.onerror?.(error);
+      });
+      // Both outputs are always read, so a chatty server can never block on a full pipe.
+      child.stdout.on("data", (chunk: Buffer) => this.framer.push(chunk));
+      child.stdout.on("error", () => {});
+      child.stdout.once("close", () => this.markStdoutDone());
+      child.stderr.on("data", (chunk: Buffer) => this.stderr.push(chunk));
+      child.stderr.on("error", () => {});
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.reason || this.clientClosing || !stdin.writable) {
+      return Promise.reject(new Error("Not connected"));
+    }
+    return new Promise((resolve, reject) => {
+      stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /** Ends the server: stdin closed, then SIGTERM, then SIGKILL to its process group; resolves within the bound. */
+  async close(): Promise<void> {
+    this.clientClosing = true;
+    await this.teardown();
+    this.endConnection({
+      kind: "client",
+      message: `closed by the client; the server ${this.describeShutdown()}`,
+    });
+  }
+
+  private handleLine(line: Buffer): void {
+    const text = line.toString("utf8").replace(/\r$/, "");
+    if (text.trim() === "") return;
+    const message = parseMessage(text);
+    if (!message) {
+      this.skip(text);
+      return;
+    }
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
+  }
+
+  private skip(text: string): void {
+    this.skippedLines += 1;
+    if (this.samples.length < MAX_SAMPLES) {
+      this.samples.push(escapeControlCharacters(text.slice(0, MAX_SAMPLE_CHARACTERS)));
+    }
+  }
+
+  private handleExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exit = { code, signal };
+    this.markExited();
+    // Whatever the server left in its group is orphaned now; reap it while the group id is still ours.
+    const pid = this.child?.pid;
+    if (pid !== undefined) signalProcessGroup(pid, "SIGKILL");
+    if (this.clientClosing || this.reason) return;
+    void Promise.race([this.stdoutDone, delay(STDOUT_DRAIN_MS)]).then(() =>
+      this.endConnection({ kind: "exited", message: `the server ${describeExit(code, signal)}` }),
+    );
+  }
+
+  private endConnection(reason: McpCloseReason): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.framer.stop();
+    this.onclose?.();
+    // Nobody may ever call close() after the server broke the connection; don't leave it running.
+    if (!this.clientClosing) void this.teardown();
+  }
+
+  private teardown(): Promise<void> {
+    this.teardownPromise ??= this.runTeardown();
+    return this.teardownPromise;
+  }
+
+  private async runTeardown(): Promise<void> {
+    const child = this.child;
+    const pid = child?.pid;
+    if (child && pid !== undefined && !this.exit) {
+      const graceMs = this.closeTimeoutMs * 0.4;
+      this.escalation = "stdin";
+      child.stdin.end();
+      if (!(await this.waitForExit(graceMs))) {
+        this.escalation = "sigterm";
+        signalProcessGroup(pid, "SIGTERM");
+        if (!(await this.waitForExit(graceMs))) {
+          this.escalation = "sigkill";
+          signalProcessGroup(pid, "SIGKILL");
+          if (!(await this.waitForExit(this.closeTimeoutMs - 2 * graceMs))) {
+            this.onerror?.(
+              new McpTransportError(
+                MCP_TRANSPORT_ERROR_CODES.closeFailed,
+                `server process ${pid} did not exit within ${this.closeTimeoutMs} ms, even after SIGKILL`,
+              ),
+            );
+          }
+        }
+      }
+    }
+    // A descendant that left the process group may still hold the pipes; they must not keep us alive.
+    child?.stdin.destroy();
+    child?.stdout.destroy();
+    child?.stderr.destroy();
+  }
+
+  private async waitForExit(ms: number): Promise<boolean> {
+    await Promise.race([this.exited, delay(ms)]);
+    return this.exit !== undefined;
+  }
+
+  private describeShutdown(): string {
+    if (!this.exit) return this.child?.pid === undefined ? "never started" : "did not exit";
+    const steps: Record<CloseEscalation, string> = {
+      none: "",
+      stdin: " after stdin was closed",
+      sigterm: " after SIGTERM",
+      sigkill: " after ignoring SIGTERM",
+    };
+    return `${describeExit(this.exit.code, this.exit.signal)}${steps[this.escalation]}`;
+  }
+}
+
+// Undefined for anything that is not one JSON-RPC 2.0 message: such lines are skipped, not fatal.
+function parseMessage(text: string): JSONRPCMessage | undefined {
+  try {
+    const parsed = JSONRPCMessageSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function describeSpawnFailure(command: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const hint =
+    code === "ENOENT"
+      ? " (command not found: check the command and the PATH passed in env)"
+      : code === "EACCES"
+        ? " (not executable)"
+        : "";
+  const detail = error instanceof Error ? error.message : String(error);
+  return `could not start the server "${escapeControlCharacters(command)}": ${detail}${hint}`;
+}
+
+function assertParameters(parameters: StdioServerParameters): void {
+  const fail = (message: string): never => {
+    throw new McpTransportError(MCP_TRANSPORT_ERROR_CODES.invalidArgument, message);
+  };
+  if (typeof parameters?.command !== "string" || parameters.command.length === 0) {
+    fail("command must be a non-empty string (the executable, without arguments).");
+  }
+  if (parameters.args !== undefined && !parameters.args.every((arg) => typeof arg === "string")) {
+    fail("args must be an array of strings.");
+  }
+  for (const [name, value] of Object.entries(parameters.env ?? {})) {
+    if (typeof value !== "string") fail(`env.${name} must be a string, got ${typeof value}.`);
+  }
+  for (const name of ["stderrBufferBytes", "maxMessageBytes"] as const) {
+    if (parameters[name] !== undefined) assertNonNegative(name, parameters[name], "bytes");
+  }
+  if (parameters.closeTimeoutMs !== undefined) {
+    assertNonNegative("closeTimeoutMs", parameters.closeTimeoutMs, "milliseconds");
+  }
+}
