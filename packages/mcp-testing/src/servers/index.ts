@@ -1,0 +1,16 @@
+export {
+  assertNoProcessesAlive,
+  isProcessAlive,
+  processGroupMembers,
+  processTreeOf,
+  waitForProcessesGone,
+} from "./process-tree.js";
+export {
+  MISBEHAVING_SERVERS,
+  type MisbehavingServerName,
+  misbehavingServerPath,
+  scriptableServerPath,
+  type TestServerName,
+  testServerCommand,
+} from "./server-paths.js";
+export { parseServerRecords, readRecordFile, type ServerRecord } from "./server-records.js";

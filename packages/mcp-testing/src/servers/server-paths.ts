@@ -1,0 +1,49 @@
+import { fileURLToPath } from "node:url";
+
+/**
+ * The misbehaving stdio servers, each a Node script next to this file. Every server records events
+ * (`started`, `cancelled`, `grandchild`, ...) on stderr, and to MCP_TESTING_RECORD_FILE when set;
+ * `exit-mid-call` exits with MCP_TESTING_EXIT_CODE (default 3), `flood-stderr` writes
+ * MCP_TESTING_STDERR_BYTES (default 4 MiB) before it starts.
+ */
+export const MISBEHAVING_SERVERS = [
+  "hang-initialize",
+  "hang-call",
+  "exit-mid-call",
+  "ignore-sigterm",
+  "noisy-stdout",
+  "flood-stderr",
+  "huge-message",
+  "schema-change",
+] as const;
+
+/** The name of a misbehaving server. */
+export type MisbehavingServerName = (typeof MISBEHAVING_SERVERS)[number];
+
+/** Every test server: the misbehaving ones and the well-behaved scriptable one. */
+export type TestServerName = MisbehavingServerName | "scriptable";
+
+/** The absolute path of a misbehaving server script, runnable with `node <path>`. */
+export function misbehavingServerPath(name: MisbehavingServerName): string {
+  if (!(MISBEHAVING_SERVERS as readonly string[]).includes(name)) {
+    throw new Error(
+      `Unknown misbehaving server "${String(name)}"; use one of ${MISBEHAVING_SERVERS.join(", ")}.`,
+    );
+  }
+  return scriptPath(name);
+}
+
+/** The absolute path of the well-behaved scriptable server (tools from MCP_TESTING_TOOLS, `slow`, `env`, `fail`, `echo`). */
+export function scriptableServerPath(): string {
+  return scriptPath("scriptable-server");
+}
+
+/** The command and arguments that start a test server with the current Node binary. */
+export function testServerCommand(name: TestServerName): { command: string; args: string[] } {
+  const path = name === "scriptable" ? scriptableServerPath() : misbehavingServerPath(name);
+  return { command: process.execPath, args: [path] };
+}
+
+function scriptPath(file: string): string {
+  return fileURLToPath(new URL(`./${file}.mjs`, import.meta.url));
+}
