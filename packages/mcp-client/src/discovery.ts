@@ -1,0 +1,184 @@
+import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
+import type { JsonValue } from "@agent/tools";
+import { McpClientError } from "./errors.js";
+import { remoteToolNameProblem } from "./names.js";
+import { describeValue, isRecord } from "./records.js";
+
+/** A remote tool as the server declared it, validated for shape but not yet converted. */
+export interface McpToolDescriptor {
+  server: string;
+  remoteName: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown> | undefined;
+  /** The server's annotations (`readOnlyHint`, `title`, ...): unverified hints, never trusted. */
+  annotations: Record<string, JsonValue> | undefined;
+  title: string | undefined;
+}
+
+/** A tool the server listed that will not be registered, and why. */
+export interface RejectedTool {
+  remoteName: string;
+  reason: string;
+}
+
+/** The outcome of {@link listTools}. */
+export interface ToolListing {
+  tools: McpToolDescriptor[];
+  rejected: RejectedTool[];
+  pages: number;
+}
+
+/** Options of {@link listTools}. */
+export interface ListToolsOptions {
+  /** More pages than this is treated as a broken server (default 1,000). */
+  maxPages?: number;
+}
+
+/** The default cap on `tools/list` pages. */
+export const DEFAULT_MAX_PAGES = 1_000;
+
+/**
+ * Lists a server's tools, following `nextCursor` to the end. Each entry is validated: a malformed one
+ * is rejected with a visible reason while the others are kept; a repeated cursor, too many pages, or
+ * two tools with one name fail the whole listing.
+ */
+export async function listTools(
+  server: string,
+  transport: McpTransport,
+  context: McpRequestContext,
+  options: ListToolsOptions = {},
+): Promise<ToolListing> {
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const entries: unknown[] = [];
+  const seenCursors = new Set<string>();
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    if (pages >= maxPages) {
+      throw new McpClientError("invalid_tools_list", `tools/list did not end within ${maxPages} pages.`, {
+        server,
+      });
+    }
+    const response = await transport.request("tools/list", cursor === undefined ? {} : { cursor }, context);
+    pages += 1;
+    if (!response.ok) {
+      throw new McpClientError(
+        "mcp_tools_list_failed",
+        `tools/list failed (${response.error.code}): ${response.error.message}`,
+        { server },
+      );
+    }
+    const page = response.result;
+    if (!isRecord(page) || !Array.isArray(page.tools)) {
+      throw new McpClientError(
+        "invalid_tools_list",
+        `tools/list returned ${describeValue(page)} without a tools array.`,
+        {
+          server,
+        },
+      );
+    }
+    entries.push(...page.tools);
+    cursor = readCursor(page.nextCursor, server);
+    if (cursor !== undefined) {
+      if (seenCursors.has(cursor)) {
+        throw new McpClientError(
+          "invalid_tools_list",
+          `tools/list repeated the cursor ${describeValue(cursor)}.`,
+          {
+            server,
+          },
+        );
+      }
+      seenCursors.add(cursor);
+    }
+  } while (cursor !== undefined);
+  return { ...readEntries(server, entries), pages };
+}
+
+function readCursor(value: unknown, server: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") {
+    throw new McpClientError(
+      "invalid_tools_list",
+      `tools/list returned a non-string nextCursor (${describeValue(value)}).`,
+      {
+        server,
+      },
+    );
+  }
+  return value;
+}
+
+function readEntries(
+  server: string,
+  entries: unknown[],
+): { tools: McpToolDescriptor[]; rejected: RejectedTool[] } {
+  const tools: McpToolDescriptor[] = [];
+  const rejected: RejectedTool[] = [];
+  const names = new Set<string>();
+  for (const [index, entry] of entries.entries()) {
+    const read = readEntry(server, entry);
+    if ("reason" in read) {
+      rejected.push({ remoteName: read.remoteName ?? `#${index}`, reason: read.reason });
+      continue;
+    }
+    if (names.has(read.remoteName)) {
+      throw new McpClientError(
+        "duplicate_remote_tool",
+        `The server listed two tools named "${read.remoteName}".`,
+        {
+          server,
+        },
+      );
+    }
+    names.add(read.remoteName);
+    tools.push(read);
+  }
+  return { tools, rejected };
+}
+
+function readEntry(
+  server: string,
+  entry: unknown,
+): McpToolDescriptor | { remoteName?: string; reason: string } {
+  if (!isRecord(entry)) return { reason: `the entry is ${describeValue(entry)}, not an object` };
+  const { name } = entry;
+  if (typeof name !== "string") return { reason: `the tool name is ${describeValue(name)}, not a string` };
+  const nameProblem = remoteToolNameProblem(server, name);
+  if (nameProblem) return { remoteName: name, reason: `invalid_tool_name: ${nameProblem}` };
+  if (entry.description !== undefined && typeof entry.description !== "string") {
+    return {
+      remoteName: name,
+      reason: `invalid_tool_description: ${describeValue(entry.description)} is not a string`,
+    };
+  }
+  if (!isRecord(entry.inputSchema)) {
+    return {
+      remoteName: name,
+      reason: `unsupported_input_schema: inputSchema is ${describeValue(entry.inputSchema)}`,
+    };
+  }
+  if (entry.outputSchema !== undefined && !isRecord(entry.outputSchema)) {
+    return {
+      remoteName: name,
+      reason: `unsupported_output_schema: outputSchema is ${describeValue(entry.outputSchema)}`,
+    };
+  }
+  if (entry.annotations !== undefined && !isRecord(entry.annotations)) {
+    return {
+      remoteName: name,
+      reason: `invalid_annotations: ${describeValue(entry.annotations)} is not an object`,
+    };
+  }
+  return {
+    server,
+    remoteName: name,
+    description: entry.description ?? "",
+    inputSchema: entry.inputSchema,
+    outputSchema: entry.outputSchema,
+    annotations: entry.annotations as Record<string, JsonValue> | undefined,
+    title: typeof entry.title === "string" ? entry.title : undefined,
+  };
+}

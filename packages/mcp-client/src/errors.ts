@@ -1,0 +1,55 @@
+/** Codes of {@link McpClientError}: why a server could not start or stay connected. */
+export const MCP_CLIENT_ERROR_CODES = {
+  unsupportedProtocolVersion: "unsupported_protocol_version",
+  initializeFailed: "mcp_initialize_failed",
+  invalidInitializeResult: "invalid_initialize_result",
+  toolsListFailed: "mcp_tools_list_failed",
+  invalidToolsList: "invalid_tools_list",
+  duplicateRemoteTool: "duplicate_remote_tool",
+  toolNameClash: "tool_name_clash",
+  invalidServerName: "invalid_server_name",
+  connectFailed: "mcp_connect_failed",
+  connectionClosed: "mcp_connection_closed",
+  notConnected: "mcp_not_connected",
+} as const;
+
+/** A code of {@link MCP_CLIENT_ERROR_CODES}. */
+export type McpClientErrorCode = (typeof MCP_CLIENT_ERROR_CODES)[keyof typeof MCP_CLIENT_ERROR_CODES];
+
+/** Thrown when a server cannot start (handshake, discovery, registration) or the API is misused. */
+export class McpClientError extends Error {
+  override readonly name = "McpClientError";
+  readonly code: McpClientErrorCode;
+  /** The server this is about, when there is one. */
+  readonly server: string | undefined;
+
+  constructor(code: McpClientErrorCode, message: string, options: { server?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.server = options.server;
+  }
+}
+
+/** Wraps anything thrown while serving `server` as an {@link McpClientError} naming that server. */
+export function toMcpClientError(error: unknown, server: string): McpClientError {
+  if (error instanceof McpClientError) {
+    return error.server === server
+      ? error
+      : new McpClientError(error.code, error.message, { server, cause: error.cause });
+  }
+  return new McpClientError("mcp_connect_failed", error instanceof Error ? error.message : String(error), {
+    server,
+    cause: error,
+  });
+}
+
+/** The error for a lifecycle phase that ran out of time. */
+export function phaseTimeout(
+  code: McpClientErrorCode,
+  phase: string,
+  timeoutMs: number,
+  server: string,
+  cause: unknown,
+): McpClientError {
+  return new McpClientError(code, `${phase} timed out after ${timeoutMs} ms.`, { server, cause });
+}

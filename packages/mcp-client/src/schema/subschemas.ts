@@ -1,0 +1,46 @@
+import { childPointer } from "./json-pointer.js";
+
+/** A JSON Schema node as the converter handles it after checking: a JSON object. */
+export type SchemaNode = Record<string, unknown>;
+
+/**
+ * Returns a copy of `node` whose subschemas (in properties, items, additionalProperties and anyOf/oneOf
+ * branches) are replaced by `transform`'s result; boolean subschemas are passed through unchanged.
+ * Definition maps (`$defs`, `definitions`) are not subschema positions and are left as they are.
+ */
+export function mapSubschemas(
+  node: SchemaNode,
+  pointer: string,
+  transform: (subschema: SchemaNode, pointer: string) => SchemaNode,
+): SchemaNode {
+  const result: SchemaNode = { ...node };
+  const map = (value: unknown, at: string): unknown =>
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? transform(value as SchemaNode, at)
+      : value;
+  if (isObject(node.properties)) {
+    // fromEntries defines own properties, so even a key like "__proto__" stays data.
+    result.properties = Object.fromEntries(
+      Object.entries(node.properties).map(([name, subschema]) => [
+        name,
+        map(subschema, childPointer(childPointer(pointer, "properties"), name)),
+      ]),
+    );
+  }
+  for (const keyword of ["items", "additionalProperties"] as const) {
+    if (node[keyword] !== undefined) result[keyword] = map(node[keyword], childPointer(pointer, keyword));
+  }
+  for (const keyword of ["anyOf", "oneOf"] as const) {
+    const branches = node[keyword];
+    if (Array.isArray(branches)) {
+      result[keyword] = branches.map((branch, index) =>
+        map(branch, childPointer(childPointer(pointer, keyword), index)),
+      );
+    }
+  }
+  return result;
+}
+
+function isObject(value: unknown): value is SchemaNode {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,397 @@
+import type { McpCloseReason, McpRequestContext, McpResponse, McpTransport } from "@agent/mcp-transport";
+import {
+  type EventSink,
+  emitEvent,
+  type GroupChange,
+  NULL_EVENT_SINK,
+  type RegisteredTool,
+  type ToolContext,
+  type ToolFailure,
+  ToolsError,
+  toolFailure,
+} from "@agent/tools";
+import { retryWithBackoff } from "./backoff.js";
+import { closeTransportWithin } from "./close-transport.js";
+import { createCoalescingRunner } from "./coalescing-runner.js";
+import {
+  type McpServerConnectionOptions,
+  type McpServerSnapshot,
+  type McpServerState,
+  type McpServerTimeouts,
+  type ReconnectPolicy,
+  resolveReconnectPolicy,
+  resolveTimeouts,
+} from "./connection-options.js";
+import { listTools, type RejectedTool, type ToolListing } from "./discovery.js";
+import { McpClientError, phaseTimeout, toMcpClientError } from "./errors.js";
+import { DEFAULT_CLIENT_INFO, type InitializeResult, initializeServer } from "./handshake.js";
+import { instrumentTransport } from "./instrumented-transport.js";
+import { assertServerName, mcpToolName, parseMcpToolName } from "./names.js";
+import { createPhaseContext } from "./phase.js";
+import { buildServerTools } from "./server-tools.js";
+import { messageOf, since } from "./time.js";
+import { mcpToolGroup } from "./tool-mapping.js";
+
+const LIST_CHANGED = "notifications/tools/list_changed";
+
+/**
+ * One governed connection to an MCP server: handshake, discovery into the registry (as one atomic
+ * group), rediscovery on `list_changed`, calls that go through the transport with the caller's
+ * signal, reconnects, and a close that never throws. Every phase has a timeout and every step an event.
+ */
+export class McpServerConnection {
+  readonly name: string;
+  readonly group: string;
+  readonly #options: McpServerConnectionOptions;
+  readonly #events: EventSink;
+  readonly #timeouts: McpServerTimeouts;
+  readonly #reconnect: ReconnectPolicy | undefined;
+  readonly #lifetime = new AbortController();
+  #state: McpServerState = "idle";
+  #transport: McpTransport | undefined;
+  #unsubscribe: (() => void)[] = [];
+  #initialized: InitializeResult | undefined;
+  #listedOnce = false;
+  #rejected: RejectedTool[] = [];
+  #excluded: string[] = [];
+  #error: { code: string; message: string } | undefined;
+  readonly #refresher = createCoalescingRunner(() => this.#refreshAfterListChanged());
+  #reconnecting: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: McpServerConnectionOptions) {
+    assertServerName(options.name);
+    this.name = options.name;
+    this.group = mcpToolGroup(options.name);
+    this.#options = options;
+    this.#events = options.events ?? NULL_EVENT_SINK;
+    this.#timeouts = resolveTimeouts(options.timeouts);
+    this.#reconnect = resolveReconnectPolicy(options.reconnect);
+  }
+
+  /** The current lifecycle state. */
+  get state(): McpServerState {
+    return this.#state;
+  }
+
+  /** Why the server failed or went away, if it did. */
+  get error(): { code: string; message: string } | undefined {
+    return this.#error;
+  }
+
+  /** The negotiated protocol version, once initialized. */
+  get protocolVersion(): string | undefined {
+    return this.#initialized?.protocolVersion;
+  }
+
+  /** Connects, performs the handshake and registers the server's tools; throws {@link McpClientError} on failure, leaving the registry as it was. */
+  async start(signal?: AbortSignal): Promise<void> {
+    if (this.#state !== "idle") {
+      throw new McpClientError(
+        "mcp_connect_failed",
+        `Server "${this.name}" was already started (${this.#state}).`,
+        {
+          server: this.name,
+        },
+      );
+    }
+    await this.#connectOrFail(signal);
+  }
+
+  /** Lists the tools again and replaces the server's group atomically; returns what changed. */
+  async refreshTools(signal?: AbortSignal): Promise<GroupChange> {
+    if (this.#state !== "ready" || !this.#transport) {
+      const message = `Server "${this.name}" is not connected (${this.#state}).`;
+      throw new McpClientError("mcp_not_connected", message, { server: this.name });
+    }
+    return this.#discoverAndRegister(this.#transport, signal);
+  }
+
+  /** Resolves once no rediscovery triggered by `list_changed` is running or queued. */
+  async toolsSettled(): Promise<void> {
+    await this.#refresher.settled();
+    while (this.#reconnecting) await this.#reconnecting;
+    await this.#refresher.settled();
+  }
+
+  /** Reconnects now: a new transport, handshake and discovery; a changed definition replaces the old one. */
+  async reconnect(signal?: AbortSignal): Promise<void> {
+    if (this.#isClosed()) {
+      throw new McpClientError("mcp_not_connected", `Server "${this.name}" is closed.`, {
+        server: this.name,
+      });
+    }
+    await this.#closeTransport();
+    await this.#connectOrFail(signal);
+  }
+
+  /** A summary for listings (`agent mcp list`). */
+  snapshot(): McpServerSnapshot {
+    return {
+      name: this.name,
+      state: this.#state,
+      protocolVersion: this.protocolVersion,
+      serverInfo: this.#initialized?.serverInfo,
+      error: this.#error,
+      tools: this.#options.registry.listGroup(this.group).map((tool) => ({
+        name: tool.name,
+        remoteName: parseMcpToolName(tool.name)?.remoteName ?? tool.name,
+        effect: tool.effect,
+        description: tool.description,
+      })),
+      rejected: [...this.#rejected],
+      excluded: [...this.#excluded],
+    };
+  }
+
+  /** Closes the connection within `closeMs`, removing the server's tools. Idempotent; never throws (a failure is an `mcp_close_failed` event). */
+  close(): Promise<void> {
+    this.#closing ??= this.#closeOnce();
+    return this.#closing;
+  }
+
+  async #closeOnce(): Promise<void> {
+    this.#state = "closed";
+    this.#lifetime.abort();
+    this.#options.registry.removeGroup(this.group);
+    await this.#closeTransport();
+  }
+
+  async #connectOrFail(signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await this.#establish(signal);
+    } catch (error) {
+      const failure = this.#toClientError(error);
+      await this.#fail(failure);
+      throw failure;
+    }
+  }
+
+  /** Opens a transport, handshakes and registers; on success the connection is ready. */
+  async #establish(signal: AbortSignal | undefined): Promise<void> {
+    this.#state = "connecting";
+    const transport = await this.#open();
+    this.#initialized = await this.#handshake(transport, signal);
+    await this.#discoverAndRegister(transport, signal);
+    this.#state = "ready";
+    this.#error = undefined;
+  }
+
+  async #open(): Promise<McpTransport> {
+    let transport: McpTransport;
+    try {
+      transport = await this.#options.connect();
+    } catch (cause) {
+      throw new McpClientError(
+        "mcp_connect_failed",
+        `Could not start server "${this.name}": ${messageOf(cause)}`,
+        {
+          server: this.name,
+          cause,
+        },
+      );
+    }
+    this.#transport = transport;
+    this.#unsubscribe = [
+      transport.onNotification((notification) => {
+        if (notification.method === LIST_CHANGED && this.#state === "ready") this.#refresher.request();
+      }),
+      transport.onClose((reason) => this.#onTransportClosed(transport, reason)),
+    ];
+    return transport;
+  }
+
+  async #handshake(transport: McpTransport, signal: AbortSignal | undefined): Promise<InitializeResult> {
+    const started = performance.now();
+    const phase = createPhaseContext(signal, this.#timeouts.initializeMs);
+    try {
+      const result = await initializeServer(
+        this.#instrument(transport),
+        phase.context,
+        this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      );
+      emitEvent(this.#events, {
+        type: "mcp_initialized",
+        server: this.name,
+        protocolVersion: result.protocolVersion,
+        durationMs: since(started),
+        ...(result.serverInfo ? { serverName: result.serverInfo.name } : {}),
+      });
+      return result;
+    } catch (error) {
+      const failure = phase.timedOut()
+        ? phaseTimeout("mcp_initialize_failed", "initialize", this.#timeouts.initializeMs, this.name, error)
+        : this.#toClientError(error);
+      emitEvent(this.#events, {
+        type: "mcp_initialize_failed",
+        server: this.name,
+        code: failure.code,
+        message: failure.message,
+        durationMs: since(started),
+      });
+      throw failure;
+    }
+  }
+
+  async #discoverAndRegister(transport: McpTransport, signal: AbortSignal | undefined): Promise<GroupChange> {
+    const started = performance.now();
+    const phase = createPhaseContext(signal, this.#timeouts.listToolsMs);
+    let listing: ToolListing;
+    try {
+      listing = await listTools(this.name, this.#instrument(transport), phase.context, {
+        ...(this.#options.maxPages === undefined ? {} : { maxPages: this.#options.maxPages }),
+      });
+    } catch (error) {
+      if (!phase.timedOut()) throw error;
+      throw phaseTimeout("mcp_tools_list_failed", "tools/list", this.#timeouts.listToolsMs, this.name, error);
+    }
+    const { tools, rejected, excluded } = buildServerTools(
+      listing,
+      this.#options.includeTool ?? (() => true),
+      (remoteName, args, context) => this.#callTool(remoteName, args, context),
+    );
+    const change = this.#register(tools);
+    this.#rejected = rejected;
+    this.#excluded = excluded;
+    for (const { remoteName, reason } of rejected) {
+      emitEvent(this.#events, { type: "mcp_tool_rejected", server: this.name, remoteName, reason });
+    }
+    emitEvent(this.#events, {
+      type: "mcp_tools_listed",
+      server: this.name,
+      count: tools.length,
+      rejected: rejected.length,
+      pages: listing.pages,
+      durationMs: since(started),
+    });
+    return change;
+  }
+
+  #register(tools: RegisteredTool[]): GroupChange {
+    let change: GroupChange;
+    try {
+      change = this.#options.registry.replaceGroup(this.group, tools);
+    } catch (error) {
+      if (error instanceof ToolsError && error.code === "duplicate_tool") {
+        throw new McpClientError(
+          "tool_name_clash",
+          `Server "${this.name}" cannot register its tools: ${error.message}`,
+          { server: this.name, cause: error },
+        );
+      }
+      throw error;
+    }
+    const { added, removed, changed } = change;
+    const wasListed = this.#listedOnce;
+    this.#listedOnce = true;
+    if (wasListed && added.length + removed.length + changed.length > 0) {
+      emitEvent(this.#events, { type: "mcp_tools_changed", server: this.name, added, removed, changed });
+    }
+    return change;
+  }
+
+  async #refreshAfterListChanged(): Promise<void> {
+    const transport = this.#transport;
+    if (this.#state !== "ready" || !transport) return;
+    try {
+      await this.#discoverAndRegister(transport, this.#lifetime.signal);
+    } catch (error) {
+      // A tool list that cannot be read again cannot be trusted: fail closed.
+      if (this.#state === "ready") await this.#fail(this.#toClientError(error));
+    }
+  }
+
+  async #callTool(
+    remoteName: string,
+    args: unknown,
+    context: ToolContext,
+  ): Promise<McpResponse | ToolFailure> {
+    const transport = this.#transport;
+    if (this.#state !== "ready" || !transport) {
+      return toolFailure("mcp_unavailable", `Server "${this.name}" is not connected (${this.#state}).`);
+    }
+    const requestContext: McpRequestContext = {
+      signal: context.signal,
+      onProgress: (progress) => context.reportProgress(progress),
+      ...(this.#timeouts.callMs === undefined ? {} : { timeoutMs: this.#timeouts.callMs }),
+    };
+    return this.#instrument(transport, {
+      callId: context.callId,
+      toolName: mcpToolName(this.name, remoteName),
+    }).request("tools/call", { name: remoteName, arguments: args }, requestContext);
+  }
+
+  #instrument(transport: McpTransport, call?: { callId: string; toolName: string }): McpTransport {
+    return instrumentTransport(transport, this.#events, this.name, call);
+  }
+
+  #onTransportClosed(transport: McpTransport, reason: McpCloseReason): void {
+    // While connecting, the pending handshake or listing fails by itself and reports why.
+    if (transport !== this.#transport || reason.kind === "client" || this.#state !== "ready") return;
+    this.#state = "disconnected";
+    this.#error = { code: "mcp_connection_closed", message: reason.message };
+    emitEvent(this.#events, {
+      type: "mcp_server_exited",
+      server: this.name,
+      reason: reason.kind,
+      message: reason.message,
+    });
+    if (this.#reconnect && !this.#reconnecting) {
+      this.#reconnecting = this.#reconnectWithBackoff(this.#reconnect).finally(() => {
+        this.#reconnecting = undefined;
+      });
+    }
+  }
+
+  async #reconnectWithBackoff(policy: ReconnectPolicy): Promise<void> {
+    const back = await retryWithBackoff(policy, () => this.#establish(this.#lifetime.signal), {
+      signal: this.#lifetime.signal,
+      beforeAttempt: (attempt, delayMs) =>
+        emitEvent(this.#events, { type: "mcp_reconnecting", server: this.name, attempt, delayMs }),
+      onFailure: async (error) => {
+        const { code, message } = this.#toClientError(error);
+        this.#error = { code, message };
+        this.#state = "disconnected";
+        await this.#closeTransport();
+      },
+    });
+    if (!back && !this.#isClosed()) {
+      const message = `Server "${this.name}" did not come back after ${policy.maxAttempts} attempts.`;
+      await this.#fail(new McpClientError("mcp_connection_closed", message, { server: this.name }));
+    }
+  }
+
+  async #fail(error: McpClientError): Promise<void> {
+    if (this.#state === "closed") return;
+    this.#state = "failed";
+    this.#error = { code: error.code, message: error.message };
+    this.#options.registry.removeGroup(this.group);
+    emitEvent(this.#events, {
+      type: "mcp_server_failed",
+      server: this.name,
+      code: error.code,
+      message: error.message,
+    });
+    await this.#closeTransport();
+  }
+
+  async #closeTransport(): Promise<void> {
+    const transport = this.#transport;
+    this.#detach();
+    if (transport) await closeTransportWithin(transport, this.#timeouts.closeMs, this.#events, this.name);
+  }
+
+  #isClosed(): boolean {
+    return this.#state === "closed";
+  }
+
+  #detach(): void {
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    this.#unsubscribe = [];
+    this.#transport = undefined;
+  }
+
+  #toClientError(error: unknown): McpClientError {
+    return toMcpClientError(error, this.name);
+  }
+}

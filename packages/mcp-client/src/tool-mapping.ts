@@ -1,0 +1,137 @@
+import { MCP_ERROR_CODES, type McpResponse } from "@agent/mcp-transport";
+import {
+  defineTool,
+  type JsonValue,
+  type RegisteredTool,
+  type ToolContext,
+  type ToolFailure,
+  toolFailure,
+} from "@agent/tools";
+import type { ZodType } from "zod";
+import type { McpToolDescriptor } from "./discovery.js";
+import { mcpToolName } from "./names.js";
+import { describeValue, isRecord } from "./records.js";
+import { convertInputSchema, convertOutputSchema } from "./schema/index.js";
+
+/** Sends one `tools/call` for a mapped tool; the connection supplies it. */
+export type RemoteToolCaller = (
+  remoteName: string,
+  args: unknown,
+  context: ToolContext,
+) => Promise<McpResponse | ToolFailure>;
+
+/** The registry group of one server's tools. */
+export function mcpToolGroup(server: string): string {
+  return `mcp:${server}`;
+}
+
+/** What a successful remote call returns to the model. */
+export interface McpToolOutput {
+  /** Content blocks as the server sent them (text, image, audio, resource_link, resource, ...). */
+  content: unknown[];
+  /** Present when the server sent it; validated when the tool declares an output schema. */
+  structuredContent?: unknown;
+}
+
+/**
+ * Maps a remote tool to a local `external` tool in its server's group, or says why it cannot be:
+ * its input schema converts to one zod schema that both validates and describes the parameters.
+ * Annotations are kept only as unverified hints; they never change the effect.
+ */
+export function toLocalTool(
+  descriptor: McpToolDescriptor,
+  callRemote: RemoteToolCaller,
+): { ok: true; tool: RegisteredTool } | { ok: false; reason: string } {
+  const input = convertInputSchema(descriptor.inputSchema);
+  if (!input.ok) return { ok: false, reason: `${input.code}: ${input.reason}` };
+  let output: ZodType | undefined;
+  if (descriptor.outputSchema !== undefined) {
+    const converted = convertOutputSchema(descriptor.outputSchema);
+    if (!converted.ok) return { ok: false, reason: `${converted.code}: ${converted.reason}` };
+    output = converted.schema;
+  }
+  const hints = hintsOf(descriptor);
+  const tool = defineTool({
+    name: mcpToolName(descriptor.server, descriptor.remoteName),
+    description: descriptor.description,
+    schema: input.schema,
+    effect: "external",
+    group: mcpToolGroup(descriptor.server),
+    ...(hints ? { annotations: hints } : {}),
+    identity: {
+      server: descriptor.server,
+      remoteName: descriptor.remoteName,
+      inputSchema: descriptor.inputSchema as JsonValue,
+      outputSchema: (descriptor.outputSchema ?? null) as JsonValue,
+    },
+    execute: async (args, context) =>
+      mapCallResult(await callRemote(descriptor.remoteName, args, context), output),
+  });
+  return { ok: true, tool: tool as RegisteredTool };
+}
+
+function hintsOf(descriptor: McpToolDescriptor): Record<string, JsonValue> | undefined {
+  const hints: Record<string, JsonValue> = { ...descriptor.annotations };
+  if (descriptor.title !== undefined) hints.title = descriptor.title;
+  return Object.keys(hints).length > 0 ? hints : undefined;
+}
+
+/**
+ * Turns a `tools/call` response into the tool's output or a failure: transport errors keep their
+ * code (`cancelled` and `timeout` keep their meaning), `isError` keeps the server's content, and
+ * `structuredContent` must satisfy the declared output schema.
+ */
+export function mapCallResult(
+  response: McpResponse | ToolFailure,
+  outputSchema?: ZodType,
+): McpToolOutput | ToolFailure {
+  if (!("ok" in response)) return response;
+  if (!response.ok) {
+    const { code, message } = response.error;
+    if (code === MCP_ERROR_CODES.cancelled)
+      return toolFailure("cancelled", `The server call was cancelled: ${message}`);
+    if (code === MCP_ERROR_CODES.timeout)
+      return toolFailure("timeout", `The server did not answer in time: ${message}`);
+    return toolFailure("mcp_error", `The server call failed (${code}): ${message}`, { code });
+  }
+  const result = response.result;
+  if (!isRecord(result) || !Array.isArray(result.content)) {
+    return invalidResult(`tools/call returned ${describeValue(result)} without a content array`);
+  }
+  const badBlock = result.content.findIndex((block) => !isRecord(block) || typeof block.type !== "string");
+  if (badBlock !== -1) return invalidResult(`content block ${badBlock} has no string type`);
+  const content = result.content;
+  if (result.isError === true) {
+    return toolFailure("mcp_tool_error", `The tool reported an error: ${firstText(content)}`, { content });
+  }
+  const output: McpToolOutput = { content };
+  if (result.structuredContent !== undefined) output.structuredContent = result.structuredContent;
+  if (outputSchema) {
+    const checked = outputSchema.safeParse(result.structuredContent);
+    if (!checked.success) {
+      return invalidResult("structuredContent does not match the tool's output schema", {
+        issues: checked.error.issues.map((issue) => ({
+          path: issue.path.map(String),
+          message: issue.message,
+        })),
+      });
+    }
+  }
+  return output;
+}
+
+function invalidResult(message: string, data?: unknown): ToolFailure {
+  return toolFailure("mcp_error", `The server's answer is invalid: ${message}.`, {
+    code: MCP_ERROR_CODES.internalError,
+    ...(data === undefined ? {} : { data }),
+  });
+}
+
+function firstText(content: unknown[]): string {
+  const text = content.find(
+    (block) => isRecord(block) && block.type === "text" && typeof block.text === "string",
+  );
+  if (!text) return "(no text)";
+  const value = (text as { text: string }).text;
+  return value.length > 500 ? `${value.slice(0, 500)}…` : value;
+}
