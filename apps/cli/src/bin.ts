@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+import { runCli } from "./cli.js";
+import { EXIT_CODES } from "./exit-codes.js";
+import { processIo } from "./terminal/io.js";
+
+const interrupt = new AbortController();
+let interrupts = 0;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    interrupts += 1;
+    // A second Ctrl-C means "now": the first one is still cancelling and closing servers.
+    if (interrupts > 1) process.exit(EXIT_CODES.interrupted);
+    interrupt.abort();
+  });
+}
+
+const code = await runCli(process.argv.slice(2), processIo(), interrupt.signal);
+process.exitCode = code;
+// Everything was closed; if a stray handle still keeps the loop alive, do not hang the shell.
+setTimeout(() => process.exit(code), 2_000).unref();

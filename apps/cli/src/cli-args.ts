@@ -1,0 +1,135 @@
+import { parseArgs } from "node:util";
+import { usageError } from "./exit-codes.js";
+
+/** The commands, as typed. */
+export type CommandName =
+  | "mcp list"
+  | "call"
+  | "approvals list"
+  | "approvals approve"
+  | "approvals deny"
+  | "resume"
+  | "audit"
+  | "tools"
+  | "help";
+
+/** A parsed command line. */
+export interface CliArgs {
+  command: CommandName;
+  /** Positional arguments after the command words (a tool name, an id). */
+  operands: string[];
+  config: string | undefined;
+  stateDir: string | undefined;
+  json: boolean;
+  input: string | undefined;
+  format: "openai" | "anthropic" | "json";
+  follow: boolean;
+}
+
+/** The usage text. */
+export const USAGE = `Usage: agent [--config FILE] [--state-dir DIR] <command>
+
+Commands:
+  mcp list [--json]                        connect every configured server; list tools, effects, policy
+  call <tool> [--input JSON] [--json]      call one tool through the gate (policy, approvals, audit)
+  approvals list [--json]                  requests waiting for a decision, and past ones
+  approvals approve <id>                   grant one request (used once, for that exact action)
+  approvals deny <id>                      deny one request
+  resume <runId> [--json]                  re-check a held call and run it if its approval applies
+  audit [--json] [--follow]                the audit trail
+  tools [--format openai|anthropic|json]   tool definitions as model APIs take them
+
+Options:
+  --config FILE     configuration (else $AGENT_CONFIG, else ./agent.config.json)
+  --state-dir DIR   approvals, runs and audit trail (else $AGENT_STATE_DIR, else ./.agent)
+
+Exit codes: 0 ok, 1 failed call, 2 usage or configuration error, 3 waiting for approval, 130 interrupted.`;
+
+const OPTIONS = {
+  config: { type: "string" },
+  "state-dir": { type: "string" },
+  json: { type: "boolean" },
+  input: { type: "string" },
+  format: { type: "string" },
+  follow: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** Which options each command takes besides the global ones. */
+const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
+  "mcp list": ["json"],
+  call: ["json", "input"],
+  "approvals list": ["json"],
+  "approvals approve": [],
+  "approvals deny": [],
+  resume: ["json"],
+  audit: ["json", "follow"],
+  tools: ["format"],
+  help: [],
+};
+
+const OPERANDS: Record<CommandName, string[]> = {
+  "mcp list": [],
+  call: ["<tool>"],
+  "approvals list": [],
+  "approvals approve": ["<id>"],
+  "approvals deny": ["<id>"],
+  resume: ["<runId>"],
+  audit: [],
+  tools: [],
+  help: [],
+};
+
+/** Parses argv (without node and the script); throws a usage error (exit 2) on anything unexpected. */
+export function parseCliArgs(argv: string[]): CliArgs {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw usageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  const [command, operands] =
+    values.help || positionals.length === 0 ? ["help" as const, []] : readCommand(positionals);
+  for (const option of ["json", "input", "format", "follow"] as const) {
+    if (values[option] !== undefined && !COMMAND_OPTIONS[command].includes(option)) {
+      throw usageError(`"agent ${command}" does not take --${option}.`);
+    }
+  }
+  const expected = OPERANDS[command];
+  if (operands.length !== expected.length) {
+    throw usageError(
+      `"agent ${command}" takes ${expected.length ? expected.join(" ") : "no arguments"}, got ${operands.length}.`,
+    );
+  }
+  const format = values.format ?? "json";
+  if (format !== "openai" && format !== "anthropic" && format !== "json") {
+    throw usageError(`--format must be openai, anthropic or json, got ${JSON.stringify(format)}.`);
+  }
+  return {
+    command,
+    operands,
+    config: values.config,
+    stateDir: values["state-dir"],
+    json: values.json ?? false,
+    input: values.input,
+    format,
+    follow: values.follow ?? false,
+  };
+}
+
+function readCommand(positionals: string[]): [CommandName, string[]] {
+  const [first = "", second = "", ...rest] = positionals;
+  if (first === "mcp" || first === "approvals") {
+    const command = `${first} ${second}` as CommandName;
+    if (!(command in COMMAND_OPTIONS)) {
+      const choices = first === "mcp" ? "list" : "list, approve or deny";
+      throw usageError(`Unknown command "agent ${first} ${second}": expected ${first} ${choices}.`);
+    }
+    return [command, rest];
+  }
+  if (first === "call" || first === "resume" || first === "audit" || first === "tools" || first === "help") {
+    return [first, positionals.slice(1)];
+  }
+  throw usageError(`Unknown command "${first}".`);
+}

@@ -1,0 +1,103 @@
+import { PolicyError } from "@agent/policy";
+import { type CliArgs, parseCliArgs, USAGE } from "./cli-args.js";
+import { approvalsDecideCommand, approvalsListCommand } from "./commands/approvals.js";
+import { auditCommand } from "./commands/audit.js";
+import { callCommand } from "./commands/call.js";
+import { mcpListCommand } from "./commands/mcp-list.js";
+import { resumeCommand } from "./commands/resume.js";
+import { toolsCommand } from "./commands/tools.js";
+import { ConfigError } from "./config/index.js";
+import { CliExit, EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { openRuntime, openStateRuntime, type Runtime, type StateRuntime } from "./runtime/runtime.js";
+import { StateError } from "./state/index.js";
+import { type CliIo, writeLine } from "./terminal/io.js";
+
+/**
+ * Runs one `agent` command line and returns its exit code; `signal` is the user's Ctrl-C. Servers
+ * and state are always closed before it returns, whatever happened.
+ */
+export async function runCli(argv: string[], io: CliIo, signal: AbortSignal): Promise<ExitCode> {
+  try {
+    const args = parseCliArgs(argv);
+    if (args.command === "help") {
+      writeLine(io.stdout, USAGE);
+      return EXIT_CODES.ok;
+    }
+    const code = await dispatch(args, io, signal);
+    return signal.aborted ? EXIT_CODES.interrupted : code;
+  } catch (error) {
+    if (signal.aborted) return EXIT_CODES.interrupted;
+    const { exitCode, message } = describeFailure(error);
+    writeLine(io.stderr, `agent: ${message}`);
+    return exitCode;
+  }
+}
+
+async function dispatch(args: CliArgs, io: CliIo, signal: AbortSignal): Promise<ExitCode> {
+  switch (args.command) {
+    case "approvals list":
+      return withState(args, io, (runtime) => approvalsListCommand(runtime, io, args));
+    case "approvals approve":
+    case "approvals deny": {
+      const decision = args.command === "approvals approve" ? "approve" : "deny";
+      return withState(args, io, (runtime) =>
+        approvalsDecideCommand(runtime, io, { id: operand(args), decision }),
+      );
+    }
+    case "audit":
+      return withState(args, io, (runtime) => auditCommand(runtime.auditPath, io, args, signal));
+    case "mcp list":
+      return withRuntime(args, io, (runtime) => mcpListCommand(runtime, io, args, signal));
+    case "tools":
+      return withRuntime(args, io, (runtime) => toolsCommand(runtime, io, args, signal));
+    case "call":
+      return withRuntime(args, io, (runtime) =>
+        callCommand(runtime, io, { toolName: operand(args), input: args.input, json: args.json }, signal),
+      );
+    case "resume":
+      return withRuntime(args, io, (runtime) =>
+        resumeCommand(runtime, io, { runId: operand(args), json: args.json }, signal),
+      );
+    case "help":
+      return EXIT_CODES.ok;
+  }
+}
+
+async function withState<T>(
+  args: CliArgs,
+  io: CliIo,
+  run: (runtime: StateRuntime) => Promise<T>,
+): Promise<T> {
+  const runtime = openStateRuntime(args, io);
+  try {
+    return await run(runtime);
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function withRuntime<T>(args: CliArgs, io: CliIo, run: (runtime: Runtime) => Promise<T>): Promise<T> {
+  const runtime = openRuntime(args, io);
+  try {
+    return await run(runtime);
+  } finally {
+    await runtime.close();
+  }
+}
+
+function operand(args: CliArgs): string {
+  return args.operands[0] ?? "";
+}
+
+function describeFailure(error: unknown): { exitCode: ExitCode; message: string } {
+  if (error instanceof CliExit) return { exitCode: error.exitCode, message: error.message };
+  if (error instanceof ConfigError || error instanceof StateError) {
+    return { exitCode: EXIT_CODES.usage, message: `${error.message} [${error.code}]` };
+  }
+  if (error instanceof PolicyError)
+    return { exitCode: EXIT_CODES.usage, message: `${error.message} [${error.code}]` };
+  return {
+    exitCode: EXIT_CODES.failed,
+    message: `unexpected error: ${error instanceof Error ? error.message : String(error)}`,
+  };
+}

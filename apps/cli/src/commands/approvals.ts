@@ -1,0 +1,62 @@
+import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest } from "@agent/policy";
+import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
+import type { StateRuntime } from "../runtime/runtime.js";
+import { type CliIo, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import { formatTable, truncate } from "../terminal/table.js";
+
+/** `agent approvals list`: pending requests first, then decided ones. */
+export async function approvalsListCommand(
+  runtime: StateRuntime,
+  io: CliIo,
+  options: { json: boolean },
+): Promise<ExitCode> {
+  const records = await runtime.state.approvals.listApprovals();
+  const ordered = [...records.filter(isPending), ...records.filter((record) => !isPending(record))];
+  if (options.json) {
+    writeJson(io, { approvals: ordered });
+    return EXIT_CODES.ok;
+  }
+  if (ordered.length === 0) {
+    writeLine(io.stdout, "No approval requests.");
+    return EXIT_CODES.ok;
+  }
+  const style = styleFor(io.stdout, io.env);
+  const rows = ordered.map((record) => [
+    record.id,
+    isPending(record) ? style.yellow(record.status) : record.status,
+    record.runId,
+    safeText(record.toolName),
+    record.createdAt,
+    safeText(truncate(record.summary, 70)),
+  ]);
+  for (const line of formatTable([
+    ["ID", "STATUS", "RUN", "TOOL", "CREATED", "SUMMARY"].map(style.dim),
+    ...rows,
+  ])) {
+    writeLine(io.stdout, line);
+  }
+  return EXIT_CODES.ok;
+}
+
+/** `agent approvals approve <id>` / `deny <id>`: decides one pending request and records the decision in the audit trail. */
+export async function approvalsDecideCommand(
+  runtime: StateRuntime,
+  io: CliIo,
+  options: { id: string; decision: "approve" | "deny" },
+): Promise<ExitCode> {
+  const decide = options.decision === "approve" ? grantApprovalRequest : denyApprovalRequest;
+  const record = await decide(runtime.state.approvals, options.id, runtime.events);
+  if (options.decision === "approve") {
+    writeLine(
+      io.stdout,
+      `Approved ${record.id} once for run ${record.runId}. Run it with: agent resume ${record.runId}`,
+    );
+  } else {
+    writeLine(io.stdout, `Denied ${record.id}; resuming run ${record.runId} will report policy_denied.`);
+  }
+  return EXIT_CODES.ok;
+}
+
+function isPending(record: ApprovalRecord): boolean {
+  return record.status === "pending";
+}

@@ -1,0 +1,62 @@
+import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
+import { type AuditEntry, type AuditRecord, followAuditLog, readAuditLog } from "../state/index.js";
+import { type CliIo, safeText, styleFor, writeLine } from "../terminal/io.js";
+
+/** Fields shown after the type in the human view, in this order, when present. */
+const KEY_FIELDS = [
+  "server",
+  "toolName",
+  "method",
+  "decision",
+  "via",
+  "reason",
+  "code",
+  "requestId",
+  "runId",
+  "durationMs",
+];
+
+/** `agent audit [--json] [--follow]`: prints the audit trail, one event per line; `--follow` keeps tailing it. */
+export async function auditCommand(
+  auditPath: string,
+  io: CliIo,
+  options: { json: boolean; follow: boolean },
+  signal: AbortSignal,
+): Promise<ExitCode> {
+  const entries = options.follow
+    ? followAuditLog(auditPath, { signal, fromStart: true })
+    : readAuditLog(auditPath);
+  const print = options.json
+    ? (record: AuditRecord) => io.stdout.write(`${JSON.stringify(record)}\n`)
+    : printHuman(io);
+  for await (const entry of entries) {
+    if (entry.type === "record") print(entry.record);
+    else reportCorrupt(io, entry);
+  }
+  return signal.aborted ? EXIT_CODES.interrupted : EXIT_CODES.ok;
+}
+
+function printHuman(io: CliIo): (record: AuditRecord) => void {
+  const style = styleFor(io.stdout, io.env);
+  return (record) => {
+    const details = KEY_FIELDS.filter((key) => record[key] !== undefined).map(
+      (key) => `${key}=${formatValue(record[key])}`,
+    );
+    const at = typeof record.at === "string" ? record.at : "?";
+    writeLine(
+      io.stdout,
+      `${style.dim(safeText(at))}  ${safeText(record.type)}  ${safeText(details.join(" "))}`,
+    );
+  };
+}
+
+function reportCorrupt(io: CliIo, entry: Extract<AuditEntry, { type: "corrupt" }>): void {
+  writeLine(
+    io.stderr,
+    `warning: audit line ${entry.line} is not an event (${safeText(entry.reason)}); it is kept in the file.`,
+  );
+}
+
+function formatValue(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}

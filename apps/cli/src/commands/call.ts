@@ -1,0 +1,32 @@
+import type { JsonValue } from "@agent/tools";
+import { type ExitCode, usageError } from "../exit-codes.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { CliIo } from "../terminal/io.js";
+import { runGovernedCall } from "./governed-call.js";
+
+/** `agent call <tool> [--input JSON]`: starts a run holding one call and runs it through the gate. */
+export async function callCommand(
+  runtime: Runtime,
+  io: CliIo,
+  options: { toolName: string; input: string | undefined; json: boolean },
+  signal: AbortSignal,
+): Promise<ExitCode> {
+  const input = parseInput(options.input);
+  // The workspace root is the call's cwd: approvals bind to it, and resume replays it.
+  const run = runtime.state.createRun({
+    toolName: options.toolName,
+    input,
+    cwd: runtime.config.workspaceRoot,
+  });
+  const call = { runId: run.id, callId: run.callId, toolName: run.toolName, input, cwd: run.cwd };
+  return runGovernedCall(runtime, io, call, { json: options.json, signal });
+}
+
+function parseInput(text: string | undefined): JsonValue {
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    throw usageError(`--input is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

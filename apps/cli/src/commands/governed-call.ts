@@ -1,0 +1,84 @@
+import { parseMcpToolName } from "@agent/mcp-client";
+import { denyApprovalRequest, grantApprovalRequest } from "@agent/policy";
+import { executeToolCall, type JsonValue, type ToolCallOutcome } from "@agent/tools";
+import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { RunStatus } from "../state/index.js";
+import { promptForApproval } from "../terminal/approval-prompt.js";
+import { type CliIo, isInteractive } from "../terminal/io.js";
+import { renderOutcome, renderProgress } from "../terminal/render-outcome.js";
+
+/** One call of a run, as recorded: replaying it exactly is what binds it to its approval. */
+export interface RunCall {
+  runId: string;
+  callId: string;
+  toolName: string;
+  input: JsonValue;
+  cwd: string;
+}
+
+/**
+ * Runs a call through the one gate and records the run: connects only the server that owns the
+ * tool, executes, and on a terminal asks to approve a held call (then re-checks it, consuming the
+ * fresh grant once). Prints the outcome and returns the exit code.
+ */
+export async function runGovernedCall(
+  runtime: Runtime,
+  io: CliIo,
+  call: RunCall,
+  options: { json: boolean; signal: AbortSignal },
+): Promise<ExitCode> {
+  const server = parseMcpToolName(call.toolName)?.server;
+  if (server) await runtime.connect([server], options.signal);
+
+  let outcome = await execute(runtime, io, call, options.signal);
+  if (outcome.type === "waiting" && !options.json && isInteractive(io) && !options.signal.aborted) {
+    const request = await runtime.state.approvals.getApproval(outcome.requestId);
+    if (request) {
+      const answer = await promptForApproval(io, request, call.input, options.signal);
+      if (answer === "approve")
+        await grantApprovalRequest(runtime.state.approvals, request.id, runtime.events);
+      else await denyApprovalRequest(runtime.state.approvals, request.id, runtime.events);
+      outcome = await execute(runtime, io, call, options.signal);
+    }
+  }
+
+  runtime.state.updateRun(call.runId, {
+    status: statusOf(outcome),
+    ...(outcome.type === "waiting"
+      ? { requestId: outcome.requestId }
+      : { outcome: outcome as unknown as JsonValue }),
+    ...fingerprintOf(runtime, call.toolName),
+  });
+  renderOutcome(io, call.runId, outcome, options.json);
+  if (options.signal.aborted) return EXIT_CODES.interrupted;
+  if (outcome.type === "waiting") return EXIT_CODES.waiting;
+  return outcome.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
+}
+
+function execute(runtime: Runtime, io: CliIo, call: RunCall, signal: AbortSignal): Promise<ToolCallOutcome> {
+  return executeToolCall(
+    { name: call.toolName, input: call.input, callId: call.callId },
+    {
+      registry: runtime.registry,
+      gate: runtime.gate,
+      runId: call.runId,
+      cwd: call.cwd,
+      timeoutMs: runtime.config.toolTimeoutMs,
+      signal,
+      events: runtime.events,
+      onProgress: (progress) => renderProgress(io, progress),
+    },
+  );
+}
+
+function statusOf(outcome: ToolCallOutcome): RunStatus {
+  if (outcome.type === "waiting") return "waiting";
+  if (outcome.ok) return "completed";
+  return outcome.error === "cancelled" ? "cancelled" : "failed";
+}
+
+function fingerprintOf(runtime: Runtime, toolName: string): { toolFingerprint?: string } {
+  const fingerprint = runtime.registry.get(toolName)?.fingerprint;
+  return fingerprint === undefined ? {} : { toolFingerprint: fingerprint };
+}

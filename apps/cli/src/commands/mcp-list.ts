@@ -1,0 +1,78 @@
+import type { McpServerSnapshot } from "@agent/mcp-client";
+import { resolvePolicyDecision } from "@agent/policy";
+import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { type CliIo, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import { formatTable, truncate } from "../terminal/table.js";
+
+/** `agent mcp list`: connects every enabled server and lists its tools, their effect and the policy's decision. */
+export async function mcpListCommand(
+  runtime: Runtime,
+  io: CliIo,
+  options: { json: boolean },
+  signal: AbortSignal,
+): Promise<ExitCode> {
+  await runtime.connect(undefined, signal);
+  const snapshots = runtime.connections.map((connection) => connection.snapshot());
+  if (options.json) writeJson(io, { servers: snapshots.map(toJson) });
+  else printServers(runtime, io, snapshots);
+  return snapshots.every((snapshot) => snapshot.state === "ready") ? EXIT_CODES.ok : EXIT_CODES.failed;
+}
+
+function toJson(snapshot: McpServerSnapshot) {
+  return {
+    name: snapshot.name,
+    status: snapshot.state === "ready" ? "ready" : "failed",
+    protocolVersion: snapshot.protocolVersion ?? null,
+    error:
+      snapshot.state === "ready"
+        ? null
+        : (snapshot.error ?? { code: snapshot.state, message: `server is ${snapshot.state}` }),
+    tools: snapshot.tools.map(({ name, remoteName, effect, description }) => ({
+      name,
+      remoteName,
+      effect,
+      description,
+    })),
+    rejected: snapshot.rejected,
+  };
+}
+
+function printServers(runtime: Runtime, io: CliIo, snapshots: McpServerSnapshot[]): void {
+  const style = styleFor(io.stdout, io.env);
+  if (snapshots.length === 0) writeLine(io.stdout, "No MCP servers are configured.");
+  for (const snapshot of snapshots) {
+    const name = style.bold(safeText(snapshot.name));
+    if (snapshot.state !== "ready") {
+      const error = snapshot.error ? `${snapshot.error.code}: ${snapshot.error.message}` : snapshot.state;
+      writeLine(io.stdout, `${name}  ${style.red("failed")}  ${safeText(error)}`);
+      writeLine(io.stdout);
+      continue;
+    }
+    writeLine(
+      io.stdout,
+      `${name}  ${style.green("ready")}  protocol ${safeText(snapshot.protocolVersion ?? "?")}  ${snapshot.tools.length} tools`,
+    );
+    const rows = snapshot.tools.map((tool) => {
+      const decision = resolvePolicyDecision(runtime.config.policy, {
+        name: tool.name,
+        effect: tool.effect,
+      }).decision;
+      return [safeText(tool.name), tool.effect, decision, safeText(truncate(tool.description, 60))];
+    });
+    if (rows.length > 0) {
+      for (const line of formatTable([["TOOL", "EFFECT", "POLICY", "DESCRIPTION"].map(style.dim), ...rows], {
+        indent: "  ",
+      })) {
+        writeLine(io.stdout, line);
+      }
+    }
+    for (const { remoteName, reason } of snapshot.rejected) {
+      writeLine(io.stdout, `  ${style.yellow("rejected")} ${safeText(remoteName)}: ${safeText(reason)}`);
+    }
+    if (snapshot.excluded.length > 0) {
+      writeLine(io.stdout, style.dim(`  excluded by config: ${safeText(snapshot.excluded.join(", "))}`));
+    }
+    writeLine(io.stdout);
+  }
+}

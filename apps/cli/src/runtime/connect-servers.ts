@@ -1,0 +1,38 @@
+import type { McpServerConnection } from "@agent/mcp-client";
+import { type CliIo, safeText, styleFor, writeLine } from "../terminal/io.js";
+
+/**
+ * Starts the connections concurrently; one failing server never stops the others (its failure is
+ * kept on the connection for listings). On a terminal, each server's outcome is shown as it lands.
+ */
+export async function connectServers(
+  connections: readonly McpServerConnection[],
+  io: CliIo,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (connections.length === 0) return;
+  const progress = Boolean(io.stderr.isTTY);
+  const style = styleFor(io.stderr, io.env);
+  if (progress) {
+    const names = connections.map((connection) => connection.name).join(", ");
+    writeLine(io.stderr, style.dim(`Connecting to ${connections.length} MCP server(s): ${safeText(names)}…`));
+  }
+  await Promise.all(
+    connections.map(async (connection) => {
+      const started = performance.now();
+      try {
+        await connection.start(signal);
+      } catch {
+        // Kept on the connection (state "failed", error) and reported by the command.
+      }
+      if (!progress) return;
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      const snapshot = connection.snapshot();
+      const line =
+        snapshot.state === "ready"
+          ? `${style.green("✓")} ${safeText(connection.name)}  ${snapshot.tools.length} tools  ${seconds}s`
+          : `${style.red("✗")} ${safeText(connection.name)}  ${safeText(snapshot.error?.message ?? snapshot.state)}`;
+      writeLine(io.stderr, `  ${line}`);
+    }),
+  );
+}

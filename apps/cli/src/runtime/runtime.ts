@@ -1,0 +1,93 @@
+import type { McpServerConnection } from "@agent/mcp-client";
+import { createPolicyGate } from "@agent/policy";
+import { type EventSink, type ToolGate, ToolRegistry } from "@agent/tools";
+import { createJsonlEventSink, type JsonlEventSink } from "@agent/tools/node";
+import { type AgentConfig, loadConfig, resolveConfigPath } from "../config/index.js";
+import { createLocalTools } from "../local-tools/index.js";
+import { auditLogPath, ensureStateDirectory, resolveStateDir, SqliteStateStore } from "../state/index.js";
+import { type CliIo, safeText, writeLine } from "../terminal/io.js";
+import { connectServers } from "./connect-servers.js";
+import { createServerConnection } from "./server-connections.js";
+
+/** The durable part: state database and audit trail, all the approval commands need. */
+export interface StateRuntime {
+  state: SqliteStateStore;
+  events: EventSink;
+  auditPath: string;
+  /** Closes the audit file and the database. */
+  close(): Promise<void>;
+}
+
+/** Everything a command works with: configuration, durable state, audit trail, tools and the gate. */
+export interface Runtime extends StateRuntime {
+  config: AgentConfig;
+  registry: ToolRegistry;
+  gate: ToolGate;
+  connections: McpServerConnection[];
+  /** Connects the named servers (all enabled ones by default) concurrently, showing progress. */
+  connect(names?: readonly string[], signal?: AbortSignal): Promise<void>;
+  /** Closes every server (bounded in time) and the state; never throws. */
+  close(): Promise<void>;
+}
+
+/** Global options that locate the configuration and the state. */
+export interface RuntimeLocation {
+  config: string | undefined;
+  stateDir: string | undefined;
+}
+
+/** Opens the state database and the audit trail in the state directory (flag, then env, then ./.agent). */
+export function openStateRuntime(location: RuntimeLocation, io: CliIo): StateRuntime {
+  const stateDir = resolveStateDir({ flag: location.stateDir, env: io.env, cwd: io.cwd });
+  // The directory is created private before the audit file lands in it.
+  ensureStateDirectory(stateDir);
+  const state = SqliteStateStore.open(stateDir);
+  const auditPath = auditLogPath(stateDir);
+  const audit: JsonlEventSink = createJsonlEventSink(auditPath, {
+    onError: (error) =>
+      writeLine(io.stderr, `warning: the audit trail could not be written: ${String(error)}`),
+  });
+  return {
+    state,
+    events: audit,
+    auditPath,
+    async close() {
+      audit.close();
+      state.close();
+    },
+  };
+}
+
+/** Loads the configuration, opens the state and the audit trail, and registers the local tools. */
+export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
+  const configPath = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
+  const config = loadConfig(configPath.path, io.env);
+  for (const warning of config.warnings) writeLine(io.stderr, `warning: ${safeText(warning)}`);
+  const durable = openStateRuntime(location, io);
+  const { state, events: audit } = durable;
+
+  const registry = new ToolRegistry();
+  registry.registerAll(createLocalTools({ workspaceRoot: config.workspaceRoot }));
+  const gate = createPolicyGate({ policy: config.policy, approvals: state.approvals, events: audit });
+  const connections = config.servers
+    .filter((server) => !server.disabled)
+    .map((server) => createServerConnection(server, registry, audit));
+
+  return {
+    ...durable,
+    config,
+    registry,
+    gate,
+    connections,
+    connect: (names, signal) =>
+      connectServers(
+        names ? connections.filter((connection) => names.includes(connection.name)) : connections,
+        io,
+        signal,
+      ),
+    async close() {
+      await Promise.all(connections.map((connection) => connection.close()));
+      await durable.close();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { McpServerConnection } from "@agent/mcp-client";
+import type { McpTransport } from "@agent/mcp-transport";
+import { createStreamableHttpTransport } from "@agent/mcp-transport/http";
+import { createStdioTransport } from "@agent/mcp-transport/stdio";
+import type { EventSink, ToolRegistry } from "@agent/tools";
+import { isToolSelected, type ServerConfig } from "../config/index.js";
+
+/** Opens a new transport to a configured server (stdio child process or Streamable HTTP). */
+export function connectTransport(server: ServerConfig): McpTransport {
+  if (server.type === "stdio") {
+    return createStdioTransport({
+      command: server.command,
+      args: server.args,
+      env: server.env,
+      cwd: server.cwd,
+    });
+  }
+  return createStreamableHttpTransport({ url: server.url, headers: server.headers });
+}
+
+/** A governed connection for one configured server, registering into `registry` and auditing to `events`. */
+export function createServerConnection(
+  server: ServerConfig,
+  registry: ToolRegistry,
+  events: EventSink,
+): McpServerConnection {
+  const limit = server.timeoutMs;
+  return new McpServerConnection({
+    name: server.name,
+    connect: () => connectTransport(server),
+    registry,
+    events,
+    includeTool: (remoteName) => isToolSelected(server, remoteName),
+    ...(limit === undefined ? {} : { timeouts: { initializeMs: limit, listToolsMs: limit, callMs: limit } }),
+  });
+}

@@ -1,0 +1,36 @@
+import { createInterface } from "node:readline/promises";
+import { parseMcpToolName } from "@agent/mcp-client";
+import type { ApprovalRecord } from "@agent/policy";
+import { type CliIo, safeText, styleFor, writeLine } from "./io.js";
+
+/** Shows a held call in full and asks the person at the terminal to approve it once or deny it. */
+export async function promptForApproval(
+  io: CliIo,
+  request: ApprovalRecord,
+  input: unknown,
+  signal: AbortSignal,
+): Promise<"approve" | "deny"> {
+  const style = styleFor(io.stderr, io.env);
+  const server = parseMcpToolName(request.toolName)?.server;
+  writeLine(io.stderr);
+  writeLine(io.stderr, style.bold("This call needs your approval."));
+  writeLine(io.stderr, `  tool       ${safeText(request.toolName)} (${request.effect})`);
+  writeLine(io.stderr, `  server     ${server ? safeText(server) : "local tool"}`);
+  writeLine(io.stderr, `  summary    ${safeText(request.summary)}`);
+  writeLine(io.stderr, "  arguments");
+  for (const line of JSON.stringify(input, null, 2).split("\n"))
+    writeLine(io.stderr, `    ${safeText(line)}`);
+  const hints = Object.entries(request.unverifiedHints ?? {});
+  if (hints.length > 0) {
+    writeLine(io.stderr, style.yellow("  annotations declared by the server (unverified, not trusted):"));
+    for (const [key, value] of hints)
+      writeLine(io.stderr, `    ${safeText(key)}: ${safeText(JSON.stringify(value))}`);
+  }
+  const prompt = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
+  try {
+    const answer = await prompt.question(`Approve this exact call once? [y/N] `, { signal });
+    return /^\s*y(es)?\s*$/i.test(answer) ? "approve" : "deny";
+  } finally {
+    prompt.close();
+  }
+}
