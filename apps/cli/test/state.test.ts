@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ApprovalRequest, PolicyError } from "@agent/policy";
+import { APPROVAL_STORE_CONTRACT, sampleApprovalRequest } from "@agent/policy/testing";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -28,7 +28,11 @@ afterEach(() => {
 });
 
 function open(time = "2030-01-02T04:00:00.000Z"): SqliteStateStore {
-  const store = SqliteStateStore.open(stateDir, { now: () => new Date(time) });
+  return openAt(() => new Date(time));
+}
+
+function openAt(now: () => Date): SqliteStateStore {
+  const store = SqliteStateStore.open(stateDir, { now });
   stores.push(store);
   return store;
 }
@@ -43,16 +47,6 @@ function stateErrorOf(action: () => unknown): StateError {
   throw new Error("expected a StateError");
 }
 
-async function policyErrorOf(promise: Promise<unknown>): Promise<PolicyError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PolicyError) return error;
-    throw error;
-  }
-  throw new Error("expected a PolicyError");
-}
-
 function snapshot(file: string): { bytes: Buffer; mtimeMs: number; siblings: string[] } {
   return {
     bytes: readFileSync(file),
@@ -63,22 +57,7 @@ function snapshot(file: string): { bytes: Buffer; mtimeMs: number; siblings: str
 
 const DIGEST_A = "a".repeat(64);
 const DIGEST_B = "b".repeat(64);
-
-function request(id: string, overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
-  return {
-    id,
-    runId: "run_1",
-    callId: `call_${id}`,
-    toolName: "mcp__docs__search",
-    effect: "external",
-    actionDigest: DIGEST_A,
-    toolFingerprint: "f".repeat(64),
-    summary: 'mcp__docs__search (external) {"q":"x"}',
-    createdAt: "2030-01-02T03:04:05.000Z",
-    inputPreview: '{"q":"x"}',
-    ...overrides,
-  };
-}
+const request = sampleApprovalRequest;
 
 describe("opening the state database", () => {
   it("creates a private directory and file and migrates an empty database", () => {
@@ -221,80 +200,18 @@ describe("runs", () => {
 });
 
 describe("SqliteStateStore.approvals", () => {
-  it("saves a pending request and dedupes by run and digest", async () => {
+  for (const scenario of APPROVAL_STORE_CONTRACT) {
+    it(scenario.name, () => scenario.run((now) => openAt(now).approvals));
+  }
+
+  it("keeps unverified hints, and leaves them out when there are none", async () => {
     const { approvals } = open();
     const saved = await approvals.saveApprovalRequest(
       request("apr_1", { unverifiedHints: { readOnlyHint: true } }),
     );
-    expect(saved).toEqual({
-      ...request("apr_1"),
-      unverifiedHints: { readOnlyHint: true },
-      status: "pending",
-    });
-    expect((await approvals.saveApprovalRequest(request("apr_2"))).id).toBe("apr_1");
-    expect(await approvals.getApproval("apr_2")).toBeUndefined();
-    expect((await approvals.saveApprovalRequest(request("apr_3", { actionDigest: DIGEST_B }))).id).toBe(
-      "apr_3",
-    );
-    expect((await approvals.saveApprovalRequest(request("apr_4", { runId: "run_2" }))).id).toBe("apr_4");
-    expect((await approvals.listApprovals()).map((record) => record.id)).toEqual(["apr_1", "apr_3", "apr_4"]);
-    const plain = await approvals.getApproval("apr_3");
-    expect(plain && "unverifiedHints" in plain).toBe(false);
-  });
-
-  it("refuses a reused id", async () => {
-    const { approvals } = open();
-    await approvals.saveApprovalRequest(request("apr_1"));
-    await approvals.denyApproval("apr_1");
-    expect((await policyErrorOf(approvals.saveApprovalRequest(request("apr_1")))).code).toBe(
-      "approval_id_taken",
-    );
-    expect((await approvals.getApproval("apr_1"))?.status).toBe("denied");
-  });
-
-  it("grants or denies only a pending request", async () => {
-    const { approvals } = open();
-    await approvals.saveApprovalRequest(request("apr_1"));
-    await approvals.saveApprovalRequest(request("apr_2", { actionDigest: DIGEST_B }));
-    expect(await approvals.grantApproval("apr_1")).toMatchObject({
-      status: "granted",
-      decidedAt: "2030-01-02T04:00:00.000Z",
-    });
-    expect((await policyErrorOf(approvals.grantApproval("apr_1"))).code).toBe("approval_not_pending");
-    expect((await policyErrorOf(approvals.denyApproval("apr_1"))).code).toBe("approval_not_pending");
-    expect((await policyErrorOf(approvals.grantApproval("apr_nope"))).code).toBe("approval_not_found");
-    expect((await approvals.denyApproval("apr_2")).status).toBe("denied");
-    expect((await approvals.listApprovals({ status: "granted" })).map((record) => record.id)).toEqual([
-      "apr_1",
-    ]);
-    expect((await approvals.listApprovals({ status: "denied" })).map((record) => record.id)).toEqual([
-      "apr_2",
-    ]);
-  });
-
-  it("consumes a grant once, only for its run and digest", async () => {
-    const { approvals } = open();
-    await approvals.saveApprovalRequest(request("apr_1"));
-    expect(await approvals.consumeApprovalGrant("run_1", DIGEST_A)).toBe(false);
-    await approvals.grantApproval("apr_1");
-    expect(await approvals.consumeApprovalGrant("run_2", DIGEST_A)).toBe(false);
-    expect(await approvals.consumeApprovalGrant("run_1", DIGEST_B)).toBe(false);
-    expect(await approvals.consumeApprovalGrant("run_1", DIGEST_A)).toBe(true);
-    expect(await approvals.consumeApprovalGrant("run_1", DIGEST_A)).toBe(false);
-    expect(await approvals.getApproval("apr_1")).toMatchObject({
-      status: "consumed",
-      consumedAt: "2030-01-02T04:00:00.000Z",
-    });
-    // With nothing pending any more, the same action may be asked for again; the newest is found.
-    expect((await approvals.saveApprovalRequest(request("apr_2"))).id).toBe("apr_2");
-    expect((await approvals.findLatestApproval("run_1", DIGEST_A))?.id).toBe("apr_2");
-  });
-
-  it("never consumes a denied request", async () => {
-    const { approvals } = open();
-    await approvals.saveApprovalRequest(request("apr_1"));
-    await approvals.denyApproval("apr_1");
-    expect(await approvals.consumeApprovalGrant("run_1", DIGEST_A)).toBe(false);
+    expect(saved.unverifiedHints).toEqual({ readOnlyHint: true });
+    const plain = await approvals.saveApprovalRequest(request("apr_2", { actionDigest: DIGEST_B }));
+    expect("unverifiedHints" in plain).toBe(false);
   });
 
   it("consumes a grant once across connections to the same file", async () => {

@@ -1,5 +1,5 @@
+import { approvalIdTaken, assertDecidable } from "./approval-errors.js";
 import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore } from "./approval-store.js";
-import { PolicyError } from "./errors.js";
 
 /** Options of {@link InMemoryApprovalStore}. */
 export interface InMemoryApprovalStoreOptions {
@@ -29,10 +29,7 @@ export class InMemoryApprovalStore implements ApprovalStore {
     );
     if (pending) return copy(pending);
     if (this.#records.has(request.id)) {
-      throw new PolicyError(
-        "approval_id_taken",
-        `An approval request with id "${request.id}" already exists; give each new request a fresh id.`,
-      );
+      throw approvalIdTaken(request.id);
     }
     const record: ApprovalRecord = { ...copy(request), status: "pending" };
     this.#records.set(record.id, record);
@@ -83,18 +80,7 @@ export class InMemoryApprovalStore implements ApprovalStore {
 
   #decide(id: string, status: "granted" | "denied"): ApprovalRecord {
     const record = this.#records.get(id);
-    if (!record) {
-      throw new PolicyError(
-        "approval_not_found",
-        `No approval request has id "${id}"; list pending ones to find it.`,
-      );
-    }
-    if (record.status !== "pending") {
-      throw new PolicyError(
-        "approval_not_pending",
-        `Approval request "${id}" is already ${record.status}; only a pending request can be granted or denied.`,
-      );
-    }
+    assertDecidable(id, record);
     record.status = status;
     record.decidedAt = this.#now().toISOString();
     return copy(record);

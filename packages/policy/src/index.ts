@@ -1,5 +1,6 @@
 export { type ActionDigestInput, computeActionDigest } from "./action-digest.js";
 export { denyApprovalRequest, grantApprovalRequest } from "./approval-decisions.js";
+export { approvalIdTaken, assertDecidable } from "./approval-errors.js";
 export type { ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore } from "./approval-store.js";
 export { MAX_INPUT_PREVIEW_CHARS, previewInput, summarizeAction } from "./approval-summary.js";
 export {

@@ -1,5 +1,5 @@
 import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore } from "@agent/policy";
-import { PolicyError } from "@agent/policy";
+import { approvalIdTaken, assertDecidable } from "@agent/policy";
 import type { JsonValue, ToolEffect } from "@agent/tools";
 import type Database from "better-sqlite3";
 import { consumeGrant } from "./grant-consumption.js";
@@ -49,10 +49,7 @@ export class SqliteApprovalStore implements ApprovalStore {
         | undefined;
       if (pending) return toRecord(pending);
       if (this.#statements.byId.get(request.id)) {
-        throw new PolicyError(
-          "approval_id_taken",
-          `An approval request with id "${request.id}" already exists; give each new request a fresh id.`,
-        );
+        throw approvalIdTaken(request.id);
       }
       this.#statements.insert.run({
         id: request.id,
@@ -112,18 +109,7 @@ export class SqliteApprovalStore implements ApprovalStore {
   #decide(id: string, status: "granted" | "denied"): ApprovalRecord {
     const decide = this.#database.transaction((): ApprovalRecord => {
       const row = this.#statements.byId.get(id) as ApprovalRow | undefined;
-      if (!row) {
-        throw new PolicyError(
-          "approval_not_found",
-          `No approval request has id "${id}"; list pending ones to find it.`,
-        );
-      }
-      if (row.status !== "pending") {
-        throw new PolicyError(
-          "approval_not_pending",
-          `Approval request "${id}" is already ${row.status}; only a pending request can be granted or denied.`,
-        );
-      }
+      assertDecidable(id, row);
       this.#statements.decide.run(status, this.#now().toISOString(), id);
       return toRecord(this.#statements.byId.get(id) as ApprovalRow);
     });

@@ -1,0 +1,32 @@
+import type { ApprovalStatus } from "./approval-store.js";
+import { PolicyError } from "./errors.js";
+
+/** The error every store throws when a new request reuses an existing id. */
+export function approvalIdTaken(id: string): PolicyError {
+  return new PolicyError(
+    "approval_id_taken",
+    `An approval request with id "${id}" already exists; give each new request a fresh id.`,
+  );
+}
+
+/**
+ * Throws the error every store throws when a request cannot be granted or denied: it does not exist
+ * (`approval_not_found`) or is no longer pending (`approval_not_pending`).
+ */
+export function assertDecidable<T extends { status: ApprovalStatus }>(
+  id: string,
+  record: T | undefined,
+): asserts record is T {
+  if (!record) {
+    throw new PolicyError(
+      "approval_not_found",
+      `No approval request has id "${id}"; list pending ones to find it.`,
+    );
+  }
+  if (record.status !== "pending") {
+    throw new PolicyError(
+      "approval_not_pending",
+      `Approval request "${id}" is already ${record.status}; only a pending request can be granted or denied.`,
+    );
+  }
+}

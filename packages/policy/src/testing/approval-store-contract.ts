@@ -1,0 +1,148 @@
+import assert from "node:assert/strict";
+import type { ApprovalRequest, ApprovalStore } from "../approval-store.js";
+import { PolicyError, type PolicyErrorCode } from "../errors.js";
+
+/** Makes a fresh, empty store whose timestamps come from `now`. */
+export type ApprovalStoreFactory = (now: () => Date) => ApprovalStore | Promise<ApprovalStore>;
+
+/** One behaviour every {@link ApprovalStore} must have; `run` throws (an assertion error) when it does not. */
+export interface ApprovalStoreScenario {
+  name: string;
+  run(createStore: ApprovalStoreFactory): Promise<void>;
+}
+
+const DIGEST_A = "a".repeat(64);
+const DIGEST_B = "b".repeat(64);
+const NOW = "2030-01-02T04:00:00.000Z";
+
+/** A request for run `run_1`, digest A, unless overridden. */
+export function sampleApprovalRequest(id: string, overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
+  return {
+    id,
+    runId: "run_1",
+    callId: `call_${id}`,
+    toolName: "mcp__docs__search",
+    effect: "external",
+    actionDigest: DIGEST_A,
+    toolFingerprint: "f".repeat(64),
+    summary: 'mcp__docs__search (external) {"q":"x"}',
+    createdAt: "2030-01-02T03:04:05.000Z",
+    inputPreview: '{"q":"x"}',
+    ...overrides,
+  };
+}
+
+/**
+ * The contract of {@link ApprovalStore}, as scenarios any implementation (in memory, SQLite, your
+ * own) can run in its own test framework: `for (const s of APPROVAL_STORE_CONTRACT) it(s.name, () => s.run(factory))`.
+ */
+export const APPROVAL_STORE_CONTRACT: readonly ApprovalStoreScenario[] = [
+  scenario("saves a request as pending and finds it by id and by run and digest", async (store) => {
+    const saved = await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    assert.deepEqual(saved, { ...sampleApprovalRequest("apr_1"), status: "pending" });
+    assert.deepEqual(await store.getApproval("apr_1"), saved);
+    assert.deepEqual(await store.findLatestApproval("run_1", DIGEST_A), saved);
+    assert.equal(await store.findLatestApproval("run_1", DIGEST_B), undefined);
+    assert.equal(await store.findLatestApproval("run_2", DIGEST_A), undefined);
+    assert.equal(await store.getApproval("apr_missing"), undefined);
+  }),
+  scenario("returns the pending request when one exists for the same run and digest", async (store) => {
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    assert.equal((await store.saveApprovalRequest(sampleApprovalRequest("apr_2"))).id, "apr_1");
+    assert.equal(await store.getApproval("apr_2"), undefined);
+    // Another digest or another run is another action.
+    const otherDigest = sampleApprovalRequest("apr_3", { actionDigest: DIGEST_B });
+    assert.equal((await store.saveApprovalRequest(otherDigest)).id, "apr_3");
+    assert.equal(
+      (await store.saveApprovalRequest(sampleApprovalRequest("apr_4", { runId: "run_2" }))).id,
+      "apr_4",
+    );
+    assert.deepEqual(
+      (await store.listApprovals()).map((record) => record.id),
+      ["apr_1", "apr_3", "apr_4"],
+    );
+  }),
+  scenario("refuses to overwrite an existing request with a reused id", async (store) => {
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    await store.denyApproval("apr_1");
+    await rejectsWith(store.saveApprovalRequest(sampleApprovalRequest("apr_1")), "approval_id_taken");
+    assert.equal((await store.getApproval("apr_1"))?.status, "denied");
+  }),
+  scenario("grants only a pending request, once", async (store) => {
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    const granted = await store.grantApproval("apr_1");
+    assert.equal(granted.status, "granted");
+    assert.equal(granted.decidedAt, NOW);
+    await rejectsWith(store.grantApproval("apr_1"), "approval_not_pending");
+    await rejectsWith(store.denyApproval("apr_1"), "approval_not_pending");
+    await rejectsWith(store.grantApproval("apr_nope"), "approval_not_found");
+    await rejectsWith(store.denyApproval("apr_nope"), "approval_not_found");
+  }),
+  scenario("denies only a pending request, and a denied request grants nothing", async (store) => {
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    assert.equal((await store.denyApproval("apr_1")).status, "denied");
+    await rejectsWith(store.grantApproval("apr_1"), "approval_not_pending");
+    assert.equal(await store.consumeApprovalGrant("run_1", DIGEST_A), false);
+  }),
+  scenario("consumes a grant exactly once, and records when", async (store) => {
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    assert.equal(await store.consumeApprovalGrant("run_1", DIGEST_A), false);
+    await store.grantApproval("apr_1");
+    assert.equal(await store.consumeApprovalGrant("run_1", DIGEST_A), true);
+    assert.equal(await store.consumeApprovalGrant("run_1", DIGEST_A), false);
+    const consumed = await store.getApproval("apr_1");
+    assert.equal(consumed?.status, "consumed");
+    assert.equal(consumed?.consumedAt, NOW);
+    await rejectsWith(store.grantApproval("apr_1"), "approval_not_pending");
+  }),
+  scenario("never matches a grant to another digest or another run", async (store) => {
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    await store.grantApproval("apr_1");
+    assert.equal(await store.consumeApprovalGrant("run_1", DIGEST_B), false);
+    assert.equal(await store.consumeApprovalGrant("run_2", DIGEST_A), false);
+    assert.equal((await store.getApproval("apr_1"))?.status, "granted");
+    assert.equal(await store.consumeApprovalGrant("run_1", DIGEST_A), true);
+  }),
+  scenario("gives exactly one of 50 concurrent consumers the grant", async (store) => {
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    await store.grantApproval("apr_1");
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => store.consumeApprovalGrant("run_1", DIGEST_A)),
+    );
+    assert.equal(results.filter(Boolean).length, 1);
+  }),
+  scenario(
+    "finds the newest request for a run and digest, whatever its status, and lists by status",
+    async (store) => {
+      await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+      await store.grantApproval("apr_1");
+      await store.consumeApprovalGrant("run_1", DIGEST_A);
+      await store.saveApprovalRequest(
+        sampleApprovalRequest("apr_2", { createdAt: "2030-01-02T03:05:00.000Z" }),
+      );
+      assert.equal((await store.findLatestApproval("run_1", DIGEST_A))?.id, "apr_2");
+      await store.denyApproval("apr_2");
+      assert.equal((await store.findLatestApproval("run_1", DIGEST_A))?.status, "denied");
+      assert.deepEqual(
+        (await store.listApprovals({ status: "consumed" })).map((record) => record.id),
+        ["apr_1"],
+      );
+      assert.deepEqual(await store.listApprovals({ status: "pending" }), []);
+    },
+  ),
+  scenario("hands out copies: changing a returned record changes nothing stored", async (store) => {
+    const saved = await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    saved.status = "granted";
+    saved.actionDigest = DIGEST_B;
+    assert.equal(await store.consumeApprovalGrant("run_1", DIGEST_B), false);
+    assert.equal((await store.getApproval("apr_1"))?.status, "pending");
+  }),
+];
+
+function scenario(name: string, body: (store: ApprovalStore) => Promise<void>): ApprovalStoreScenario {
+  return { name, run: async (createStore) => body(await createStore(() => new Date(NOW))) };
+}
+
+async function rejectsWith(promise: Promise<unknown>, code: PolicyErrorCode): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => error instanceof PolicyError && error.code === code);
+}

@@ -1,0 +1,6 @@
+export {
+  APPROVAL_STORE_CONTRACT,
+  type ApprovalStoreFactory,
+  type ApprovalStoreScenario,
+  sampleApprovalRequest,
+} from "./approval-store-contract.js";
