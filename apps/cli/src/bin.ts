@@ -14,6 +14,15 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+// A reader that went away (`agent audit --json | head`) is not an error: stop the work and close
+// servers as for Ctrl-C, without a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    interrupt.abort();
+  });
+}
+
 const code = await runCli(process.argv.slice(2), processIo(), interrupt.signal);
 process.exitCode = code;
 // Everything was closed; if a stray handle still keeps the loop alive, do not hang the shell.

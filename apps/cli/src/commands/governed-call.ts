@@ -5,7 +5,7 @@ import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { RunStatus } from "../state/index.js";
 import { promptForApproval } from "../terminal/approval-prompt.js";
-import { type CliIo, isInteractive } from "../terminal/io.js";
+import { type CliIo, isInteractive, safeText, writeLine } from "../terminal/io.js";
 import { renderOutcome, renderProgress } from "../terminal/render-outcome.js";
 
 /** One call of a run, as recorded: replaying it exactly is what binds it to its approval. */
@@ -29,7 +29,10 @@ export async function runGovernedCall(
   options: { json: boolean; signal: AbortSignal },
 ): Promise<ExitCode> {
   const server = parseMcpToolName(call.toolName)?.server;
-  if (server) await runtime.connect([server], options.signal);
+  if (server) {
+    await runtime.connect([server], options.signal);
+    explainUnavailableServer(runtime, io, server);
+  }
 
   let outcome = await execute(runtime, io, call, options.signal);
   if (outcome.type === "waiting" && !options.json && isInteractive(io) && !options.signal.aborted) {
@@ -54,6 +57,19 @@ export async function runGovernedCall(
   if (options.signal.aborted) return EXIT_CODES.interrupted;
   if (outcome.type === "waiting") return EXIT_CODES.waiting;
   return outcome.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
+}
+
+/** The call will answer unknown_tool when its server did not start; say why on stderr. */
+function explainUnavailableServer(runtime: Runtime, io: CliIo, server: string): void {
+  const connection = runtime.connections.find((candidate) => candidate.name === server);
+  if (!connection) {
+    writeLine(io.stderr, `agent: no enabled MCP server named "${safeText(server)}" is configured.`);
+  } else if (connection.state !== "ready") {
+    const reason = connection.error
+      ? `${connection.error.code}: ${connection.error.message}`
+      : connection.state;
+    writeLine(io.stderr, `agent: MCP server "${safeText(server)}" is not available (${safeText(reason)}).`);
+  }
 }
 
 function execute(runtime: Runtime, io: CliIo, call: RunCall, signal: AbortSignal): Promise<ToolCallOutcome> {
