@@ -4,7 +4,8 @@ import { messageOf, since } from "./time.js";
 
 /**
  * Closes a transport within `limitMs` and reports the result as an event (`mcp_closed` or
- * `mcp_close_failed`). It never throws: a failure to close must not reach an exiting caller.
+ * `mcp_close_failed`, also when the transport itself reports `close_failed`, e.g. a server that
+ * survived SIGKILL). It never throws: a failure to close must not reach an exiting caller.
  */
 export async function closeTransportWithin(
   transport: McpTransport,
@@ -14,6 +15,10 @@ export async function closeTransportWithin(
 ): Promise<void> {
   const started = performance.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let reported: string | undefined;
+  const unsubscribe = transport.onError?.((error) => {
+    if (error.code === "close_failed") reported ??= error.message;
+  });
   try {
     await Promise.race([
       transport.close(),
@@ -21,6 +26,7 @@ export async function closeTransportWithin(
         timer = setTimeout(() => reject(new Error(`close did not finish within ${limitMs} ms`)), limitMs);
       }),
     ]);
+    if (reported !== undefined) throw new Error(reported);
     emitEvent(events, { type: "mcp_closed", server, durationMs: since(started) });
   } catch (error) {
     emitEvent(events, {
@@ -31,5 +37,6 @@ export async function closeTransportWithin(
     });
   } finally {
     clearTimeout(timer);
+    unsubscribe?.();
   }
 }

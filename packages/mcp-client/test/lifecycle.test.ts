@@ -1,4 +1,5 @@
 import { FakeTransport, fakeServer, ok, tool } from "@agent/mcp-testing";
+import { McpTransportError } from "@agent/mcp-transport";
 import { executeToolCall } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { ALLOW_EXTERNAL, createFakeSetup } from "./harness.js";
@@ -102,6 +103,18 @@ describe("close", () => {
     Object.assign(transport, { close: () => Promise.reject(new Error("pipe broke")) });
     await expect(connection.close()).resolves.toBeUndefined();
     expect(events.ofType("mcp_close_failed")[0]).toMatchObject({ server: "docs", message: "pipe broke" });
+  });
+
+  it("reports a close the transport says failed (a server that survived SIGKILL) as mcp_close_failed", async () => {
+    const { connection, transport, events } = createFakeSetup(fakeServer());
+    await connection.start();
+    Object.assign(transport, {
+      close: async () =>
+        transport.reportError(new McpTransportError("close_failed", "process 42 did not exit")),
+    });
+    await connection.close();
+    expect(events.ofType("mcp_close_failed")[0]).toMatchObject({ message: "process 42 did not exit" });
+    expect(events.ofType("mcp_closed")).toEqual([]);
   });
 
   it("gives up on a close that hangs after closeMs", async () => {

@@ -6,6 +6,7 @@ import {
   type McpResponse,
   type McpSendResult,
   type McpTransport,
+  type McpTransportError,
   mcpFailure,
   toRequestContext,
 } from "@agent/mcp-transport";
@@ -69,6 +70,7 @@ export class FakeTransport implements McpTransport {
   readonly #options: FakeTransportOptions;
   readonly #notificationListeners = new Set<(notification: McpNotification) => void>();
   readonly #closeListeners = new Set<(reason: McpCloseReason) => void>();
+  readonly #errorListeners = new Set<(error: McpTransportError) => void>();
   readonly #pending = new Set<(response: McpResponse) => void>();
   #closeReason: McpCloseReason | undefined;
   #nextId = 1;
@@ -182,6 +184,16 @@ export class FakeTransport implements McpTransport {
   onClose(listener: (reason: McpCloseReason) => void): () => void {
     this.#closeListeners.add(listener);
     return () => this.#closeListeners.delete(listener);
+  }
+
+  onError(listener: (error: McpTransportError) => void): () => void {
+    this.#errorListeners.add(listener);
+    return () => this.#errorListeners.delete(listener);
+  }
+
+  /** Reports an out-of-band problem (e.g. `close_failed`) to every `onError` listener. */
+  reportError(error: McpTransportError): void {
+    for (const listener of [...this.#errorListeners]) listener(error);
   }
 
   /** Delivers a notification from the "server" to every listener. */

@@ -1,3 +1,5 @@
+import type { McpTransportError } from "./errors.js";
+
 /** Transport-level JSON-RPC error codes; servers may send any other code too. */
 export const MCP_ERROR_CODES = {
   /** The request's signal was aborted (the server was sent `notifications/cancelled`). */
@@ -66,8 +68,13 @@ export interface McpTransport {
   onNotification(listener: (notification: McpNotification) => void): () => void;
   /** Subscribes to the end of the connection (called at most once); returns the unsubscribe function. */
   onClose(listener: (reason: McpCloseReason) => void): () => void;
-  /** Closes the connection and releases everything it holds. Idempotent. */
+  /** Closes the connection and releases everything it holds. Idempotent; never rejects. */
   close(): Promise<void>;
+  /**
+   * Subscribes to problems that are no request's outcome, e.g. `close_failed` (the server could not
+   * be stopped in time) or `protocol_noise`; returns the unsubscribe function. Optional.
+   */
+  onError?(listener: (error: McpTransportError) => void): () => void;
 }
 
 /** Normalizes the `context` argument of {@link McpTransport.request}. */
