@@ -52,6 +52,7 @@ export class McpServerConnection {
   #unsubscribe: (() => void)[] = [];
   #initialized: InitializeResult | undefined;
   #listedOnce = false;
+  #listChangedWhileConnecting = false;
   #rejected: RejectedTool[] = [];
   #excluded: string[] = [];
   #error: { code: string; message: string } | undefined;
@@ -172,9 +173,12 @@ export class McpServerConnection {
     this.#state = "connecting";
     const transport = await this.#open();
     this.#initialized = await this.#handshake(transport, signal);
+    // A list_changed sent before the listing starts is answered by the listing itself.
+    this.#listChangedWhileConnecting = false;
     await this.#discoverAndRegister(transport, signal);
     this.#state = "ready";
     this.#error = undefined;
+    if (this.#listChangedWhileConnecting) this.#refresher.request();
   }
 
   async #open(): Promise<McpTransport> {
@@ -194,7 +198,10 @@ export class McpServerConnection {
     this.#transport = transport;
     this.#unsubscribe = [
       transport.onNotification((notification) => {
-        if (notification.method === LIST_CHANGED && this.#state === "ready") this.#refresher.request();
+        if (notification.method !== LIST_CHANGED) return;
+        // While connecting, the listing in progress may already be stale: list again once ready.
+        if (this.#state === "connecting") this.#listChangedWhileConnecting = true;
+        else if (this.#state === "ready") this.#refresher.request();
       }),
       transport.onClose((reason) => this.#onTransportClosed(transport, reason)),
     ];

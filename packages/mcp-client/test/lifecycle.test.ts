@@ -1,4 +1,4 @@
-import { FakeTransport, fakeServer, ok, tool } from "@agent/mcp-testing";
+import { FakeTransport, fakeServer, initializeResult, ok, tool } from "@agent/mcp-testing";
 import { McpTransportError } from "@agent/mcp-transport";
 import { executeToolCall } from "@agent/tools";
 import { describe, expect, it } from "vitest";
@@ -28,6 +28,37 @@ describe("list_changed", () => {
         changed: [],
       }),
     ]);
+  });
+
+  it("lists again when list_changed arrives while the first listing is under way", async () => {
+    const handlers = fakeServer({ tools: ["search"] });
+    const transport: FakeTransport = new FakeTransport({
+      ...handlers,
+      "tools/list": (params, request) => {
+        queueMicrotask(() => {
+          transport.setHandler("tools/list", () => ok({ tools: [tool("search"), tool("added_later")] }));
+          transport.pushNotification(LIST_CHANGED);
+        });
+        return handlers["tools/list"]?.(params, request) ?? ok({ tools: [] });
+      },
+    });
+    const { connection, registry } = createFakeSetup({}, { connection: { connect: () => transport } });
+    await connection.start();
+    await connection.toolsSettled();
+    expect(registry.names().sort()).toEqual(["mcp__docs__added_later", "mcp__docs__search"]);
+  });
+
+  it("does not list twice for a list_changed sent before the first listing", async () => {
+    const { connection, transport } = createFakeSetup({
+      ...fakeServer(),
+      initialize: () => {
+        queueMicrotask(() => transport.pushNotification(LIST_CHANGED));
+        return ok(initializeResult());
+      },
+    });
+    await connection.start();
+    await connection.toolsSettled();
+    expect(transport.requestsFor("tools/list")).toHaveLength(1);
   });
 
   it("coalesces a burst of notifications into few listings", async () => {
