@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { runCli } from "./cli.js";
 import { EXIT_CODES } from "./exit-codes.js";
+import { killServerProcessGroups } from "./runtime/server-processes.js";
 import { processIo } from "./terminal/io.js";
 
 const interrupt = new AbortController();
@@ -8,22 +9,29 @@ let interrupts = 0;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     interrupts += 1;
-    // A second Ctrl-C means "now": the first one is still cancelling and closing servers.
-    if (interrupts > 1) process.exit(EXIT_CODES.interrupted);
+    // A second Ctrl-C means "now": the first one is still cancelling and closing servers, so
+    // kill their process groups outright rather than leave them behind.
+    if (interrupts > 1) {
+      killServerProcessGroups();
+      process.exit(EXIT_CODES.interrupted);
+    }
     interrupt.abort();
   });
 }
 
-// A reader that went away (`agent audit --json | head`) is not an error: stop the work and close
-// servers as for Ctrl-C, without a stack trace.
+// A reader that went away (`agent audit --json | head`) is not a crash: stop the work and close
+// servers as for Ctrl-C, and exit as a program killed by SIGPIPE would (141).
+let pipeClosed = false;
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code !== "EPIPE") throw error;
+    pipeClosed = true;
     interrupt.abort();
   });
 }
 
-const code = await runCli(process.argv.slice(2), processIo(), interrupt.signal);
+const result = await runCli(process.argv.slice(2), processIo(), interrupt.signal);
+const code = pipeClosed ? EXIT_CODES.pipeClosed : result;
 process.exitCode = code;
 // Everything was closed; if a stray handle still keeps the loop alive, do not hang the shell.
 setTimeout(() => process.exit(code), 2_000).unref();

@@ -9,6 +9,8 @@ export const EXIT_CODES = {
   waiting: 3,
   /** Interrupted by Ctrl-C (SIGINT). */
   interrupted: 130,
+  /** The reader of stdout went away (EPIPE), as a program killed by SIGPIPE reports. */
+  pipeClosed: 141,
 } as const;
 
 /** One of {@link EXIT_CODES}. */

@@ -74,9 +74,11 @@ async function decideAndRun(
   ids: CallIds,
   events: EventSink,
 ): Promise<ToolCallOutcome> {
-  if (!tool) return failureObservation(ids, "unknown_tool", `No tool named "${call.name}" is registered.`);
+  // Cancelled first: a caller that gave up (e.g. while a server was still connecting) gets
+  // "cancelled", not a misleading "unknown_tool".
   if (env.signal?.aborted)
     return failureObservation(ids, "cancelled", "The call was cancelled before it started.");
+  if (!tool) return failureObservation(ids, "unknown_tool", `No tool named "${call.name}" is registered.`);
 
   const prepared = tool.prepare(call.input);
   if (!prepared.ok) {

@@ -1,8 +1,9 @@
 import { parseMcpToolName } from "@agent/mcp-client";
-import { denyApprovalRequest, grantApprovalRequest } from "@agent/policy";
-import { executeToolCall, type JsonValue, type ToolCallOutcome } from "@agent/tools";
+import { denyApprovalRequest, grantApprovalRequest, PolicyError } from "@agent/policy";
+import { executeToolCall, type JsonValue, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { serverStderrTail } from "../runtime/server-processes.js";
 import type { RunStatus } from "../state/index.js";
 import { promptForApproval } from "../terminal/approval-prompt.js";
 import { type CliIo, isInteractive, safeText, writeLine } from "../terminal/io.js";
@@ -20,7 +21,8 @@ export interface RunCall {
 /**
  * Runs a call through the one gate and records the run: connects only the server that owns the
  * tool, executes, and on a terminal asks to approve a held call (then re-checks it, consuming the
- * fresh grant once). Prints the outcome and returns the exit code.
+ * fresh grant once). Prints the outcome and returns the exit code. Whatever happens (an error, a
+ * Ctrl-C at the prompt), the run is left in a state `resume` can pick up.
  */
 export async function runGovernedCall(
   runtime: Runtime,
@@ -28,24 +30,61 @@ export async function runGovernedCall(
   call: RunCall,
   options: { json: boolean; signal: AbortSignal },
 ): Promise<ExitCode> {
-  const server = parseMcpToolName(call.toolName)?.server;
-  if (server) {
-    await runtime.connect([server], options.signal);
-    explainUnavailableServer(runtime, io, server);
-  }
-
-  let outcome = await execute(runtime, io, call, options.signal);
-  if (outcome.type === "waiting" && !options.json && isInteractive(io) && !options.signal.aborted) {
-    const request = await runtime.state.approvals.getApproval(outcome.requestId);
-    if (request) {
-      const answer = await promptForApproval(io, request, call.input, options.signal);
-      if (answer === "approve")
-        await grantApprovalRequest(runtime.state.approvals, request.id, runtime.events);
-      else await denyApprovalRequest(runtime.state.approvals, request.id, runtime.events);
-      outcome = await execute(runtime, io, call, options.signal);
+  let outcome: ToolCallOutcome | undefined;
+  try {
+    const server = parseMcpToolName(call.toolName)?.server;
+    if (server) {
+      await runtime.connect([server], options.signal);
+      explainUnavailableServer(runtime, io, server);
     }
+    outcome = await execute(runtime, io, call, options.signal);
+    if (outcome.type === "waiting" && !options.json && isInteractive(io) && !options.signal.aborted) {
+      outcome = await askOperator(runtime, io, call, outcome, options.signal);
+    }
+  } finally {
+    recordRun(runtime, call, outcome, options.signal);
   }
+  renderOutcome(io, call.runId, outcome, options.json);
+  if (options.signal.aborted) return EXIT_CODES.interrupted;
+  if (outcome.type === "waiting") return EXIT_CODES.waiting;
+  return outcome.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
+}
 
+/** Shows the held call, records the operator's answer, and re-checks the call against it. */
+async function askOperator(
+  runtime: Runtime,
+  io: CliIo,
+  call: RunCall,
+  held: WaitingOutcome,
+  signal: AbortSignal,
+): Promise<ToolCallOutcome> {
+  const request = await runtime.state.approvals.getApproval(held.requestId);
+  if (!request) return held;
+  const answer = await promptForApproval(io, request, call.input, signal);
+  // Ctrl-C at the prompt: the call stays held, to be approved and resumed later.
+  if (answer === "interrupted") return held;
+  const decide = answer === "approve" ? grantApprovalRequest : denyApprovalRequest;
+  try {
+    await decide(runtime.state.approvals, request.id, runtime.events);
+  } catch (error) {
+    // Decided from another shell while the prompt was open: that decision stands, and the gate reads it.
+    if (!(error instanceof PolicyError && error.code === "approval_not_pending")) throw error;
+    writeLine(io.stderr, `agent: request ${request.id} was already decided elsewhere; using that decision.`);
+  }
+  return execute(runtime, io, call, signal);
+}
+
+function recordRun(
+  runtime: Runtime,
+  call: RunCall,
+  outcome: ToolCallOutcome | undefined,
+  signal: AbortSignal,
+): void {
+  if (!outcome) {
+    // An error before any outcome: nothing ran, so the run may be resumed.
+    runtime.state.updateRun(call.runId, { status: signal.aborted ? "cancelled" : "failed" });
+    return;
+  }
   runtime.state.updateRun(call.runId, {
     status: statusOf(outcome),
     ...(outcome.type === "waiting"
@@ -53,10 +92,6 @@ export async function runGovernedCall(
       : { outcome: outcome as unknown as JsonValue }),
     ...fingerprintOf(runtime, call.toolName),
   });
-  renderOutcome(io, call.runId, outcome, options.json);
-  if (options.signal.aborted) return EXIT_CODES.interrupted;
-  if (outcome.type === "waiting") return EXIT_CODES.waiting;
-  return outcome.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
 /** The call will answer unknown_tool when its server did not start; say why on stderr. */
@@ -69,6 +104,8 @@ function explainUnavailableServer(runtime: Runtime, io: CliIo, server: string): 
       ? `${connection.error.code}: ${connection.error.message}`
       : connection.state;
     writeLine(io.stderr, `agent: MCP server "${safeText(server)}" is not available (${safeText(reason)}).`);
+    const stderr = serverStderrTail(server);
+    if (stderr) writeLine(io.stderr, `its last stderr lines:\n${stderr}`);
   }
 }
 

@@ -2,6 +2,7 @@ import type { McpServerSnapshot } from "@agent/mcp-client";
 import { resolvePolicyDecision } from "@agent/policy";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { serverStderrTail } from "../runtime/server-processes.js";
 import { type CliIo, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { formatTable, truncate } from "../terminal/table.js";
 
@@ -40,12 +41,14 @@ function toJson(snapshot: McpServerSnapshot) {
 
 function printServers(runtime: Runtime, io: CliIo, snapshots: McpServerSnapshot[]): void {
   const style = styleFor(io.stdout, io.env);
-  if (snapshots.length === 0) writeLine(io.stdout, "No MCP servers are configured.");
+  if (runtime.config.servers.length === 0) writeLine(io.stdout, "No MCP servers are configured.");
   for (const snapshot of snapshots) {
     const name = style.bold(safeText(snapshot.name));
     if (snapshot.state !== "ready") {
       const error = snapshot.error ? `${snapshot.error.code}: ${snapshot.error.message}` : snapshot.state;
       writeLine(io.stdout, `${name}  ${style.red("failed")}  ${safeText(error)}`);
+      const stderr = serverStderrTail(snapshot.name);
+      if (stderr) for (const line of stderr.split("\n")) writeLine(io.stdout, style.dim(`  stderr: ${line}`));
       writeLine(io.stdout);
       continue;
     }
@@ -74,5 +77,11 @@ function printServers(runtime: Runtime, io: CliIo, snapshots: McpServerSnapshot[
       writeLine(io.stdout, style.dim(`  excluded by config: ${safeText(snapshot.excluded.join(", "))}`));
     }
     writeLine(io.stdout);
+  }
+  for (const server of runtime.config.servers.filter((candidate) => candidate.disabled)) {
+    writeLine(
+      io.stdout,
+      `${style.bold(safeText(server.name))}  ${style.dim("disabled in the configuration")}`,
+    );
   }
 }

@@ -1,9 +1,12 @@
 import type { RegisteredTool } from "@agent/tools";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { type CliIo, writeJson } from "../terminal/io.js";
+import { type CliIo, safeText, writeJson, writeLine } from "../terminal/io.js";
 
-/** `agent tools --format …`: every registered tool as a model API takes it (strict variant for OpenAI), or our own form. */
+/**
+ * `agent tools --format …`: every registered tool as a model API takes it (strict variant for
+ * OpenAI), or our own form. A server that did not start is named on stderr and exits 1.
+ */
 export async function toolsCommand(
   runtime: Runtime,
   io: CliIo,
@@ -19,7 +22,18 @@ export async function toolsCommand(
         ? tools.map(toAnthropicTool)
         : tools.map(toOwnForm);
   writeJson(io, formatted);
-  return EXIT_CODES.ok;
+  // Scripts feed this to a model: a server whose tools are missing must not go unnoticed.
+  const failed = runtime.connections.filter((connection) => connection.state !== "ready");
+  for (const connection of failed) {
+    const reason = connection.error
+      ? `${connection.error.code}: ${connection.error.message}`
+      : connection.state;
+    writeLine(
+      io.stderr,
+      `agent: MCP server "${safeText(connection.name)}" is missing from the list (${safeText(reason)}).`,
+    );
+  }
+  return failed.length === 0 ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
 /** The OpenAI function-tool form: the strict variant where the schema allows it, the original otherwise. */

@@ -4,16 +4,19 @@ import { createStreamableHttpTransport } from "@agent/mcp-transport/http";
 import { createStdioTransport } from "@agent/mcp-transport/stdio";
 import type { EventSink, ToolRegistry } from "@agent/tools";
 import { isToolSelected, type ServerConfig } from "../config/index.js";
+import { trackServerProcess } from "./server-processes.js";
 
 /** Opens a new transport to a configured server (stdio child process or Streamable HTTP). */
 export function connectTransport(server: ServerConfig): McpTransport {
   if (server.type === "stdio") {
-    return createStdioTransport({
+    const transport = createStdioTransport({
       command: server.command,
       args: server.args,
       env: server.env,
       cwd: server.cwd,
     });
+    trackServerProcess(server.name, transport);
+    return transport;
   }
   return createStreamableHttpTransport({ url: server.url, headers: server.headers });
 }

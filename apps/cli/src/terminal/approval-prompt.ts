@@ -3,13 +3,16 @@ import { parseMcpToolName } from "@agent/mcp-client";
 import type { ApprovalRecord } from "@agent/policy";
 import { type CliIo, safeText, styleFor, writeLine } from "./io.js";
 
-/** Shows a held call in full and asks the person at the terminal to approve it once or deny it. */
+/**
+ * Shows a held call in full and asks the person at the terminal to approve it once or deny it;
+ * `interrupted` when Ctrl-C ends the prompt.
+ */
 export async function promptForApproval(
   io: CliIo,
   request: ApprovalRecord,
   input: unknown,
   signal: AbortSignal,
-): Promise<"approve" | "deny"> {
+): Promise<"approve" | "deny" | "interrupted"> {
   const style = styleFor(io.stderr, io.env);
   const server = parseMcpToolName(request.toolName)?.server;
   writeLine(io.stderr);
@@ -30,6 +33,9 @@ export async function promptForApproval(
   try {
     const answer = await prompt.question(`Approve this exact call once? [y/N] `, { signal });
     return /^\s*y(es)?\s*$/i.test(answer) ? "approve" : "deny";
+  } catch (error) {
+    if (signal.aborted) return "interrupted";
+    throw error;
   } finally {
     prompt.close();
   }

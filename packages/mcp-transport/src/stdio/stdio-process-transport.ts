@@ -300,8 +300,10 @@ function parseMessage(text: string): JSONRPCMessage | undefined {
   }
 }
 
+// Only a bound on waiting for the child or its pipes, whose own handles keep the process alive
+// while they matter: the timer must not keep an exiting CLI alive after the child is gone.
 function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function describeSpawnFailure(command: string, error: unknown): string {

@@ -1,0 +1,163 @@
+import { assertNoProcessesAlive, processTreeOf } from "@agent/mcp-testing/servers";
+import { describe, expect } from "vitest";
+import { E2E_TIMEOUT_MS, type E2eSandbox, observationOf, e2eTest as test, waitFor } from "./e2e-helpers.js";
+
+/**
+ * Starts `call`, waits until `started()` says the server is working on it, then sends SIGINT to the
+ * CLI process alone (as a terminal would: servers run in their own process groups). Checks exit 130,
+ * a `cancelled` observation, that the server received `notifications/cancelled` for the call, and
+ * that no process of the call's tree is left.
+ */
+async function interruptCall(
+  sandbox: E2eSandbox,
+  options: { server: string; tool: string; input: unknown; started: () => boolean },
+): Promise<void> {
+  const agent = sandbox.start([
+    "call",
+    `mcp__${options.server}__${options.tool}`,
+    "--input",
+    JSON.stringify(options.input),
+    "--json",
+  ]);
+  await waitFor(`the server to work on ${options.tool}`, options.started, 15_000);
+  // Taken while the tree is intact: the CLI, the recorder in front of the server, the server.
+  const tree = processTreeOf(agent.pid);
+  expect(tree.length).toBeGreaterThanOrEqual(3);
+
+  agent.child.kill("SIGINT");
+  const result = await agent.exited;
+
+  expect(result.code, result.stderr).toBe(130);
+  expect(observationOf(result.stdout)).toMatchObject({ ok: false, error: "cancelled" });
+  const [call] = sandbox.received(options.server, "tools/call");
+  expect(call?.params).toMatchObject({ name: options.tool });
+  const cancellations = sandbox.received(options.server, "notifications/cancelled");
+  expect(cancellations.map((record) => (record.params as { requestId: unknown }).requestId)).toEqual([
+    call?.id,
+  ]);
+  await assertNoProcessesAlive(tree, 3_000);
+
+  const finished = sandbox.auditEvents().filter((event) => event.type === "tool_call_finished");
+  expect(finished).toEqual([expect.objectContaining({ ok: false, code: "cancelled" })]);
+}
+
+describe.concurrent("Ctrl-C during a call", () => {
+  test("cancels the call on the server, closes it, and exits 130 leaving no process", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    sandbox.writeConfig({
+      policy: { rules: [{ tool: "mcp__s__slow", decision: "allow" }] },
+      mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
+    });
+    await interruptCall(sandbox, {
+      server: "s",
+      tool: "slow",
+      input: { maxMs: 20_000 },
+      // `slow` records each progress step it reports.
+      started: () => sandbox.records("s").some((record) => record.event === "progress"),
+    });
+    // The server itself saw its request aborted.
+    expect(sandbox.records("s")).toContainEqual(
+      expect.objectContaining({ event: "cancelled", tool: "slow" }),
+    );
+  });
+
+  test("a server that ignores the cancellation is still shut down", { timeout: E2E_TIMEOUT_MS }, async ({
+    sandbox,
+  }) => {
+    sandbox.writeConfig({
+      policy: { rules: [{ tool: "mcp__h__hang", decision: "allow" }] },
+      mcpServers: { h: sandbox.misbehavingServer("h", "hang-call", { wire: true }) },
+    });
+    await interruptCall(sandbox, {
+      server: "h",
+      tool: "hang",
+      input: {},
+      started: () => sandbox.received("h", "tools/call").length > 0,
+    });
+  });
+
+  test("the real server-everything: a long-running operation is cancelled", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    sandbox.writeConfig({
+      policy: { rules: [{ tool: "mcp__everything__trigger-long-running-operation", decision: "allow" }] },
+      mcpServers: { everything: sandbox.everythingServer("everything", { wire: true }) },
+    });
+    await interruptCall(sandbox, {
+      server: "everything",
+      tool: "trigger-long-running-operation",
+      input: { duration: 30, steps: 30 },
+      started: () => sandbox.received("everything", "tools/call").length > 0,
+    });
+  });
+
+  test("Ctrl-C while the server is still starting reports the call cancelled, not unknown", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    sandbox.writeConfig({
+      policy: { rules: [{ tool: "mcp__h__lookup", decision: "allow" }] },
+      mcpServers: { h: sandbox.misbehavingServer("h", "hang-initialize", { timeoutMs: 30_000 }) },
+    });
+    const agent = sandbox.start(["call", "mcp__h__lookup", "--json"]);
+    await waitFor("the handshake to start", () =>
+      sandbox.records("h").some((record) => record.event === "received" && record.method === "initialize"),
+    );
+    const tree = processTreeOf(agent.pid);
+    expect(tree.length).toBeGreaterThanOrEqual(2);
+
+    agent.child.kill("SIGINT");
+    const result = await agent.exited;
+
+    expect(result.code, result.stderr).toBe(130);
+    await assertNoProcessesAlive(tree, 3_000);
+    // The user cancelled; the tool's server never got to say what it offers.
+    expect(observationOf(result.stdout)).toMatchObject({ ok: false, error: "cancelled" });
+  });
+
+  test("a second Ctrl-C exits at once, and still leaves no server process behind", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    // This server ignores SIGTERM and the end of its stdin, and has a child that ignores SIGTERM too.
+    sandbox.writeConfig({
+      mcpServers: { stubborn: sandbox.misbehavingServer("stubborn", "ignore-sigterm") },
+    });
+    const agent = sandbox.start(["mcp", "list", "--json"]);
+    await waitFor("the server and its child", () => {
+      const events = sandbox.records("stubborn").map((record) => record.event);
+      return events.includes("started") && events.includes("grandchild");
+    });
+    const tree = processTreeOf(agent.pid);
+    expect(tree.length).toBeGreaterThanOrEqual(3);
+
+    agent.child.kill("SIGINT");
+    // The first Ctrl-C starts a graceful close, which this server makes slow; the second means "now".
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    agent.child.kill("SIGINT");
+    const result = await agent.exited;
+
+    expect(result.code).toBe(130);
+    await assertNoProcessesAlive(tree, 3_000);
+  });
+});
+
+describe.concurrent("the tool timeout", () => {
+  test("a call that outlives toolTimeoutMs is cancelled on the server and reported as timeout", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    sandbox.writeConfig({
+      toolTimeoutMs: 500,
+      policy: { rules: [{ tool: "mcp__s__slow", decision: "allow" }] },
+      mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
+    });
+    const result = await sandbox.run(["call", "mcp__s__slow", "--input", '{"maxMs":20000}', "--json"]);
+
+    expect(result.code, result.stderr).toBe(1);
+    expect(observationOf(result.stdout)).toMatchObject({ ok: false, error: "timeout" });
+    const [call] = sandbox.received("s", "tools/call");
+    const cancellations = sandbox.received("s", "notifications/cancelled");
+    expect(cancellations.map((record) => (record.params as { requestId: unknown }).requestId)).toEqual([
+      call?.id,
+    ]);
+  });
+});
