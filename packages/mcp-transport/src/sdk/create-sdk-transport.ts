@@ -19,6 +19,7 @@ import {
 import { withinTime } from "../within-time.js";
 import { describeError, foldRequestError } from "./fold-error.js";
 import { RawProtocol } from "./raw-protocol.js";
+import { RequestCanceller } from "./request-canceller.js";
 
 /** Options of {@link createSdkTransport}. */
 export interface SdkTransportOptions {
@@ -110,9 +111,9 @@ export function createSdkTransport(
     context: McpRequestContext,
     resolve: (response: McpResponse) => void,
   ): void => {
-    // Aborting this controller makes the SDK send `notifications/cancelled`; it is ours, so a
-    // caller's signal that aborts after the answer cannot cancel a finished request.
-    const controller = new AbortController();
+    // Aborting this makes the SDK send `notifications/cancelled`; it is ours, so a caller's signal
+    // that aborts after the answer cannot cancel a finished request.
+    const controller = new RequestCanceller();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let sent = false;
     const settle = (response: McpResponse): void => {

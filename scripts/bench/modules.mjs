@@ -1,0 +1,71 @@
+// Loads what the benchmark measures: the BUILT workspace packages (dist/) and the very copy of the MCP
+// SDK they use. The repository root depends on neither, so both are found from the packages' folders.
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+/** The repository root. */
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The built benchmark server, copied to dist/ by the mcp-testing build. */
+export const BENCH_SERVER_PATH = join(REPO_ROOT, "packages/mcp-testing/dist/servers/bench-server.mjs");
+
+function distEntry(relativePath) {
+  const path = join(REPO_ROOT, relativePath);
+  if (!existsSync(path)) {
+    throw new Error(`${relativePath} is missing: build first (\`pnpm bench\` does, or \`pnpm build\`).`);
+  }
+  return pathToFileURL(path).href;
+}
+
+// Node 20 cannot resolve a bare specifier from another folder without a flag, so this looks the SDK up
+// the way `import` would from packages/mcp-transport (node_modules folders upwards), then follows the
+// SDK's exports map with the "import" condition.
+function sdkEntry(subpath) {
+  const fromTransport = createRequire(join(REPO_ROOT, "packages/mcp-transport/package.json"));
+  const folders = fromTransport.resolve.paths("@modelcontextprotocol/sdk") ?? [];
+  const directory = folders
+    .map((folder) => join(folder, "@modelcontextprotocol/sdk"))
+    .find((candidate) => existsSync(join(candidate, "package.json")));
+  if (!directory) throw new Error("@modelcontextprotocol/sdk is not installed for packages/mcp-transport.");
+  const { exports } = JSON.parse(readFileSync(join(directory, "package.json"), "utf8"));
+  const exact = exports[`./${subpath}`];
+  const target = exact ? exact.import : exports["./*"].import.replace("*", subpath);
+  // The real path, so that this is the very module instance our packages load.
+  return pathToFileURL(realpathSync(join(directory, target))).href;
+}
+
+/** Imports everything the suites need; throws with a hint when the packages are not built. */
+export async function loadModules() {
+  const [tools, toolsNode, policy, transport, stdio, client, sdkClient, sdkStdio] = await Promise.all([
+    import(distEntry("packages/tools/dist/index.js")),
+    import(distEntry("packages/tools/dist/node/index.js")),
+    import(distEntry("packages/policy/dist/index.js")),
+    import(distEntry("packages/mcp-transport/dist/index.js")),
+    import(distEntry("packages/mcp-transport/dist/stdio/index.js")),
+    import(distEntry("packages/mcp-client/dist/index.js")),
+    import(sdkEntry("client/index.js")),
+    import(sdkEntry("client/stdio.js")),
+  ]);
+  if (!existsSync(BENCH_SERVER_PATH)) {
+    throw new Error(`${BENCH_SERVER_PATH} is missing: build @agent/mcp-testing first.`);
+  }
+  return {
+    ToolRegistry: tools.ToolRegistry,
+    executeToolCall: tools.executeToolCall,
+    createJsonlEventSink: toolsNode.createJsonlEventSink,
+    createPolicyGate: policy.createPolicyGate,
+    definePolicy: policy.definePolicy,
+    InMemoryApprovalStore: policy.InMemoryApprovalStore,
+    MCP_ERROR_CODES: transport.MCP_ERROR_CODES,
+    createStdioTransport: stdio.createStdioTransport,
+    StdioProcessTransport: stdio.StdioProcessTransport,
+    McpServerConnection: client.McpServerConnection,
+    listTools: client.listTools,
+    initializeServer: client.initializeServer,
+    toLocalTool: client.toLocalTool,
+    SdkClient: sdkClient.Client,
+    SdkStdioClientTransport: sdkStdio.StdioClientTransport,
+  };
+}

@@ -1,0 +1,192 @@
+// `pnpm bench`: our MCP client stack against the raw MCP SDK, on the same machine, in the same run,
+// against the same minimal server (packages/mcp-testing/src/servers/bench-server.mjs). Progress goes
+// to stderr, the result table to stdout. Exit code: 0 when every target is met, 1 when one is missed,
+// 2 when the benchmark itself failed. Not part of CI: timings belong here, never in tests.
+import { cpus, platform, release } from "node:os";
+import { benchCalls } from "./calls.mjs";
+import { createCleanup } from "./cleanup.mjs";
+import {
+  createConnection,
+  createGateEnvironment,
+  echoCallers,
+  GATE_SERVER,
+  openAuditSink,
+  openRawClient,
+  openTransport,
+} from "./clients.mjs";
+import { benchDiscovery } from "./discovery.mjs";
+import { loadModules } from "./modules.mjs";
+import { benchStartup } from "./startup.mjs";
+import { formatMs, formatRate, renderTable, resultRow } from "./stats.mjs";
+
+// Sized to finish in well under two minutes on a 2-core machine.
+const CALLS = {
+  rounds: 5,
+  sequentialCalls: 1000,
+  concurrentCalls: 100,
+  concurrentBatches: 10,
+  warmupCalls: 100,
+};
+const DISCOVERY = { toolCount: 2000, pageSize: 100, rounds: 5 };
+const STARTUP = { servers: 10, slowestMs: 500, toolCount: 20, rounds: 5 };
+
+const progress = (message) => process.stderr.write(`bench: ${message}\n`);
+
+async function measureCalls(modules, cleanup, events) {
+  progress("calls: starting 4 servers (one per client)");
+  const raw = await openRawClient(modules, cleanup, {});
+  const sdkOnOurs = await openRawClient(modules, cleanup, {}, { overOurProcessTransport: true });
+  const ours = await openTransport(modules, cleanup, {});
+  const registry = new modules.ToolRegistry();
+  const managed = createConnection(modules, cleanup, { name: GATE_SERVER, serverEnv: {}, registry, events });
+  await managed.connection.start();
+  const callers = echoCallers(modules, {
+    raw: raw.client,
+    sdkOnOurs: sdkOnOurs.client,
+    transport: ours.transport,
+    gateEnvironment: createGateEnvironment(modules, { registry, events }),
+  });
+  const results = await benchCalls(callers, progress, CALLS);
+  await Promise.all([raw.close(), sdkOnOurs.close(), ours.close(), managed.close()]);
+  return results;
+}
+
+function callRows(calls) {
+  const { raw, sdkOnOurs, transport, gate } = calls;
+  const sequential = `tools/call x${CALLS.sequentialCalls} sequential`;
+  const concurrent = `tools/call, ${CALLS.concurrentCalls} concurrent`;
+  const sdkOnOursName = "SDK Client on our process transport";
+  const higher = { better: "higher" };
+  return [
+    row(`${sequential}: transport latency`, transport.latencyMs, raw.latencyMs, formatMs, { target: 1.05 }),
+    row(`${sequential}: full gate latency`, gate.latencyMs, raw.latencyMs, formatMs, { target: 1.1 }),
+    row(`${sequential}: ${sdkOnOursName}`, sdkOnOurs.latencyMs, raw.latencyMs, formatMs),
+    row(`${sequential}: transport client CPU/call`, transport.cpuMsPerCall, raw.cpuMsPerCall, formatMs),
+    row(`${sequential}: full gate client CPU/call`, gate.cpuMsPerCall, raw.cpuMsPerCall, formatMs),
+    row(`${sequential}: ${sdkOnOursName} CPU/call`, sdkOnOurs.cpuMsPerCall, raw.cpuMsPerCall, formatMs),
+    row(
+      `${concurrent}: transport throughput`,
+      transport.concurrentPerSecond,
+      raw.concurrentPerSecond,
+      formatRate,
+      {
+        ...higher,
+        target: 0.9,
+      },
+    ),
+    row(
+      `${concurrent}: full gate throughput`,
+      gate.concurrentPerSecond,
+      raw.concurrentPerSecond,
+      formatRate,
+      {
+        ...higher,
+        target: 0.9,
+      },
+    ),
+    row(
+      `${concurrent}: ${sdkOnOursName}`,
+      sdkOnOurs.concurrentPerSecond,
+      raw.concurrentPerSecond,
+      formatRate,
+      higher,
+    ),
+  ];
+}
+
+function discoveryRows(discovery) {
+  const tools = `discovery of ${DISCOVERY.toolCount} tools, ${DISCOVERY.pageSize} per page`;
+  return [
+    row(`${tools}: list + convert + register`, discovery.ours, discovery.raw, formatMs, { target: 2 }),
+    row(`${tools}: refreshTools (rediscovery)`, discovery.refresh, discovery.raw, formatMs),
+    row(`${tools}: listing only`, discovery.listingOnly, discovery.raw, formatMs),
+  ];
+}
+
+function startupRows(startup) {
+  const servers = `${STARTUP.servers} servers at once vs the slowest alone`;
+  return [
+    row(servers, startup.together, startup.slowestAlone, formatMs, { target: 1.3 }),
+    row(`${servers}, SDK Client`, startup.rawTogether, startup.rawSlowestAlone, formatMs),
+    row("slowest server alone: connect + list", startup.slowestAlone, startup.rawSlowestAlone, formatMs),
+  ];
+}
+
+function row(metric, ours, baseline, format, extra = {}) {
+  return resultRow({ metric, ours, raw: baseline, format, ...extra });
+}
+
+function report(rows, discovery) {
+  const cpu = cpus();
+  const lines = [
+    "",
+    `MCP client benchmark: node ${process.version}, ${platform()} ${release()}, ${cpu.length} x ${cpu[0]?.model ?? "unknown CPU"}`,
+    "baseline: @modelcontextprotocol/sdk Client over its StdioClientTransport, unless the metric says",
+    "otherwise. transport: our createStdioTransport (our own process transport, which starts the server",
+    "in its own process group and session, under the SDK's Protocol). full gate: executeToolCall through",
+    "the policy gate (allow rule) and McpServerConnection, with a JSONL audit file. Latencies and CPU",
+    "are medians per call; throughputs use the median batch. Rows without a target are context.",
+    "",
+    renderTable(rows),
+  ];
+  if (discovery) {
+    lines.push(
+      "",
+      "Discovery, pieces of ours:",
+      `  listing only (listTools over our transport):        ${formatMs(discovery.listingOnly)}`,
+      `  convert + register only (toLocalTool, registerAll): ${formatMs(discovery.convertOnly)} ` +
+        `(${formatMs(discovery.convertOnly / DISCOVERY.toolCount)} per tool, no I/O)`,
+      `  first McpServerConnection.start (spawn + handshake + discovery): ${formatMs(discovery.firstStartMs)}`,
+    );
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  const targeted = rows.filter((entry) => entry.hasTarget);
+  const met = targeted.filter((entry) => entry.passed).length;
+  process.stdout.write(`\nbench: ${met} of ${targeted.length} targets met\n`);
+  return met === targeted.length;
+}
+
+// `--only=calls,discovery,servers` runs a subset, e.g. while working on one of them.
+function selectedSuites() {
+  const all = ["calls", "discovery", "servers"];
+  const option = process.argv.slice(2).find((argument) => argument.startsWith("--only="));
+  if (!option) return new Set(all);
+  const chosen = option.slice("--only=".length).split(",");
+  const unknown = chosen.filter((name) => !all.includes(name));
+  if (unknown.length > 0)
+    throw new Error(`--only: unknown suite ${unknown.join(", ")}; use ${all.join(", ")}.`);
+  return new Set(chosen);
+}
+
+async function main() {
+  const cleanup = createCleanup();
+  cleanup.installHandlers();
+  const started = performance.now();
+  try {
+    const suites = selectedSuites();
+    const modules = await loadModules();
+    const events = openAuditSink(modules, cleanup);
+    const rows = [];
+    let discovery;
+    if (suites.has("calls")) rows.push(...callRows(await measureCalls(modules, cleanup, events)));
+    if (suites.has("discovery")) {
+      discovery = await benchDiscovery(modules, cleanup, { events, progress, ...DISCOVERY });
+      rows.push(...discoveryRows(discovery));
+    }
+    if (suites.has("servers")) {
+      rows.push(...startupRows(await benchStartup(modules, cleanup, { events, progress, ...STARTUP })));
+    }
+    progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return report(rows, discovery) ? 0 : 1;
+  } catch (error) {
+    if (cleanup.interrupted) return 130;
+    process.stderr.write(
+      `bench: failed: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`,
+    );
+    return 2;
+  } finally {
+    await cleanup.run();
+  }
+}
+
+process.exitCode = await main();
