@@ -8,15 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadReferenceListing } from "./fixtures/reference-tools.js";
 import {
   cancelAfterSecondProgress,
-  delay,
-  EVERYTHING_CAPABILITY_GATED_TOOLS,
-  type EverythingHttpServer,
-  everythingHttp,
   isCancellationOf,
   LONG_RUNNING_TOOL,
   lateProgress,
   lateResponses,
   requestIdOf,
+} from "./integration-cancellation.js";
+import {
+  delay,
+  EVERYTHING_CAPABILITY_GATED_TOOLS,
+  type EverythingHttpServer,
+  everythingHttp,
   startEverythingHttp,
   stopEverythingHttp,
   waitFor,

@@ -9,15 +9,13 @@ import { describe, expect, it } from "vitest";
 import { loadReferenceListing } from "./fixtures/reference-tools.js";
 import {
   cancelAfterSecondProgress,
-  EVERYTHING_CAPABILITY_GATED_TOOLS,
-  everythingStdio,
   isCancellationOf,
   LONG_RUNNING_TOOL,
   lateProgress,
   lateResponses,
   requestIdOf,
-  waitFor,
-} from "./integration-helpers.js";
+} from "./integration-cancellation.js";
+import { EVERYTHING_CAPABILITY_GATED_TOOLS, everythingStdio, waitFor } from "./integration-helpers.js";
 
 const CALLED_TOOLS = ["echo", "get-tiny-image", "get-structured-content", "get-sum"];
 

@@ -1,10 +1,3 @@
-/**
- * Helpers of the integration tests: the whole client (McpServerConnection, executeToolCall, the real
- * policy gate, one audit stream) against real servers over real stdio and Streamable HTTP on loopback.
- * Every harness closes itself when its test ends and fails the test if a process it started survives.
- */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -16,12 +9,14 @@ import {
 } from "@agent/mcp-client";
 import {
   assertNoProcessesAlive,
+  type LoopbackHttpServer,
   type MisbehavingServerName,
   parseServerRecords,
   processGroupMembers,
   processTreeOf,
   readRecordFile,
   type ServerRecord,
+  startLoopbackHttpServer,
   testServerCommand,
 } from "@agent/mcp-testing/servers";
 import type { McpTransport, McpTransportError } from "@agent/mcp-transport";
@@ -42,10 +37,7 @@ import {
   type AgentEvent,
   createMemoryEventSink,
   type ExecutionEnvironment,
-  executeToolCall,
   type MemoryEventSink,
-  type ToolCallOutcome,
-  type ToolProgress,
   ToolRegistry,
 } from "@agent/tools";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -331,68 +323,11 @@ export async function everythingHttp(
 }
 
 /** A server-everything child process in Streamable HTTP mode on a loopback port. */
-export interface EverythingHttpServer {
-  url: string;
-  process: ChildProcess;
-  /** The live processes of the server: its tree and its process group. */
-  processes(): number[];
-  /** Kills the server's process group and waits for it to exit. */
-  kill(): Promise<void>;
-}
-
-// Preloaded into the HTTP server: binds every listen(port) to 127.0.0.1 (tests use loopback only)
-// and reports the port it got on stderr, so PORT=0 can be used without a race for a free port.
-const LOOPBACK_PRELOAD = `data:text/javascript,${encodeURIComponent(`
-import net from "node:net";
-const listen = net.Server.prototype.listen;
-net.Server.prototype.listen = function listenOnLoopback(...args) {
-  if (typeof args[0] === "number" || typeof args[0] === "string") {
-    args = [Number(args[0]), "127.0.0.1", ...args.slice(1).filter((arg) => typeof arg === "function")];
-  }
-  this.once("listening", () => process.stderr.write("LISTENING " + this.address().port + "\\n"));
-  return listen.apply(this, args);
-};`)}`;
+export type EverythingHttpServer = LoopbackHttpServer;
 
 /** Starts server-everything over Streamable HTTP on 127.0.0.1 (a free port), in its own process group. */
-export async function startEverythingHttp(): Promise<EverythingHttpServer> {
-  const child = spawn(process.execPath, ["--import", LOOPBACK_PRELOAD, EVERYTHING_ENTRY, "streamableHttp"], {
-    env: { PATH: process.env.PATH ?? "", PORT: "0" },
-    // Its stdout is a request log nobody needs; stderr carries the port.
-    stdio: ["ignore", "ignore", "pipe"],
-    detached: true,
-  });
-  const pid = child.pid as number;
-  const exited = once(child, "exit");
-  const kill = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-    await exited;
-  };
-  const processes = (): number[] => [...new Set([...processTreeOf(pid), ...processGroupMembers(pid)])];
-  const port = await new Promise<number>((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => reject(new Error(`server-everything did not listen: ${output}`)), 15_000);
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-2_000);
-      const match = /LISTENING (\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.once("exit", () => {
-      clearTimeout(timer);
-      reject(new Error(`server-everything exited: ${output}`));
-    });
-  }).catch(async (error: unknown) => {
-    await kill();
-    throw error;
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, process: child, processes, kill };
+export function startEverythingHttp(): Promise<EverythingHttpServer> {
+  return startLoopbackHttpServer(EVERYTHING_ENTRY, ["streamableHttp"]);
 }
 
 /** Kills an HTTP server started by {@link startEverythingHttp} and fails unless all its processes are gone. */
@@ -466,90 +401,4 @@ export function typesOf(events: readonly AgentEvent[], ...types: AgentEvent["typ
 /** Audit events stay small: large payloads (images, huge answers) never appear in them as content. */
 export function expectBoundedAudit(events: readonly AgentEvent[]): void {
   for (const event of events) expect(JSON.stringify(event).length).toBeLessThan(4_096);
-}
-
-/** server-everything's long-running operation, as the registry names it. */
-export const LONG_RUNNING_TOOL = "mcp__everything__trigger-long-running-operation";
-
-/** What {@link cancelAfterSecondProgress} saw. */
-export interface CancelledRun {
-  callId: string;
-  outcome: ToolCallOutcome;
-  /** Every progress callback the executor made, aborted or not. */
-  progress: ToolProgress[];
-}
-
-/**
- * Runs server-everything's long-running operation (`steps` steps over `duration` seconds) through the
- * executor with a progress listener, and aborts the caller's signal on the second progress report.
- */
-export async function cancelAfterSecondProgress(
-  harness: ClientHarness<McpTransport>,
-  input: { duration: number; steps: number },
-): Promise<CancelledRun> {
-  const callId = "call_long_running";
-  const controller = new AbortController();
-  const progress: ToolProgress[] = [];
-  const outcome = await executeToolCall(
-    { name: LONG_RUNNING_TOOL, input, callId },
-    {
-      ...harness.env,
-      signal: controller.signal,
-      onProgress: (update) => {
-        progress.push(update);
-        if (progress.length === 2) controller.abort();
-      },
-    },
-  );
-  return { callId, outcome, progress };
-}
-
-/**
- * Progress values the server sent for request `requestId` (the SDK's progress token) after the client
- * stopped waiting for it. The SDK drops such notifications and reports them as protocol noise, which
- * is how a test can see them at all.
- */
-export function lateProgress(harness: ClientHarness<McpTransport>, requestId: unknown): number[] {
-  return harness.transportErrors.flatMap((error) => {
-    if (!error.message.includes("progress notification for an unknown token")) return [];
-    const token = /"progressToken":(\d+)/.exec(error.message);
-    const progress = /"progress":(\d+)/.exec(error.message);
-    return token && progress && Number(token[1]) === requestId ? [Number(progress[1])] : [];
-  });
-}
-
-/** The id of the first request on the wire that `matches` (JSON-RPC messages as the client sent them). */
-export function requestIdOf(
-  messages: readonly unknown[],
-  matches: (request: RequestShape) => boolean,
-): unknown {
-  const found = messages.find(
-    (message): message is RequestShape =>
-      typeof message === "object" &&
-      message !== null &&
-      "id" in message &&
-      "method" in message &&
-      matches(message as RequestShape),
-  );
-  return found?.id;
-}
-
-/** The fields of a JSON-RPC request that tests look at. */
-export interface RequestShape {
-  id: unknown;
-  method: string;
-  params?: { name?: string; arguments?: Record<string, unknown> };
-}
-
-/** Whether `message` is the `notifications/cancelled` the SDK sends for request `requestId`. */
-export function isCancellationOf(message: unknown, requestId: unknown): boolean {
-  const candidate = message as { method?: unknown; params?: { requestId?: unknown } } | null;
-  return candidate?.method === "notifications/cancelled" && candidate.params?.requestId === requestId;
-}
-
-/** Responses the server sent to requests the client no longer waited for (protocol noise as well). */
-export function lateResponses(harness: ClientHarness<McpTransport>): string[] {
-  return harness.transportErrors
-    .filter((error) => error.message.includes("response for an unknown message ID"))
-    .map((error) => error.message);
 }

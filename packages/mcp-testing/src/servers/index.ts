@@ -1,3 +1,4 @@
+export { type LoopbackHttpServer, startLoopbackHttpServer } from "./loopback-http-server.js";
 export {
   assertNoProcessesAlive,
   isProcessAlive,
