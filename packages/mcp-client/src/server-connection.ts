@@ -257,6 +257,12 @@ export class McpServerConnection {
       this.#options.includeTool ?? (() => true),
       (remoteName, args, context) => this.#callTool(remoteName, args, context),
     );
+    // close() may have run while the listing was under way: a closed server registers nothing.
+    if (this.#isClosed()) {
+      throw new McpClientError("mcp_not_connected", `Server "${this.name}" was closed.`, {
+        server: this.name,
+      });
+    }
     const change = this.#register(tools);
     this.#rejected = rejected;
     this.#excluded = excluded;

@@ -1,7 +1,7 @@
 import { FakeTransport, fakeServer, initializeResult, ok, tool } from "@agent/mcp-testing";
 import { McpTransportError } from "@agent/mcp-transport";
 import { executeToolCall } from "@agent/tools";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ALLOW_EXTERNAL, createFakeSetup } from "./harness.js";
 
 const LIST_CHANGED = "notifications/tools/list_changed";
@@ -126,6 +126,27 @@ describe("close", () => {
     expect(transport.closeCount).toBe(1);
     expect(registry.names()).toEqual([]);
     expect(events.ofType("mcp_closed")).toHaveLength(1);
+  });
+
+  it("registers nothing when closed while the first listing is under way", async () => {
+    let release: () => void = () => {};
+    const handlers = fakeServer();
+    const { connection, registry, transport } = createFakeSetup({
+      ...handlers,
+      "tools/list": (params, request) =>
+        new Promise((resolve) => {
+          release = () => resolve(handlers["tools/list"]?.(params, request) ?? ok({ tools: [] }));
+        }),
+    });
+    // The listing's answer is already on its way: closing does not fail the pending request.
+    Object.assign(transport, { close: () => Promise.resolve() });
+    const starting = connection.start().catch((error: unknown) => error);
+    await vi.waitFor(() => expect(transport.requestsFor("tools/list")).toHaveLength(1));
+    await connection.close();
+    release();
+    expect(await starting).toMatchObject({ code: "mcp_not_connected" });
+    expect(registry.names()).toEqual([]);
+    expect(connection.state).toBe("closed");
   });
 
   it("turns a failing close into an mcp_close_failed event, not an exception", async () => {
