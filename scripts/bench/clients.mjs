@@ -4,7 +4,8 @@
 //   sdkOnOurs the SDK's Client + our StdioProcessTransport (for the breakdown)
 //   transport our createStdioTransport (our process transport under the SDK's Protocol)
 //   gate      executeToolCall -> policy gate (allow rule) -> McpServerConnection -> our transport,
-//             with every event appended to a JSONL audit file
+//             with every event appended to a JSONL audit file (written before emit returns: the default)
+//   gateBatched  the same, with the audit file in `flush: "batched"` mode (one write per event-loop turn)
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import { BENCH_SERVER_PATH, REPO_ROOT } from "./modules.mjs";
@@ -71,10 +72,10 @@ export function createConnection(modules, cleanup, { name, serverEnv, registry, 
   return { connection, close };
 }
 
-/** The audit sink of the gate client: a JSONL file in a temp folder removed at cleanup. */
-export function openAuditSink(modules, cleanup) {
+/** The audit sink of a gate client: a JSONL file in a temp folder removed at cleanup. */
+export function openAuditSink(modules, cleanup, options = {}) {
   const path = join(cleanup.tempFolder("agent-bench-"), "audit.jsonl");
-  const sink = modules.createJsonlEventSink(path);
+  const sink = modules.createJsonlEventSink(path, options);
   cleanup.add(() => sink.close());
   return sink;
 }
@@ -89,8 +90,11 @@ export function createGateEnvironment(modules, { registry, events }) {
   return { registry, gate, runId: "bench", cwd: REPO_ROOT, events };
 }
 
-/** One echo call per client (`{ raw, sdkOnOurs, transport, gate }`); each throws unless the call succeeded. */
-export function echoCallers(modules, { raw, sdkOnOurs, transport, gateEnvironment }) {
+/**
+ * One echo call per client (`{ raw, sdkOnOurs, transport, gate, gateBatched }`); each throws unless the
+ * call succeeded.
+ */
+export function echoCallers(modules, { raw, sdkOnOurs, transport, gateEnvironment, gateBatchedEnvironment }) {
   const echoCall = { name: `mcp__${GATE_SERVER}__echo`, input: ECHO_ARGUMENTS };
   const sdkCaller = (client) => async () => {
     const result = await client.callTool({ name: "echo", arguments: ECHO_ARGUMENTS });
@@ -107,11 +111,16 @@ export function echoCallers(modules, { raw, sdkOnOurs, transport, gateEnvironmen
       );
       if (!response.ok) throw unexpected("transport request", response);
     },
-    gate: async () => {
-      const outcome = await modules.executeToolCall(echoCall, gateEnvironment);
-      if (outcome.type !== "observation" || !outcome.ok) throw unexpected("executeToolCall", outcome);
-    },
+    gate: gateCaller(gateEnvironment),
+    gateBatched: gateCaller(gateBatchedEnvironment),
   };
+
+  function gateCaller(environment) {
+    return async () => {
+      const outcome = await modules.executeToolCall(echoCall, environment);
+      if (outcome.type !== "observation" || !outcome.ok) throw unexpected("executeToolCall", outcome);
+    };
+  }
 }
 
 function unexpected(what, value) {

@@ -12,3 +12,39 @@ export function describeValue(value: unknown): string {
   if (typeof value === "object") return "an object";
   return `${typeof value} ${String(value)}`;
 }
+
+/**
+ * A deep copy of JSON data, or undefined when one of its strings (object keys included) holds a lone
+ * surrogate: such a value has no canonical JSON, so nothing can be fingerprinted from it.
+ */
+export function copyWellFormedJson<T>(value: T): T | undefined {
+  try {
+    return copyNode(value) as T;
+  } catch (error) {
+    if (error === LONE_SURROGATE) return undefined;
+    throw error;
+  }
+}
+
+const LONE_SURROGATE = Symbol("lone surrogate");
+
+function copyNode(value: unknown): unknown {
+  if (typeof value === "string") {
+    if (!value.isWellFormed()) throw LONE_SURROGATE;
+    return value;
+  }
+  if (Array.isArray(value)) return value.map(copyNode);
+  if (!isRecord(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (!key.isWellFormed()) throw LONE_SURROGATE;
+    const item = copyNode(value[key]);
+    // Assigning "__proto__" would set the prototype: define it, so that it stays data as JSON.parse keeps it.
+    if (key === "__proto__") {
+      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    } else {
+      copy[key] = item;
+    }
+  }
+  return copy;
+}

@@ -28,7 +28,7 @@ import { DEFAULT_CLIENT_INFO, type InitializeResult, initializeServer } from "./
 import { instrumentTransport } from "./instrumented-transport.js";
 import { assertServerName, mcpToolName, parseMcpToolName } from "./names.js";
 import { createPhaseContext } from "./phase.js";
-import { buildServerTools } from "./server-tools.js";
+import { buildServerTools, type MappedTools } from "./server-tools.js";
 import { messageOf, since } from "./time.js";
 import { mcpToolGroup } from "./tool-mapping.js";
 
@@ -55,6 +55,8 @@ export class McpServerConnection {
   #listChangedWhileConnecting = false;
   #rejected: RejectedTool[] = [];
   #excluded: string[] = [];
+  /** The last discovery's tools, reused by the next one where a definition did not change. */
+  #mapped: MappedTools = new Map();
   #error: { code: string; message: string } | undefined;
   readonly #refresher = createCoalescingRunner(() => this.#refreshAfterListChanged());
   #reconnecting: Promise<void> | undefined;
@@ -155,6 +157,7 @@ export class McpServerConnection {
     this.#state = "closed";
     this.#lifetime.abort();
     this.#options.registry.removeGroup(this.group);
+    this.#mapped = new Map();
     await this.#closeTransport();
   }
 
@@ -252,10 +255,11 @@ export class McpServerConnection {
       if (!phase.timedOut()) throw error;
       throw phaseTimeout("mcp_tools_list_failed", "tools/list", this.#timeouts.listToolsMs, this.name, error);
     }
-    const { tools, rejected, excluded } = buildServerTools(
+    const { tools, rejected, excluded, mapped } = buildServerTools(
       listing,
       this.#options.includeTool ?? (() => true),
       (remoteName, args, context) => this.#callTool(remoteName, args, context),
+      this.#mapped,
     );
     // close() may have run while the listing was under way: a closed server registers nothing.
     if (this.#isClosed()) {
@@ -264,6 +268,7 @@ export class McpServerConnection {
       });
     }
     const change = this.#register(tools);
+    this.#mapped = mapped;
     this.#rejected = rejected;
     this.#excluded = excluded;
     for (const { remoteName, reason } of rejected) {

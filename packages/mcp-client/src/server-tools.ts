@@ -1,29 +1,68 @@
 import type { RegisteredTool } from "@agent/tools";
-import type { RejectedTool, ToolListing } from "./discovery.js";
+import type { McpToolDescriptor, RejectedTool, ToolListing } from "./discovery.js";
 import { type RemoteToolCaller, toLocalTool } from "./tool-mapping.js";
+
+/** The tools one discovery mapped, by remote name, each with the key of the definition it came from. */
+export type MappedTools = ReadonlyMap<string, { key: string; tool: RegisteredTool }>;
 
 /** One server's listing, sorted into what registers, what was rejected and what the config excluded. */
 export interface ServerToolSet {
   tools: RegisteredTool[];
   rejected: RejectedTool[];
   excluded: string[];
+  /** What this listing mapped: pass it to the next discovery of the same connection. */
+  mapped: MappedTools;
 }
 
-/** Maps every listed tool the filter includes; a tool that cannot be mapped is rejected with its reason. */
+/**
+ * Maps every listed tool the filter includes; a tool that cannot be mapped is rejected with its reason.
+ * A tool whose definition is unchanged since `previous` (the last discovery by the same caller) is
+ * reused as it is: converting it again would give an equal tool with the same fingerprint.
+ */
 export function buildServerTools(
   listing: ToolListing,
   include: (remoteName: string) => boolean,
   callRemote: RemoteToolCaller,
+  previous: MappedTools = new Map(),
 ): ServerToolSet {
-  const set: ServerToolSet = { tools: [], rejected: [...listing.rejected], excluded: [] };
+  const mapped = new Map<string, { key: string; tool: RegisteredTool }>();
+  const set: ServerToolSet = { tools: [], rejected: [...listing.rejected], excluded: [], mapped };
   for (const descriptor of listing.tools) {
     if (!include(descriptor.remoteName)) {
       set.excluded.push(descriptor.remoteName);
       continue;
     }
-    const mapped = toLocalTool(descriptor, callRemote);
-    if (mapped.ok) set.tools.push(mapped.tool);
-    else set.rejected.push({ remoteName: descriptor.remoteName, reason: mapped.reason });
+    const key = definitionKey(descriptor);
+    const known = previous.get(descriptor.remoteName);
+    if (known?.key === key) {
+      set.tools.push(known.tool);
+      mapped.set(descriptor.remoteName, known);
+      continue;
+    }
+    const result = toLocalTool(descriptor, callRemote);
+    if (!result.ok) {
+      set.rejected.push({ remoteName: descriptor.remoteName, reason: result.reason });
+      continue;
+    }
+    set.tools.push(result.tool);
+    mapped.set(descriptor.remoteName, { key, tool: result.tool });
   }
   return set;
+}
+
+/**
+ * Everything {@link toLocalTool} reads from a descriptor, as JSON text: equal text, equal tool. Plain
+ * JSON rather than canonical JSON is enough: a listing that merely reorders keys misses the reuse and
+ * is converted again, to the same fingerprint.
+ */
+function definitionKey(descriptor: McpToolDescriptor): string {
+  return JSON.stringify([
+    descriptor.server,
+    descriptor.remoteName,
+    descriptor.description,
+    descriptor.inputSchema,
+    descriptor.outputSchema ?? null,
+    descriptor.annotations ?? null,
+    descriptor.title ?? null,
+  ]);
 }

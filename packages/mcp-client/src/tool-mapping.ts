@@ -9,9 +9,9 @@ import {
 } from "@agent/tools";
 import type { ZodType } from "zod";
 import type { McpToolDescriptor } from "./discovery.js";
-import { mcpToolName } from "./names.js";
-import { describeValue, isRecord } from "./records.js";
-import { convertInputSchema, convertOutputSchema } from "./schema/index.js";
+import { mcpToolName, remoteToolNameProblem } from "./names.js";
+import { copyWellFormedJson, describeValue, isRecord } from "./records.js";
+import { checkInputSchema, convertOutputSchemaToZod, zodFromCheckedSchema } from "./schema/index.js";
 
 /** Sends one `tools/call` for a mapped tool; the connection supplies it. */
 export type RemoteToolCaller = (
@@ -36,33 +36,41 @@ export interface McpToolOutput {
 /**
  * Maps a remote tool to a local `external` tool in its server's group, or says why it cannot be:
  * its input schema converts to one zod schema that both validates and describes the parameters.
+ * Every check runs now, so an unsupported schema is rejected here, at discovery; the conversion itself
+ * (zod schema, parameters, fingerprint) runs on the tool's first use, as `defineTool` allows. The
+ * descriptor is copied first: what was checked is what will be converted.
  * Annotations are kept only as unverified hints; they never change the effect.
  */
 export function toLocalTool(
   descriptor: McpToolDescriptor,
   callRemote: RemoteToolCaller,
 ): { ok: true; tool: RegisteredTool } | { ok: false; reason: string } {
-  const input = convertInputSchema(descriptor.inputSchema);
+  const nameProblem = remoteToolNameProblem(descriptor.server, descriptor.remoteName);
+  if (nameProblem) return { ok: false, reason: `invalid_tool_name: ${nameProblem}` };
+  const own = copyDefinition(descriptor);
+  if (!own.ok) return { ok: false, reason: own.reason };
+  const { description, inputSchema, outputSchema } = own.definition;
+  const input = checkInputSchema(inputSchema);
   if (!input.ok) return { ok: false, reason: `${input.code}: ${input.reason}` };
   let output: ZodType | undefined;
-  if (descriptor.outputSchema !== undefined) {
-    const converted = convertOutputSchema(descriptor.outputSchema);
+  if (outputSchema !== undefined) {
+    const converted = convertOutputSchemaToZod(outputSchema);
     if (!converted.ok) return { ok: false, reason: `${converted.code}: ${converted.reason}` };
     output = converted.schema;
   }
-  const hints = hintsOf(descriptor);
+  const hints = hintsOf(own.definition);
   const tool = defineTool({
     name: mcpToolName(descriptor.server, descriptor.remoteName),
-    description: descriptor.description,
-    schema: input.schema,
+    description,
+    schema: () => zodFromCheckedSchema(input.schema),
     effect: "external",
     group: mcpToolGroup(descriptor.server),
     ...(hints ? { annotations: hints } : {}),
     identity: {
       server: descriptor.server,
       remoteName: descriptor.remoteName,
-      inputSchema: descriptor.inputSchema as JsonValue,
-      outputSchema: (descriptor.outputSchema ?? null) as JsonValue,
+      inputSchema: inputSchema as JsonValue,
+      outputSchema: (outputSchema ?? null) as JsonValue,
     },
     execute: async (args, context) =>
       mapCallResult(await callRemote(descriptor.remoteName, args, context), output),
@@ -70,7 +78,28 @@ export function toLocalTool(
   return { ok: true, tool: tool as RegisteredTool };
 }
 
-function hintsOf(descriptor: McpToolDescriptor): Record<string, JsonValue> | undefined {
+type OwnDefinition = Pick<
+  McpToolDescriptor,
+  "description" | "inputSchema" | "outputSchema" | "annotations" | "title"
+>;
+
+/**
+ * A private JSON copy of what the tool is built from, so that a caller changing its descriptor later
+ * cannot change a tool that converts lazily. It also rejects what no fingerprint can be computed of
+ * (a lone surrogate, which JSON text can carry as an escape) now rather than at first use.
+ */
+function copyDefinition(
+  descriptor: McpToolDescriptor,
+): { ok: true; definition: OwnDefinition } | { ok: false; reason: string } {
+  const { description, inputSchema, outputSchema, annotations, title } = descriptor;
+  const definition = copyWellFormedJson({ description, inputSchema, outputSchema, annotations, title });
+  if (!definition) {
+    return { ok: false, reason: "invalid_tool_definition: a string contains a lone surrogate" };
+  }
+  return { ok: true, definition };
+}
+
+function hintsOf(descriptor: OwnDefinition): Record<string, JsonValue> | undefined {
   const hints: Record<string, JsonValue> = { ...descriptor.annotations };
   if (descriptor.title !== undefined) hints.title = descriptor.title;
   return Object.keys(hints).length > 0 ? hints : undefined;

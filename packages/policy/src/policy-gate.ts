@@ -1,5 +1,6 @@
 import {
   type EventSink,
+  type ExecutionRunner,
   emitEvent,
   type GateRequest,
   type GateVerdict,
@@ -41,12 +42,13 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
   const now = options.now ?? (() => new Date());
   const required = policy.sandbox === "required";
 
-  const allow = (via: "policy" | "approval"): GateVerdict => ({
-    type: "allow",
-    via,
-    isolation: sandbox.name,
-    run: (execute) => executeInSandbox(execute, { network, sandbox, required }),
-  });
+  const run: ExecutionRunner = (execute) => executeInSandbox(execute, { network, sandbox, required });
+  // Verdicts hold nothing of the call: two frozen ones serve every call.
+  const verdicts = {
+    policy: Object.freeze({ type: "allow", via: "policy", isolation: sandbox.name, run }),
+    approval: Object.freeze({ type: "allow", via: "approval", isolation: sandbox.name, run }),
+  } as const;
+  const allow = (via: "policy" | "approval"): GateVerdict => verdicts[via];
 
   return {
     async admit(request: GateRequest): Promise<GateVerdict> {

@@ -35,28 +35,88 @@ const IDENTIFYING_FIELDS = [
   "ok",
 ];
 
+// Deeper values take the copying path, which treats them exactly as before (a cycle throws there).
+const MAX_SCAN_DEPTH = 32;
+
 /**
  * Makes an event safe and bounded for a durable audit record: credential-looking fields redacted,
  * large strings replaced by size + sha256, long arrays cut, and an oversized record reduced to the
- * fields that identify it.
+ * fields that identify it. Always returns a new object.
  */
 export function boundForAudit(
   event: AgentEvent,
   limits: AuditLimits = DEFAULT_AUDIT_LIMITS,
 ): Record<string, unknown> {
   const bounded = boundValue(event, limits) as Record<string, unknown>;
-  const bytes = Buffer.byteLength(JSON.stringify(bounded));
-  if (bytes <= limits.maxEventBytes) return bounded;
+  const text = JSON.stringify(bounded);
+  return fitsInBytes(text, limits.maxEventBytes) ? bounded : reduceRecord(bounded, text);
+}
+
+/**
+ * The JSON text (without a newline) of {@link boundForAudit}'s record for `event`, serialized once.
+ * Events with nothing to redact or cut (plain JSON data, no credential-looking key, every string and
+ * array within limits: the common case) are serialized as they are, without a bounded copy.
+ */
+export function serializeForAudit(event: AgentEvent, limits: AuditLimits = DEFAULT_AUDIT_LIMITS): string {
+  const bounded = isWithinBounds(event, limits, 0) ? event : boundValue(event, limits);
+  const text = JSON.stringify(bounded);
+  if (fitsInBytes(text, limits.maxEventBytes)) return text;
+  return JSON.stringify(reduceRecord(bounded as Record<string, unknown>, text));
+}
+
+function reduceRecord(bounded: Record<string, unknown>, text: string): Record<string, unknown> {
   const kept = Object.fromEntries(
     IDENTIFYING_FIELDS.filter((key) => key in bounded).map((key) => [key, bounded[key]]),
   );
-  return { ...kept, truncated: { bytes, sha256: sha256Hex(JSON.stringify(bounded)) } };
+  return { ...kept, truncated: { bytes: Buffer.byteLength(text), sha256: sha256Hex(text) } };
+}
+
+/**
+ * Whether `boundValue` would leave `value` unchanged and JSON would serialize both alike: only plain
+ * objects, arrays and JSON primitives qualify; anything else (a Date, a Map, a function, a bigint)
+ * takes the copying path.
+ */
+function isWithinBounds(value: unknown, limits: AuditLimits, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+      return fitsInBytes(value, limits.maxStringBytes);
+    case "number":
+    case "boolean":
+    case "undefined":
+      return true;
+    case "object": {
+      if (value === null) return true;
+      if (depth >= MAX_SCAN_DEPTH) return false;
+      if (Array.isArray(value)) {
+        if (value.length > limits.maxArrayItems) return false;
+        for (const item of value) if (!isWithinBounds(item, limits, depth + 1)) return false;
+        return true;
+      }
+      const prototype: unknown = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) return false;
+      for (const key of Object.keys(value)) {
+        if (SECRET_KEY_PATTERN.test(key)) return false;
+        if (!isWithinBounds((value as Record<string, unknown>)[key], limits, depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** Whether `text` takes at most `limit` UTF-8 bytes; a UTF-16 code unit never takes more than 3. */
+function fitsInBytes(text: string, limit: number): boolean {
+  if (text.length * 3 <= limit) return true;
+  // A code unit takes at least one byte, so a longer text cannot fit.
+  return text.length <= limit && Buffer.byteLength(text) <= limit;
 }
 
 function boundValue(value: unknown, limits: AuditLimits): unknown {
   if (typeof value === "string") {
-    const bytes = Buffer.byteLength(value);
-    return bytes <= limits.maxStringBytes ? value : { omitted: "string", bytes, sha256: sha256Hex(value) };
+    return fitsInBytes(value, limits.maxStringBytes)
+      ? value
+      : { omitted: "string", bytes: Buffer.byteLength(value), sha256: sha256Hex(value) };
   }
   if (Array.isArray(value)) {
     const items = value.slice(0, limits.maxArrayItems).map((item) => boundValue(item, limits));

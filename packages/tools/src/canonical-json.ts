@@ -52,7 +52,13 @@ function serializeObject(value: object, ancestors: Set<object>): string {
   ancestors.add(value);
   try {
     if (Array.isArray(value)) {
-      return `[${value.map((item) => (item === undefined ? "null" : serialize(item, ancestors))).join(",")}]`;
+      let text = "[";
+      for (let index = 0; index < value.length; index += 1) {
+        const item: unknown = value[index];
+        if (index > 0) text += ",";
+        text += item === undefined ? "null" : serialize(item, ancestors);
+      }
+      return `${text}]`;
     }
     const toJson = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJson === "function") return serialize(toJson.call(value), ancestors);
@@ -61,11 +67,16 @@ function serializeObject(value: object, ancestors: Set<object>): string {
       const kind = (prototype as { constructor?: { name?: string } }).constructor?.name ?? "non-plain";
       throw new TypeError(`canonicalJson: a ${kind} object has no faithful JSON form`);
     }
-    const entries = Object.entries(value)
-      .filter(([, item]) => item !== undefined)
-      // Default sort compares UTF-16 code units, which is the order RFC 8785 section 3.2.3 requires.
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${serializeString(key)}:${serialize(item, ancestors)}`).join(",")}}`;
+    // The default sort compares UTF-16 code units, which is the order RFC 8785 section 3.2.3 requires.
+    const keys = Object.keys(value).sort();
+    let text = "{";
+    for (const key of keys) {
+      const item: unknown = (value as Record<string, unknown>)[key];
+      if (item === undefined) continue;
+      if (text.length > 1) text += ",";
+      text += `${serializeString(key)}:${serialize(item, ancestors)}`;
+    }
+    return `${text}}`;
   } finally {
     ancestors.delete(value);
   }

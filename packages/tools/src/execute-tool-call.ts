@@ -87,7 +87,9 @@ async function decideAndRun(
     });
   }
 
-  const verdict = await admit(tool, prepared.input, env, ids);
+  // One controller per call: its signal reaches the gate (unless the caller has its own) and the tool.
+  const controller = new AbortController();
+  const verdict = await admit(tool, prepared.input, env, ids, env.signal ?? controller.signal);
   emitEvent(events, decisionEvent(ids, verdict));
   if (verdict.type === "deny") {
     return failureObservation(ids, "policy_denied", `The policy denied this call: ${verdict.reason}`, {
@@ -99,7 +101,7 @@ async function decideAndRun(
   }
   if (env.signal?.aborted)
     return failureObservation(ids, "cancelled", "The call was cancelled before it started.");
-  return runAdmitted(verdict.run, prepared.execute, env, ids);
+  return runAdmitted(verdict.run, prepared.execute, env, ids, controller);
 }
 
 async function admit(
@@ -107,6 +109,7 @@ async function admit(
   input: unknown,
   env: ExecutionEnvironment,
   ids: CallIds,
+  signal: AbortSignal,
 ): Promise<GateVerdict> {
   try {
     return await env.gate.admit({
@@ -115,7 +118,7 @@ async function admit(
       runId: ids.runId,
       callId: ids.callId,
       cwd: env.cwd,
-      signal: env.signal ?? new AbortController().signal,
+      signal,
     });
   } catch (error) {
     // A gate that cannot decide fails closed.
@@ -128,8 +131,8 @@ async function runAdmitted(
   execute: (context: ToolContext) => Promise<unknown>,
   env: ExecutionEnvironment,
   ids: CallIds,
+  controller: AbortController,
 ): Promise<Observation> {
-  const controller = new AbortController();
   const timeoutMs = env.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   let abortOutcome: Observation | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -1,4 +1,10 @@
-export { type AuditLimits, boundForAudit, DEFAULT_AUDIT_LIMITS, SECRET_KEY_PATTERN } from "./audit-bounds.js";
+export {
+  type AuditLimits,
+  boundForAudit,
+  DEFAULT_AUDIT_LIMITS,
+  SECRET_KEY_PATTERN,
+  serializeForAudit,
+} from "./audit-bounds.js";
 export { canonicalJson, digestJson, type JsonObject, type JsonValue, sha256Hex } from "./canonical-json.js";
 export { TOOLS_ERROR_CODES, ToolsError, type ToolsErrorCode } from "./errors.js";
 export {

@@ -62,18 +62,22 @@ export class ToolRegistry {
     });
     const previous = new Map(this.listGroup(group).map((tool) => [tool.name, tool]));
     const next = new Map(tools.map((tool) => [tool.name, tool]));
-    for (const name of previous.keys()) this.#tools.delete(name);
-    for (const tool of tools) this.#tools.set(tool.name, tool);
-    return {
+    // Computed before anything changes: reading a fingerprint may throw (see defineTool), and then
+    // the registry must stay as it was.
+    const change: GroupChange = {
       added: [...next.keys()].filter((name) => !previous.has(name)),
       removed: [...previous.keys()].filter((name) => !next.has(name)),
       changed: [...next.values()]
         .filter((tool) => {
           const old = previous.get(tool.name);
-          return old !== undefined && old.fingerprint !== tool.fingerprint;
+          // The same object is the same definition; comparing would only compute fingerprints.
+          return old !== undefined && old !== tool && old.fingerprint !== tool.fingerprint;
         })
         .map((tool) => tool.name),
     };
+    for (const name of previous.keys()) this.#tools.delete(name);
+    for (const tool of tools) this.#tools.set(tool.name, tool);
+    return change;
   }
 
   /** Removes every tool of `group` and returns their names. */

@@ -44,8 +44,12 @@ export interface ToolDefinition<Input> {
   /** The model-visible name: `[a-zA-Z0-9_-]`, at most 64 characters. */
   name: string;
   description: string;
-  /** Validates input and produces the model-visible parameters: one source for both. */
-  schema: ZodType<Input>;
+  /**
+   * Validates input and produces the model-visible parameters: one source for both. A function
+   * returning the schema defers building it (and the parameters and fingerprint) to first use; see
+   * {@link defineTool}.
+   */
+  schema: ZodType<Input> | (() => ZodType<Input>);
   effect: ToolEffect;
   execute(input: Input, context: ToolContext): unknown;
   /** Hints from the tool's author that nobody verified; they may feed summaries, never decisions. */
@@ -78,43 +82,146 @@ export const MAX_TOOL_NAME_LENGTH = 64;
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]+$/;
 
-/** Turns a definition into a registered tool whose parameters and validator share one zod schema. */
+/**
+ * Turns a definition into a registered tool whose parameters and validator share one zod schema.
+ * A schema given as a value is converted at once, and so is the fingerprint: a bad definition throws
+ * `invalid_tool_definition` here, and the tool is plain data. A schema given as a function is built on
+ * first use of `prepare`, `parameters`, `strictParameters` or `fingerprint`, once (those three are
+ * then getters of the tool's class); the caller vouches that it works (as the MCP client does after
+ * checking a remote schema) and that the definition's values do not change meanwhile. Should it throw
+ * all the same, those properties throw `invalid_tool_definition` and `prepare` rejects every input:
+ * nothing runs unvalidated.
+ */
 export function defineTool<Input>(definition: ToolDefinition<Input>): RegisteredTool<Input> {
   assertDefinition(definition);
-  const parameters = toParameters(definition.schema, definition.name);
-  const annotations = definition.annotations;
-  const fingerprint = digestJson({
-    name: definition.name,
-    description: definition.description,
-    effect: definition.effect,
-    parameters,
-    annotations: annotations ?? null,
-    identity: definition.identity ?? null,
-  });
+  const tool = new DeferredTool(definition);
+  if (typeof definition.schema === "function") return tool;
+  const { name, description, effect, parameters, strictParameters, annotations, group, fingerprint } = tool;
   return {
-    name: definition.name,
-    description: definition.description,
-    effect: definition.effect,
+    name,
+    description,
+    effect,
     parameters,
-    strictParameters: toStrictParameters(parameters),
+    strictParameters,
     annotations,
-    group: definition.group,
+    group,
     fingerprint,
-    prepare(rawInput) {
-      const parsed = definition.schema.safeParse(removeStrictNulls(parameters, rawInput));
-      if (!parsed.success) {
-        return {
-          ok: false,
-          issues: parsed.error.issues.map((issue) => ({
-            path: issue.path.map((key) => (typeof key === "symbol" ? String(key) : key)),
-            message: issue.message,
-          })),
-        };
-      }
-      const input = parsed.data;
-      return { ok: true, input, execute: async (context) => definition.execute(input, context) };
-    },
+    prepare: tool.prepare,
   };
+}
+
+type Converted<Input> = { schema: ZodType<Input>; parameters: JsonObject };
+
+/**
+ * A registered tool that converts its schema on first use. A class, because an object literal with
+ * getters costs some 2 µs to create against 0.1 µs for an instance: a lot when a server lists
+ * thousands of tools.
+ */
+class DeferredTool<Input> implements RegisteredTool<Input> {
+  readonly name: string;
+  readonly description: string;
+  readonly effect: ToolEffect;
+  readonly annotations: Readonly<Record<string, JsonValue>> | undefined;
+  readonly group: string | undefined;
+  readonly #definition: ToolDefinition<Input>;
+  readonly #convert = memoize((): Converted<Input> => {
+    const { schema, name } = this.#definition;
+    const built = typeof schema === "function" ? buildSchema(schema, name) : schema;
+    return { schema: built, parameters: toParameters(built, name) };
+  });
+  readonly #strictParameters = memoize(() => toStrictParameters(this.parameters));
+  readonly #fingerprint = memoize(() =>
+    digestJson({
+      name: this.name,
+      description: this.description,
+      effect: this.effect,
+      parameters: this.parameters,
+      annotations: this.annotations ?? null,
+      identity: this.#definition.identity ?? null,
+    }),
+  );
+
+  constructor(definition: ToolDefinition<Input>) {
+    this.name = definition.name;
+    this.description = definition.description;
+    this.effect = definition.effect;
+    this.annotations = definition.annotations;
+    this.group = definition.group;
+    this.#definition = definition;
+  }
+
+  get parameters(): JsonObject {
+    return this.#convert().parameters;
+  }
+
+  get strictParameters(): StrictParameters {
+    return this.#strictParameters();
+  }
+
+  get fingerprint(): string {
+    return this.#fingerprint();
+  }
+
+  /** An arrow, so that it works detached from the tool, as the plain-data tools' `prepare` does. */
+  readonly prepare = (rawInput: unknown): PrepareResult<Input> => {
+    let converted: Converted<Input>;
+    try {
+      converted = this.#convert();
+    } catch (error) {
+      return { ok: false, issues: [{ path: [], message: describeFailure(error) }] };
+    }
+    const parsed = converted.schema.safeParse(removeStrictNulls(converted.parameters, rawInput));
+    if (!parsed.success) {
+      return {
+        ok: false,
+        issues: parsed.error.issues.map((issue) => ({
+          path: issue.path.map((key) => (typeof key === "symbol" ? String(key) : key)),
+          message: issue.message,
+        })),
+      };
+    }
+    const input = parsed.data;
+    const definition = this.#definition;
+    return { ok: true, input, execute: async (context) => definition.execute(input, context) };
+  };
+
+  /** The same JSON as a plain-data tool's. */
+  toJSON(): Omit<RegisteredTool<Input>, "prepare"> {
+    const { name, description, effect, parameters, strictParameters, annotations, group, fingerprint } = this;
+    return { name, description, effect, parameters, strictParameters, annotations, group, fingerprint };
+  }
+}
+
+/** Runs `compute` on the first call and returns its result from then on; if it throws, so does every call. */
+function memoize<T>(compute: () => T): () => T {
+  let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
+  return () => {
+    if (!outcome) {
+      try {
+        outcome = { ok: true, value: compute() };
+      } catch (error) {
+        outcome = { ok: false, error };
+      }
+    }
+    if (outcome.ok) return outcome.value;
+    throw outcome.error;
+  };
+}
+
+function buildSchema<Input>(factory: () => ZodType<Input>, toolName: string): ZodType<Input> {
+  try {
+    return factory();
+  } catch (cause) {
+    throw new ToolsError("invalid_tool_definition", `Tool "${toolName}": its schema could not be built.`, {
+      cause,
+    });
+  }
+}
+
+function describeFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
+  return `${message}${cause}`;
 }
 
 function toParameters(schema: ZodType, toolName: string): JsonObject {

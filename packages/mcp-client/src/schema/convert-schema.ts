@@ -5,6 +5,7 @@ import { checkJsonSchema, type SchemaIssue, type SchemaRole } from "./check-sche
 import { inlineRefs } from "./inline-refs.js";
 import { ROOT_POINTER } from "./json-pointer.js";
 import { prepareForZod } from "./prepare-for-zod.js";
+import type { SchemaNode } from "./subschemas.js";
 
 /** The code of a remote tool rejected because its `inputSchema` cannot be converted exactly. */
 export const UNSUPPORTED_INPUT_SCHEMA = "unsupported_input_schema";
@@ -15,22 +16,75 @@ export const UNSUPPORTED_OUTPUT_SCHEMA = "unsupported_output_schema";
 /** One of {@link UNSUPPORTED_INPUT_SCHEMA} and {@link UNSUPPORTED_OUTPUT_SCHEMA}. */
 export type SchemaConversionCode = typeof UNSUPPORTED_INPUT_SCHEMA | typeof UNSUPPORTED_OUTPUT_SCHEMA;
 
+/** Why a schema cannot be converted: every offending keyword, by JSON pointer. */
+export interface SchemaConversionFailure {
+  ok: false;
+  code: SchemaConversionCode;
+  reason: string;
+  issues: SchemaIssue[];
+}
+
 /**
  * A converted schema: `schema` validates, `parameters` is the JSON Schema the model is shown, and both
  * come from the same zod schema. Or a failure naming every offending keyword by JSON pointer.
  */
 export type SchemaConversion =
   | { ok: true; schema: ZodType; parameters: JsonObject }
-  | { ok: false; code: SchemaConversionCode; reason: string; issues: SchemaIssue[] };
+  | SchemaConversionFailure;
+
+/**
+ * A remote schema that passed every check, with its references inlined: what
+ * {@link zodFromCheckedSchema} converts. Or a failure naming every offending keyword by JSON pointer.
+ */
+export type CheckedSchema = { ok: true; schema: SchemaNode } | SchemaConversionFailure;
 
 /** Converts a remote tool's `inputSchema` into a local validator and model-visible parameters. */
 export function convertInputSchema(inputSchema: unknown): SchemaConversion {
-  return convert(inputSchema, "inputSchema", UNSUPPORTED_INPUT_SCHEMA);
+  return convert(checkInputSchema(inputSchema), UNSUPPORTED_INPUT_SCHEMA);
 }
 
 /** Converts a remote tool's `outputSchema` into a validator for its `structuredContent`, by the same rules. */
 export function convertOutputSchema(outputSchema: unknown): SchemaConversion {
-  return convert(outputSchema, "outputSchema", UNSUPPORTED_OUTPUT_SCHEMA);
+  return convert(checkOutputSchema(outputSchema), UNSUPPORTED_OUTPUT_SCHEMA);
+}
+
+/**
+ * Converts a remote tool's `outputSchema` into its validator alone: no model is shown an output
+ * schema, so generating its parameters would be work for nothing.
+ */
+export function convertOutputSchemaToZod(
+  outputSchema: unknown,
+): { ok: true; schema: ZodType } | SchemaConversionFailure {
+  const checked = checkOutputSchema(outputSchema);
+  if (!checked.ok) return checked;
+  try {
+    return { ok: true, schema: zodFromCheckedSchema(checked.schema) };
+  } catch (cause) {
+    return zodConversionFailure(UNSUPPORTED_OUTPUT_SCHEMA, cause);
+  }
+}
+
+/**
+ * Runs every check on a remote tool's `inputSchema`, at discovery, without converting it. Whatever
+ * passes converts: the checks admit only keywords zod converts (the property tests hold zod to that).
+ */
+export function checkInputSchema(inputSchema: unknown): CheckedSchema {
+  return check(inputSchema, "inputSchema", UNSUPPORTED_INPUT_SCHEMA);
+}
+
+/** Runs every check on a remote tool's `outputSchema`, by the rules of {@link checkInputSchema}. */
+export function checkOutputSchema(outputSchema: unknown): CheckedSchema {
+  return check(outputSchema, "outputSchema", UNSUPPORTED_OUTPUT_SCHEMA);
+}
+
+/**
+ * The zod schema of a schema that {@link checkInputSchema} or {@link checkOutputSchema} accepted. It
+ * throws only if zod stopped converting what the checks admit (a zod upgrade).
+ */
+export function zodFromCheckedSchema(checked: SchemaNode): ZodType {
+  return z.fromJSONSchema(prepareForZod(checked) as z.core.JSONSchema.JSONSchema, {
+    registry: new AnnotationRegistry(),
+  });
 }
 
 /** Renders an issue as `#/pointer: message`, the form failures are reported in. */
@@ -38,33 +92,39 @@ export function formatSchemaIssue(issue: SchemaIssue): string {
   return `${issue.pointer}: ${issue.message}`;
 }
 
-function convert(input: unknown, role: SchemaRole, code: SchemaConversionCode): SchemaConversion {
-  const fail = (issues: SchemaIssue[]): SchemaConversion => ({
-    ok: false,
-    code,
-    reason: issues.map(formatSchemaIssue).join("; "),
-    issues,
-  });
+/** The failure of a schema that passed the checks but that zod could not convert (or convert back). */
+function zodConversionFailure(code: SchemaConversionCode, cause: unknown): SchemaConversionFailure {
+  // The checks admit only what zod converts; reaching this means a zod upgrade changed that.
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return failure(code, [{ pointer: ROOT_POINTER, message: `zod could not convert the schema: ${message}` }]);
+}
+
+function failure(code: SchemaConversionCode, issues: SchemaIssue[]): SchemaConversionFailure {
+  return { ok: false, code, reason: issues.map(formatSchemaIssue).join("; "), issues };
+}
+
+function check(input: unknown, role: SchemaRole, code: SchemaConversionCode): CheckedSchema {
   const issues = checkJsonSchema(input, role);
-  if (issues.length > 0) return fail(issues);
-  const inlined = inlineRefs(input as Record<string, unknown>);
-  if (!inlined.ok) return fail(inlined.issues);
-  // Inlining moves definitions under their users (e.g. into a oneOf branch): check what zod will see.
-  const inlinedIssues = checkJsonSchema(inlined.schema, role);
-  if (inlinedIssues.length > 0) return fail(inlinedIssues);
-  let schema: ZodType;
-  let generated: Record<string, unknown>;
-  try {
-    schema = z.fromJSONSchema(prepareForZod(inlined.schema) as z.core.JSONSchema.JSONSchema, {
-      registry: new AnnotationRegistry(),
-    });
-    // The same call defineTool makes, so the parameters here are the ones the model will see.
-    generated = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as Record<string, unknown>;
-  } catch (cause) {
-    // The checks above admit only what zod converts; reaching this means a zod upgrade changed that.
-    const message = cause instanceof Error ? cause.message : String(cause);
-    return fail([{ pointer: ROOT_POINTER, message: `zod could not convert the schema: ${message}` }]);
+  if (issues.length > 0) return failure(code, issues);
+  const inlined = inlineRefs(input as SchemaNode);
+  if (!inlined.ok) return failure(code, inlined.issues);
+  if (inlined.inlined) {
+    // Inlining moves definitions under their users (e.g. into a oneOf branch): check what zod will see.
+    const inlinedIssues = checkJsonSchema(inlined.schema, role);
+    if (inlinedIssues.length > 0) return failure(code, inlinedIssues);
   }
-  const { $schema: _dialect, ...parameters } = generated;
-  return { ok: true, schema, parameters: parameters as JsonObject };
+  return { ok: true, schema: inlined.schema };
+}
+
+function convert(checked: CheckedSchema, code: SchemaConversionCode): SchemaConversion {
+  if (!checked.ok) return checked;
+  try {
+    const schema = zodFromCheckedSchema(checked.schema);
+    // The same call defineTool makes, so the parameters here are the ones the model will see.
+    const generated = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" });
+    const { $schema: _dialect, ...parameters } = generated as Record<string, unknown>;
+    return { ok: true, schema, parameters: parameters as JsonObject };
+  } catch (cause) {
+    return zodConversionFailure(code, cause);
+  }
 }

@@ -1,12 +1,18 @@
 export type { SchemaIssue } from "./check-schema.js";
 export {
+  type CheckedSchema,
+  checkInputSchema,
+  checkOutputSchema,
   convertInputSchema,
   convertOutputSchema,
+  convertOutputSchemaToZod,
   formatSchemaIssue,
   type SchemaConversion,
   type SchemaConversionCode,
+  type SchemaConversionFailure,
   UNSUPPORTED_INPUT_SCHEMA,
   UNSUPPORTED_OUTPUT_SCHEMA,
+  zodFromCheckedSchema,
 } from "./convert-schema.js";
 export {
   ANNOTATION_KEYWORDS,

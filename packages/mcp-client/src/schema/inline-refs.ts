@@ -1,10 +1,15 @@
 import type { SchemaIssue } from "./check-schema.js";
 import { parseLocalPointer, ROOT_POINTER } from "./json-pointer.js";
 import { DEFINITION_KEYWORDS, isAnnotation } from "./keywords.js";
-import { mapSubschemas, type SchemaNode } from "./subschemas.js";
+import { forEachSubschema, mapSubschemas, type SchemaNode } from "./subschemas.js";
 
-/** The outcome of {@link inlineRefs}: a schema without `$ref`, `$defs` or `definitions`, or why not. */
-export type InlineResult = { ok: true; schema: SchemaNode } | { ok: false; issues: SchemaIssue[] };
+/**
+ * The outcome of {@link inlineRefs}: a schema without `$ref`, `$defs` or `definitions` (`inlined` says
+ * whether any definition was copied into it), or why not.
+ */
+export type InlineResult =
+  | { ok: true; schema: SchemaNode; inlined: boolean }
+  | { ok: false; issues: SchemaIssue[] };
 
 /** Upper bound on the schema nodes inlining may produce; shared definitions can otherwise grow exponentially. */
 export const MAX_INLINED_NODES = 10_000;
@@ -16,6 +21,11 @@ export const MAX_INLINED_NODES = 10_000;
  * finite tree. Expects a schema that {@link checkJsonSchema} accepted.
  */
 export function inlineRefs(root: SchemaNode): InlineResult {
+  // The result has no definitions (their users get copies); a root without any is the body as it is.
+  const body = root.$defs === undefined && root.definitions === undefined ? root : withoutDefinitions(root);
+  // Most schemas have no reference: then the body is the result as it is, without a copy. (The
+  // callers copy before they change anything.) A larger one still takes the path that rejects it.
+  if (refFreeSize(body) <= MAX_INLINED_NODES) return { ok: true, schema: body, inlined: false };
   const issues: SchemaIssue[] = [];
   let budget = MAX_INLINED_NODES;
   const visit = (node: SchemaNode, pointer: string, active: readonly string[]): SchemaNode => {
@@ -36,7 +46,6 @@ export function inlineRefs(root: SchemaNode): InlineResult {
     const annotations = Object.fromEntries(Object.entries(node).filter(([keyword]) => isAnnotation(keyword)));
     return { ...visit(target, pointer, [...active, ref]), ...annotations };
   };
-  const { $defs: _defs, definitions: _definitions, ...body } = root;
   const schema = visit(body, ROOT_POINTER, []);
   if (budget < 0) {
     issues.push({
@@ -44,7 +53,22 @@ export function inlineRefs(root: SchemaNode): InlineResult {
       message: `inlining its "$ref"s would exceed ${MAX_INLINED_NODES} schema nodes`,
     });
   }
-  return issues.length === 0 ? { ok: true, schema } : { ok: false, issues };
+  return issues.length === 0 ? { ok: true, schema, inlined: true } : { ok: false, issues };
+}
+
+function withoutDefinitions(root: SchemaNode): SchemaNode {
+  const { $defs: _defs, definitions: _definitions, ...body } = root;
+  return body;
+}
+
+/** The nodes of a tree as `visit` in {@link inlineRefs} counts them, or Infinity if it holds a `$ref`. */
+function refFreeSize(node: SchemaNode): number {
+  if (typeof node.$ref === "string") return Number.POSITIVE_INFINITY;
+  let size = 1;
+  forEachSubschema(node, (child) => {
+    size += refFreeSize(child);
+  });
+  return size;
 }
 
 function resolve(root: SchemaNode, ref: string): SchemaNode | undefined {

@@ -41,6 +41,20 @@ export function mapSubschemas(
   return result;
 }
 
+/** Calls `visit` with each subschema that {@link mapSubschemas} would transform, in the same order. */
+export function forEachSubschema(node: SchemaNode, visit: (subschema: SchemaNode) => void): void {
+  const each = (value: unknown): void => {
+    if (isObject(value)) visit(value);
+  };
+  if (isObject(node.properties)) for (const subschema of Object.values(node.properties)) each(subschema);
+  each(node.items);
+  each(node.additionalProperties);
+  for (const keyword of ["anyOf", "oneOf"] as const) {
+    const branches = node[keyword];
+    if (Array.isArray(branches)) for (const branch of branches) each(branch);
+  }
+}
+
 function isObject(value: unknown): value is SchemaNode {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,1 +1,6 @@
-export { createJsonlEventSink, type JsonlEventSink, type JsonlEventSinkOptions } from "./jsonl-event-sink.js";
+export {
+  createJsonlEventSink,
+  type JsonlEventSink,
+  type JsonlEventSinkOptions,
+  type JsonlFlushMode,
+} from "./jsonl-event-sink.js";

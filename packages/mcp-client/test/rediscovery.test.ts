@@ -1,0 +1,89 @@
+import { type McpToolDescriptor, toLocalTool } from "@agent/mcp-client";
+import { fakeServer, OBJECT_SCHEMA, ok, tool } from "@agent/mcp-testing";
+import { describe, expect, it } from "vitest";
+import { createFakeSetup } from "./harness.js";
+
+const LIST_CHANGED = "notifications/tools/list_changed";
+
+function descriptor(overrides: Partial<McpToolDescriptor> = {}): McpToolDescriptor {
+  return {
+    server: "docs",
+    remoteName: "search",
+    description: "Searches the docs",
+    inputSchema: structuredClone(OBJECT_SCHEMA) as unknown as Record<string, unknown>,
+    outputSchema: undefined,
+    annotations: undefined,
+    title: undefined,
+    ...overrides,
+  };
+}
+
+const unused = async () => ok({ content: [] });
+
+describe("rediscovery", () => {
+  it("keeps the registered tool of an unchanged definition, and replaces a changed one", async () => {
+    const { connection, transport, registry, events } = createFakeSetup(
+      fakeServer({ tools: ["kept", "edited"] }),
+    );
+    await connection.start();
+    const kept = registry.get("mcp__docs__kept");
+    const edited = registry.get("mcp__docs__edited");
+    transport.setHandler("tools/list", () =>
+      ok({
+        // A fresh copy, as a real server's answer is: equal content must be enough.
+        tools: [structuredClone(tool("kept")), tool({ name: "edited", description: "Now different" })],
+      }),
+    );
+    transport.pushNotification(LIST_CHANGED);
+    await connection.toolsSettled();
+    expect(registry.get("mcp__docs__kept")).toBe(kept);
+    expect(registry.get("mcp__docs__edited")).not.toBe(edited);
+    expect(registry.get("mcp__docs__edited")?.fingerprint).not.toBe(edited?.fingerprint);
+    expect(events.ofType("mcp_tools_changed")).toEqual([
+      expect.objectContaining({ added: [], removed: [], changed: ["mcp__docs__edited"] }),
+    ]);
+  });
+
+  it("does not report a definition whose keys were merely reordered as changed", async () => {
+    const { connection, transport, registry, events } = createFakeSetup(fakeServer({ tools: ["search"] }));
+    await connection.start();
+    const before = registry.get("mcp__docs__search")?.fingerprint;
+    const { required, additionalProperties, properties, type } = OBJECT_SCHEMA;
+    const reordered = { required, additionalProperties, properties, type };
+    transport.setHandler("tools/list", () =>
+      ok({ tools: [{ inputSchema: reordered, description: "The search tool", name: "search" }] }),
+    );
+    await connection.refreshTools();
+    expect(registry.get("mcp__docs__search")?.fingerprint).toBe(before);
+    expect(events.ofType("mcp_tools_changed")).toEqual([]);
+  });
+});
+
+describe("toLocalTool", () => {
+  it("builds the tool from a copy: changing the descriptor afterwards changes nothing", () => {
+    const source = descriptor();
+    const mapped = toLocalTool(source, unused);
+    if (!mapped.ok) throw new Error(mapped.reason);
+    const pristine = toLocalTool(descriptor(), unused);
+    if (!pristine.ok) throw new Error(pristine.reason);
+    (source.inputSchema.properties as Record<string, unknown>).q = { type: "integer" };
+    source.description = "changed";
+    expect(mapped.tool.parameters).toEqual(pristine.tool.parameters);
+    expect(mapped.tool.fingerprint).toBe(pristine.tool.fingerprint);
+    expect(mapped.tool.prepare({ q: "text" }).ok).toBe(true);
+  });
+
+  it("rejects at once what no fingerprint can be computed of", () => {
+    expect(toLocalTool(descriptor({ description: "broken \ud800 text" }), unused)).toEqual({
+      ok: false,
+      reason: "invalid_tool_definition: a string contains a lone surrogate",
+    });
+  });
+
+  it("rejects an unusable remote name instead of throwing", () => {
+    expect(toLocalTool(descriptor({ remoteName: "two words" }), unused)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^invalid_tool_name: /),
+    });
+  });
+});

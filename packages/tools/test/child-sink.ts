@@ -1,0 +1,62 @@
+/**
+ * Runs the JSONL sink in a child process, for what a test process cannot do to itself: exit, crash,
+ * be killed. Node cannot run the TypeScript sources, so they are transpiled into a temp folder first.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+
+const SOURCE = fileURLToPath(new URL("../src/", import.meta.url));
+// The sink and what it imports at run time (events.ts and tool.ts only lend it types).
+const MODULES = ["node/jsonl-event-sink", "audit-bounds", "canonical-json"];
+
+/** How the child ends after emitting its events. */
+export type ChildEnding = "return" | "exit" | "throw" | "sigkill" | "emit-on-exit";
+
+/**
+ * Emits `count` events through a sink in `flush` mode in a new process that then ends as `ending`
+ * says, and returns the lines of the audit file afterwards.
+ */
+export function runChildSink(
+  folder: string,
+  options: { flush: "sync" | "batched"; count: number; ending: ChildEnding },
+): string[] {
+  for (const name of MODULES) {
+    const output = ts.transpileModule(readFileSync(join(SOURCE, `${name}.ts`), "utf8"), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
+    const target = join(folder, "lib", `${name}.js`);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, output);
+  }
+  const script = join(folder, "child.mjs");
+  writeFileSync(
+    script,
+    `import { createJsonlEventSink } from "./lib/node/jsonl-event-sink.js";
+const [path, flush, count, ending] = process.argv.slice(2);
+const sink = createJsonlEventSink(path, { flush });
+for (let index = 0; index < Number(count); index += 1) {
+  sink.emit({ type: "mcp_closed", at: new Date().toISOString(), server: "s" + index, durationMs: index });
+}
+if (ending === "emit-on-exit") {
+  process.on("exit", () => sink.emit({ type: "mcp_closed", at: new Date().toISOString(), server: "last", durationMs: 0 }));
+}
+if (ending === "exit") process.exit(0);
+if (ending === "throw") throw new Error("boom");
+if (ending === "sigkill") process.kill(process.pid, "SIGKILL");
+`,
+  );
+  const path = join(folder, "audit.jsonl");
+  spawnSync(process.execPath, [script, path, options.flush, String(options.count), options.ending], {
+    stdio: "ignore",
+  });
+  let text = "";
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    // No file: nothing was written.
+  }
+  return text === "" ? [] : text.trimEnd().split("\n");
+}
