@@ -239,7 +239,7 @@ describe("server-everything over stdio, through the whole client", () => {
     const elapsed = performance.now() - started;
     expect(outcome).toMatchObject({ ok: false, error: "timeout" });
     expect(elapsed).toBeGreaterThanOrEqual(295);
-    expect(elapsed).toBeLessThan(2_000);
+    expect(elapsed).toBeLessThan(5_000);
     const requestId = requestIdOf(harness.wire, (request) => request.method === "tools/call");
     await waitFor(() => harness.wire.find((message) => isCancellationOf(message, requestId)));
     expect(
@@ -258,7 +258,7 @@ describe("server-everything over stdio, through the whole client", () => {
 
     const started = performance.now();
     await Promise.all([harness.connection.close(), harness.connection.close()]);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
     await harness.connection.close();
     expect(harness.connection.state).toBe("closed");
     expect(harness.registry.listGroup(harness.connection.group)).toEqual([]);

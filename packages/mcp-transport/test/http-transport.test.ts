@@ -103,7 +103,7 @@ describe("Streamable HTTP against server-everything", () => {
 
     const started = Date.now();
     await transport.close();
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(4_000);
     expect(wire.at(-1)).toMatchObject({ method: "DELETE", sessionId });
   });
 
@@ -131,7 +131,7 @@ describe("Streamable HTTP against server-everything", () => {
     await server.kill();
     const started = Date.now();
     expect(await pending).toMatchObject({ ok: false, error: { code: MCP_ERROR_CODES.connectionClosed } });
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(4_000);
     expect(closes.map((reason) => reason.kind)).toEqual(["lost"]);
     expect(await transport.request("tools/list", {}, never())).toMatchObject({
       ok: false,
@@ -139,7 +139,7 @@ describe("Streamable HTTP against server-everything", () => {
     });
     const closing = Date.now();
     await transport.close();
-    expect(Date.now() - closing).toBeLessThan(1500);
+    expect(Date.now() - closing).toBeLessThan(4_000);
   });
 });
 

@@ -63,7 +63,8 @@ describe("stdio hygiene", () => {
     expect(await transport.notify("notifications/initialized")).toMatchObject({ ok: false });
     const started = Date.now();
     await transport.close();
-    expect(Date.now() - started).toBeLessThan(100);
+    // Nothing to stop: it does not wait for the close escalation (3 s).
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it("cancels the scriptable slow tool: progress stops and the server records the request id", async () => {
@@ -100,7 +101,7 @@ describe("stdio hygiene", () => {
     const tree = processTreeOf(transport.pid() as number);
     const started = Date.now();
     await transport.close();
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(3_000);
     expect(transport.diagnostics()).toMatchObject({ closeEscalation: "stdin", exitCode: 0 });
     expect(transport.closeReason()).toEqual({ kind: "client", message: "closed by the client" });
     await assertNoProcessesAlive(tree);

@@ -122,7 +122,8 @@ describe("stdio against server-everything", () => {
       ok: false,
       error: { code: MCP_ERROR_CODES.timeout, message: "request timed out after 200 ms" },
     });
-    expect(Date.now() - started).toBeLessThan(1500);
+    // Well before the 5 s operation would have finished.
+    expect(Date.now() - started).toBeLessThan(4_000);
     expect(
       sent.filter((message) => "method" in message && message.method === "notifications/cancelled"),
     ).toHaveLength(1);
