@@ -22,12 +22,12 @@ import {
   resolveReconnectPolicy,
   resolveTimeouts,
 } from "./connection-options.js";
-import { listTools, type RejectedTool, type ToolListing } from "./discovery.js";
-import { McpClientError, phaseTimeout, toMcpClientError } from "./errors.js";
-import { DEFAULT_CLIENT_INFO, type InitializeResult, initializeServer } from "./handshake.js";
+import { type PhaseRun, runHandshakePhase, runListingPhase } from "./connection-phases.js";
+import type { RejectedTool } from "./discovery.js";
+import { McpClientError, toMcpClientError } from "./errors.js";
+import { DEFAULT_CLIENT_INFO, type InitializeResult } from "./handshake.js";
 import { instrumentTransport } from "./instrumented-transport.js";
 import { assertServerName, mcpToolName, parseMcpToolName } from "./names.js";
-import { createPhaseContext } from "./phase.js";
 import { buildServerTools, type MappedTools } from "./server-tools.js";
 import { messageOf, since } from "./time.js";
 import { mcpToolGroup } from "./tool-mapping.js";
@@ -175,7 +175,10 @@ export class McpServerConnection {
   async #establish(signal: AbortSignal | undefined): Promise<void> {
     this.#state = "connecting";
     const transport = await this.#open();
-    this.#initialized = await this.#handshake(transport, signal);
+    this.#initialized = await runHandshakePhase(
+      this.#phase(transport, signal, this.#timeouts.initializeMs),
+      this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
+    );
     // A list_changed sent before the listing starts is answered by the listing itself.
     this.#listChangedWhileConnecting = false;
     await this.#discoverAndRegister(transport, signal);
@@ -211,50 +214,12 @@ export class McpServerConnection {
     return transport;
   }
 
-  async #handshake(transport: McpTransport, signal: AbortSignal | undefined): Promise<InitializeResult> {
-    const started = performance.now();
-    const phase = createPhaseContext(signal, this.#timeouts.initializeMs);
-    try {
-      const result = await initializeServer(
-        this.#instrument(transport),
-        phase.context,
-        this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
-      );
-      emitEvent(this.#events, {
-        type: "mcp_initialized",
-        server: this.name,
-        protocolVersion: result.protocolVersion,
-        durationMs: since(started),
-        ...(result.serverInfo ? { serverName: result.serverInfo.name } : {}),
-      });
-      return result;
-    } catch (error) {
-      const failure = phase.timedOut()
-        ? phaseTimeout("mcp_initialize_failed", "initialize", this.#timeouts.initializeMs, this.name, error)
-        : this.#toClientError(error);
-      emitEvent(this.#events, {
-        type: "mcp_initialize_failed",
-        server: this.name,
-        code: failure.code,
-        message: failure.message,
-        durationMs: since(started),
-      });
-      throw failure;
-    }
-  }
-
   async #discoverAndRegister(transport: McpTransport, signal: AbortSignal | undefined): Promise<GroupChange> {
     const started = performance.now();
-    const phase = createPhaseContext(signal, this.#timeouts.listToolsMs);
-    let listing: ToolListing;
-    try {
-      listing = await listTools(this.name, this.#instrument(transport), phase.context, {
-        ...(this.#options.maxPages === undefined ? {} : { maxPages: this.#options.maxPages }),
-      });
-    } catch (error) {
-      if (!phase.timedOut()) throw error;
-      throw phaseTimeout("mcp_tools_list_failed", "tools/list", this.#timeouts.listToolsMs, this.name, error);
-    }
+    const listing = await runListingPhase(
+      this.#phase(transport, signal, this.#timeouts.listToolsMs),
+      this.#options.maxPages,
+    );
     const { tools, rejected, excluded, mapped } = buildServerTools(
       listing,
       this.#options.includeTool ?? (() => true),
@@ -283,6 +248,16 @@ export class McpServerConnection {
       durationMs: since(started),
     });
     return change;
+  }
+
+  #phase(transport: McpTransport, signal: AbortSignal | undefined, timeoutMs: number): PhaseRun {
+    return {
+      server: this.name,
+      transport: this.#instrument(transport),
+      events: this.#events,
+      signal,
+      timeoutMs,
+    };
   }
 
   #register(tools: RegisteredTool[]): GroupChange {

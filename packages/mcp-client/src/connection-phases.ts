@@ -1,0 +1,64 @@
+import type { McpTransport } from "@agent/mcp-transport";
+import { type EventSink, emitEvent } from "@agent/tools";
+import { listTools, type ToolListing } from "./discovery.js";
+import { phaseTimeout, toMcpClientError } from "./errors.js";
+import { type ClientInfo, type InitializeResult, initializeServer } from "./handshake.js";
+import { createPhaseContext } from "./phase.js";
+import { since } from "./time.js";
+
+/** What a lifecycle phase runs against. */
+export interface PhaseRun {
+  server: string;
+  transport: McpTransport;
+  events: EventSink;
+  signal: AbortSignal | undefined;
+  timeoutMs: number;
+}
+
+/**
+ * The handshake as a bounded phase: `initialize` within `timeoutMs` (the whole phase), reported as
+ * `mcp_initialized` or `mcp_initialize_failed`; a failure throws a `McpClientError` naming the server.
+ */
+export async function runHandshakePhase(run: PhaseRun, clientInfo: ClientInfo): Promise<InitializeResult> {
+  const started = performance.now();
+  const phase = createPhaseContext(run.signal, run.timeoutMs);
+  try {
+    const result = await initializeServer(run.transport, phase.context, clientInfo);
+    emitEvent(run.events, {
+      type: "mcp_initialized",
+      server: run.server,
+      protocolVersion: result.protocolVersion,
+      durationMs: since(started),
+      ...(result.serverInfo ? { serverName: result.serverInfo.name } : {}),
+    });
+    return result;
+  } catch (error) {
+    const failure = phase.timedOut()
+      ? phaseTimeout("mcp_initialize_failed", "initialize", run.timeoutMs, run.server, error)
+      : toMcpClientError(error, run.server);
+    emitEvent(run.events, {
+      type: "mcp_initialize_failed",
+      server: run.server,
+      code: failure.code,
+      message: failure.message,
+      durationMs: since(started),
+    });
+    throw failure;
+  }
+}
+
+/** Discovery's listing as a bounded phase: every page of `tools/list` within `timeoutMs` in all. */
+export async function runListingPhase(run: PhaseRun, maxPages: number | undefined): Promise<ToolListing> {
+  const phase = createPhaseContext(run.signal, run.timeoutMs);
+  try {
+    return await listTools(
+      run.server,
+      run.transport,
+      phase.context,
+      maxPages === undefined ? {} : { maxPages },
+    );
+  } catch (error) {
+    if (!phase.timedOut()) throw error;
+    throw phaseTimeout("mcp_tools_list_failed", "tools/list", run.timeoutMs, run.server, error);
+  }
+}
