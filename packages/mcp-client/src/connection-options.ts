@@ -1,5 +1,5 @@
 import type { McpTransport } from "@agent/mcp-transport";
-import type { EventSink, RegisteredTool, ToolRegistry } from "@agent/tools";
+import type { EventSink, JsonValue, RegisteredTool, ToolRegistry } from "@agent/tools";
 import type { RejectedTool } from "./discovery.js";
 import type { ClientInfo } from "./handshake.js";
 
@@ -41,6 +41,11 @@ export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = {
 export interface McpServerConnectionOptions {
   /** The server's name, the `<server>` of `mcp__<server>__<tool>`. */
   name: string;
+  /**
+   * What identifies the server beyond its name, e.g. a digest of its command line or URL. It becomes
+   * part of every tool's fingerprint: pointing the same name at another server invalidates approvals.
+   */
+  identity?: JsonValue;
   /** Opens a new transport to the server (called again on every reconnect). */
   connect: () => McpTransport | Promise<McpTransport>;
   registry: ToolRegistry;

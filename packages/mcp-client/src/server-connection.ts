@@ -90,13 +90,8 @@ export class McpServerConnection {
   /** Connects, performs the handshake and registers the server's tools; throws {@link McpClientError} on failure, leaving the registry as it was. */
   async start(signal?: AbortSignal): Promise<void> {
     if (this.#state !== "idle") {
-      throw new McpClientError(
-        "mcp_connect_failed",
-        `Server "${this.name}" was already started (${this.#state}).`,
-        {
-          server: this.name,
-        },
-      );
+      const message = `Server "${this.name}" was already started (${this.#state}).`;
+      throw new McpClientError("mcp_connect_failed", message, { server: this.name });
     }
     await this.#connectOrFail(signal);
   }
@@ -119,11 +114,7 @@ export class McpServerConnection {
 
   /** Reconnects now: a new transport, handshake and discovery; a changed definition replaces the old one. */
   async reconnect(signal?: AbortSignal): Promise<void> {
-    if (this.#isClosed()) {
-      throw new McpClientError("mcp_not_connected", `Server "${this.name}" is closed.`, {
-        server: this.name,
-      });
-    }
+    this.#throwIfClosed();
     await this.#closeTransport();
     await this.#connectOrFail(signal);
   }
@@ -173,6 +164,8 @@ export class McpServerConnection {
 
   /** Opens a transport, handshakes and registers; on success the connection is ready. */
   async #establish(signal: AbortSignal | undefined): Promise<void> {
+    // Every await below may see close() run meanwhile: a closed connection never comes back.
+    this.#throwIfClosed();
     this.#state = "connecting";
     const transport = await this.#open();
     this.#initialized = await runHandshakePhase(
@@ -201,6 +194,11 @@ export class McpServerConnection {
         },
       );
     }
+    if (this.#isClosed()) {
+      // Opened after close() ran: nobody else will close it.
+      await closeTransportWithin(transport, this.#timeouts.closeMs, this.#events, this.name);
+      this.#throwIfClosed();
+    }
     this.#transport = transport;
     this.#unsubscribe = [
       transport.onNotification((notification) => {
@@ -220,18 +218,14 @@ export class McpServerConnection {
       this.#phase(transport, signal, this.#timeouts.listToolsMs),
       this.#options.maxPages,
     );
-    const { tools, rejected, excluded, mapped } = buildServerTools(
-      listing,
-      this.#options.includeTool ?? (() => true),
-      (remoteName, args, context) => this.#callTool(remoteName, args, context),
-      this.#mapped,
-    );
+    const { tools, rejected, excluded, mapped } = buildServerTools(listing, {
+      include: this.#options.includeTool ?? (() => true),
+      callRemote: (remoteName, args, context) => this.#callTool(remoteName, args, context),
+      previous: this.#mapped,
+      ...(this.#options.identity === undefined ? {} : { serverIdentity: this.#options.identity }),
+    });
     // close() may have run while the listing was under way: a closed server registers nothing.
-    if (this.#isClosed()) {
-      throw new McpClientError("mcp_not_connected", `Server "${this.name}" was closed.`, {
-        server: this.name,
-      });
-    }
+    this.#throwIfClosed();
     const change = this.#register(tools);
     this.#mapped = mapped;
     this.#rejected = rejected;
@@ -376,6 +370,14 @@ export class McpServerConnection {
 
   #isClosed(): boolean {
     return this.#state === "closed";
+  }
+
+  #throwIfClosed(): void {
+    if (this.#isClosed()) {
+      throw new McpClientError("mcp_not_connected", `Server "${this.name}" was closed.`, {
+        server: this.name,
+      });
+    }
   }
 
   #detach(): void {

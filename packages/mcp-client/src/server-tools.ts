@@ -1,6 +1,6 @@
-import type { RegisteredTool } from "@agent/tools";
+import type { JsonValue, RegisteredTool } from "@agent/tools";
 import type { McpToolDescriptor, RejectedTool, ToolListing } from "./discovery.js";
-import { type RemoteToolCaller, toLocalTool } from "./tool-mapping.js";
+import { type RemoteToolCaller, type ToLocalToolOptions, toLocalTool } from "./tool-mapping.js";
 
 /** The tools one discovery mapped, by remote name, each with the key of the definition it came from. */
 export type MappedTools = ReadonlyMap<string, { key: string; tool: RegisteredTool }>;
@@ -21,10 +21,16 @@ export interface ServerToolSet {
  */
 export function buildServerTools(
   listing: ToolListing,
-  include: (remoteName: string) => boolean,
-  callRemote: RemoteToolCaller,
-  previous: MappedTools = new Map(),
+  options: {
+    include: (remoteName: string) => boolean;
+    callRemote: RemoteToolCaller;
+    /** What the last discovery mapped; unchanged tools are reused. */
+    previous?: MappedTools;
+    /** See {@link ToLocalToolOptions.serverIdentity}. */
+    serverIdentity?: JsonValue;
+  },
 ): ServerToolSet {
+  const { include, callRemote, previous = new Map(), serverIdentity } = options;
   const mapped = new Map<string, { key: string; tool: RegisteredTool }>();
   const set: ServerToolSet = { tools: [], rejected: [...listing.rejected], excluded: [], mapped };
   for (const descriptor of listing.tools) {
@@ -39,7 +45,11 @@ export function buildServerTools(
       mapped.set(descriptor.remoteName, known);
       continue;
     }
-    const result = toLocalTool(descriptor, callRemote);
+    const result = toLocalTool(
+      descriptor,
+      callRemote,
+      serverIdentity === undefined ? {} : { serverIdentity },
+    );
     if (!result.ok) {
       set.rejected.push({ remoteName: descriptor.remoteName, reason: result.reason });
       continue;

@@ -33,6 +33,16 @@ export interface McpToolOutput {
   structuredContent?: unknown;
 }
 
+/** Options of {@link toLocalTool}. */
+export interface ToLocalToolOptions {
+  /**
+   * What identifies the server beyond its name (e.g. a digest of its command, arguments and
+   * environment, or of its URL and headers). It is part of the tool's fingerprint, so an approval
+   * given for a tool of one server never applies to the same tool of a server reached differently.
+   */
+  serverIdentity?: JsonValue;
+}
+
 /**
  * Maps a remote tool to a local `external` tool in its server's group, or says why it cannot be:
  * its input schema converts to one zod schema that both validates and describes the parameters.
@@ -44,6 +54,7 @@ export interface McpToolOutput {
 export function toLocalTool(
   descriptor: McpToolDescriptor,
   callRemote: RemoteToolCaller,
+  options: ToLocalToolOptions = {},
 ): { ok: true; tool: RegisteredTool } | { ok: false; reason: string } {
   const nameProblem = remoteToolNameProblem(descriptor.server, descriptor.remoteName);
   if (nameProblem) return { ok: false, reason: `invalid_tool_name: ${nameProblem}` };
@@ -68,6 +79,7 @@ export function toLocalTool(
     ...(hints ? { annotations: hints } : {}),
     identity: {
       server: descriptor.server,
+      serverIdentity: options.serverIdentity ?? null,
       remoteName: descriptor.remoteName,
       inputSchema: inputSchema as JsonValue,
       outputSchema: (outputSchema ?? null) as JsonValue,

@@ -149,6 +149,37 @@ describe("close", () => {
     expect(connection.state).toBe("closed");
   });
 
+  it("never comes back after close(), even when close() runs during reconnect()", async () => {
+    const { connection, transport, registry } = createFakeSetup(fakeServer());
+    await connection.start();
+    let finishClose: () => void = () => {};
+    Object.assign(transport, { close: () => new Promise<void>((resolve) => (finishClose = resolve)) });
+    const reconnecting = connection.reconnect().catch((error: unknown) => error);
+    const closing = connection.close();
+    finishClose();
+    await closing;
+    expect(await reconnecting).toMatchObject({ code: "mcp_not_connected" });
+    await connection.toolsSettled();
+    expect(connection.state).toBe("closed");
+    expect(registry.names()).toEqual([]);
+  });
+
+  it("closes a transport that finishes opening after close()", async () => {
+    const late = new FakeTransport(fakeServer());
+    let open: (transport: FakeTransport) => void = () => {};
+    const { connection, registry } = createFakeSetup(
+      {},
+      { connection: { connect: () => new Promise<FakeTransport>((resolve) => (open = resolve)) } },
+    );
+    const starting = connection.start().catch((error: unknown) => error);
+    await connection.close();
+    open(late);
+    expect(await starting).toMatchObject({ code: "mcp_not_connected" });
+    expect(late.closeCount).toBe(1);
+    expect(late.methods).toEqual([]);
+    expect(registry.names()).toEqual([]);
+  });
+
   it("turns a failing close into an mcp_close_failed event, not an exception", async () => {
     const { connection, transport, events } = createFakeSetup(fakeServer());
     await connection.start();
@@ -262,5 +293,21 @@ describe("reconnect", () => {
     expect(registry.names()).toEqual([]);
     expect(events.ofType("mcp_reconnecting")).toHaveLength(2);
     expect(connection.error?.message).toMatch(/did not come back after 2 attempts/);
+  });
+});
+
+describe("server identity", () => {
+  it("makes an approval for one server's tool useless for the same tool of a server reached differently", async () => {
+    const staging = createFakeSetup(fakeServer(), {
+      connection: { identity: "https://staging.example/mcp" },
+    });
+    const production = createFakeSetup(fakeServer(), {
+      connection: { identity: "https://prod.example/mcp" },
+    });
+    const same = createFakeSetup(fakeServer(), { connection: { identity: "https://staging.example/mcp" } });
+    await Promise.all([staging.connection.start(), production.connection.start(), same.connection.start()]);
+    const fingerprint = (setup: typeof staging) => setup.registry.get("mcp__docs__search")?.fingerprint;
+    expect(fingerprint(staging)).not.toBe(fingerprint(production));
+    expect(fingerprint(staging)).toBe(fingerprint(same));
   });
 });

@@ -91,7 +91,7 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
       if (saved.id === authorization.request.id) {
         emitEvent(
           events,
-          { type: "approval_requested", summary: saved.summary, ...approvalFields(saved) },
+          { type: "approval_requested", effect: saved.effect, ...approvalFields(saved) },
           now(),
         );
       }

@@ -282,10 +282,12 @@ describe("createPolicyGate with executeToolCall", () => {
         requestId: "apr_1",
         toolName: "mcp__docs__search",
         actionDigest: digest,
-        summary: 'mcp__docs__search (external) {"q":"x"}',
+        effect: "external",
       },
     ]);
     expect(events.ofType("approval_granted")).toMatchObject([{ requestId: "apr_1", actionDigest: digest }]);
+    // The input (which may hold credentials) never reaches the audit stream; the digest binds it.
+    expect(JSON.stringify(events.events)).not.toContain('"q":"x"');
     expect(events.ofType("approval_consumed")).toEqual([
       {
         type: "approval_consumed",

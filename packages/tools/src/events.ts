@@ -38,7 +38,9 @@ export type AgentEvent = EventBase &
         code?: string;
         durationMs: number;
       } & CallFields)
-    | ({ type: "approval_requested"; summary: string } & ApprovalFields)
+    // No summary or input here: inputs may hold credentials. The digest binds the exact input; the
+    // operator sees it from the approval store (private state), not from the audit trail.
+    | ({ type: "approval_requested"; effect: ToolEffect } & ApprovalFields)
     | ({ type: "approval_granted" } & ApprovalFields)
     | ({ type: "approval_denied" } & ApprovalFields)
     | ({ type: "approval_consumed" } & ApprovalFields)
