@@ -33,10 +33,15 @@ export interface ToolListing {
 export interface ListToolsOptions {
   /** More pages than this is treated as a broken server (default 1,000). */
   maxPages?: number;
+  /** More tools than this, in all pages together, is treated as a broken server (default 10,000). */
+  maxTools?: number;
 }
 
 /** The default cap on `tools/list` pages. */
 export const DEFAULT_MAX_PAGES = 1_000;
+
+/** The default cap on the number of tools one server may list: memory for discovery stays bounded. */
+export const DEFAULT_MAX_TOOLS = 10_000;
 
 /**
  * Lists a server's tools, following `nextCursor` to the end. Each entry is validated: a malformed one
@@ -50,6 +55,7 @@ export async function listTools(
   options: ListToolsOptions = {},
 ): Promise<ToolListing> {
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const maxTools = options.maxTools ?? DEFAULT_MAX_TOOLS;
   const entries: unknown[] = [];
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
@@ -80,6 +86,11 @@ export async function listTools(
       );
     }
     entries.push(...page.tools);
+    if (entries.length > maxTools) {
+      throw new McpClientError("invalid_tools_list", `tools/list listed more than ${maxTools} tools.`, {
+        server,
+      });
+    }
     cursor = readCursor(page.nextCursor, server);
     if (cursor !== undefined) {
       if (seenCursors.has(cursor)) {

@@ -9,6 +9,7 @@ export {
 } from "./connection-options.js";
 export {
   DEFAULT_MAX_PAGES,
+  DEFAULT_MAX_TOOLS,
   type ListToolsOptions,
   listTools,
   type McpToolDescriptor,

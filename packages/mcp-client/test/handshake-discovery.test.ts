@@ -74,6 +74,10 @@ describe("discovery", () => {
     let page = 0;
     const endless = new FakeTransport({ "tools/list": () => ok({ tools: [], nextCursor: String(page++) }) });
     await expect(listTools("docs", endless, context(), { maxPages: 5 })).rejects.toThrow(/within 5 pages/);
+    const huge = new FakeTransport(
+      fakeServer({ tools: Array.from({ length: 30 }, (_, index) => `t${index}`), pageSize: 10 }),
+    );
+    await expect(listTools("docs", huge, context(), { maxTools: 25 })).rejects.toThrow(/more than 25 tools/);
   });
 
   it("rejects malformed entries visibly and keeps the valid ones", async () => {

@@ -33,6 +33,9 @@ export interface ExecutionEnvironment {
   onProgress?: (progress: ToolProgress, call: { callId: string; toolName: string }) => void;
 }
 
+// The longest delay setTimeout honours.
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** Used when the environment sets no timeout. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
@@ -133,7 +136,8 @@ async function runAdmitted(
   ids: CallIds,
   controller: AbortController,
 ): Promise<Observation> {
-  const timeoutMs = env.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  // setTimeout fires at once for delays past 2^31-1 ms (or Infinity): treat those as the longest wait.
+  const timeoutMs = Math.min(env.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS);
   let abortOutcome: Observation | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onCallerAbort: (() => void) | undefined;

@@ -79,7 +79,8 @@ export function toolFailure(
   message: string,
   details: FailureDetails = {},
 ): ToolFailure {
-  return { [TOOL_FAILURE]: true, error, message, ...details };
+  // The brand is not enumerable, so it never leaks into the observation built from the failure.
+  return Object.defineProperty({ error, message, ...details }, TOOL_FAILURE, { value: true }) as ToolFailure;
 }
 
 /** Whether a tool's return value is a {@link ToolFailure}. */

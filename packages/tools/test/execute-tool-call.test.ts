@@ -173,3 +173,19 @@ describe("executeToolCall", () => {
     expect(progress).toHaveBeenCalledWith({ progress: 1, total: 2 }, { callId: "c1", toolName: "search" });
   });
 });
+
+describe("executeToolCall edge cases", () => {
+  it("treats a timeout past what timers can hold as 'as long as possible', not as 'at once'", async () => {
+    const { env } = setup(() => new Promise((resolve) => setTimeout(() => resolve("done"), 20)));
+    env.timeoutMs = Number.POSITIVE_INFINITY;
+    expect(await executeToolCall({ name: "search", input: { q: "x" } }, env)).toMatchObject({ ok: true });
+    env.timeoutMs = 2 ** 40;
+    expect(await executeToolCall({ name: "search", input: { q: "x" } }, env)).toMatchObject({ ok: true });
+  });
+
+  it("builds a failed observation from a tool failure without its internal brand", async () => {
+    const { env } = setup(() => toolFailure("mcp_error", "boom", { code: -32000 }));
+    const outcome = await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(Object.getOwnPropertySymbols(outcome)).toEqual([]);
+  });
+});

@@ -25,16 +25,21 @@ const CLOSE_MARGIN_MS = 500;
 /** Spawns a stdio MCP server with a minimal environment and returns its connection; never throws for a server that fails to start. */
 export function createStdioTransport(options: StdioTransportOptions): StdioMcpTransport {
   const processTransport = new StdioProcessTransport(options);
+  // Values the caller put in the environment are the likely credentials (API keys, tokens): a
+  // server that logs them must not carry them into errors, events or diagnostics.
+  const redact = createRedactor(Object.values(options.env ?? {}));
   const transport = createSdkTransport(processTransport, {
     describeClose: () => processTransport.closeReason,
     closeTimeoutMs: processTransport.closeTimeoutMs + CLOSE_MARGIN_MS,
-    // Values the caller put in the environment are the likely credentials (API keys, tokens).
-    redact: createRedactor(Object.values(options.env ?? {})),
+    redact,
   });
   return {
     ...transport,
     pid: () => processTransport.pid,
-    stderrTail: () => processTransport.stderrTail(),
-    diagnostics: () => processTransport.diagnostics(),
+    stderrTail: () => redact(processTransport.stderrTail()),
+    diagnostics: () => {
+      const diagnostics = processTransport.diagnostics();
+      return { ...diagnostics, skippedLineSamples: diagnostics.skippedLineSamples.map(redact) };
+    },
   };
 }
