@@ -9,5 +9,8 @@ export default defineProject({
     include: ["test/**/*.test.ts"],
     // The end-to-end tests mostly wait on the CLI and server processes they spawn, not on a CPU.
     maxWorkers: 2,
+    // Vitest runs projects of one group order side by side, and they must then share `maxWorkers`;
+    // with a group of its own this project runs after the libraries' tests, with its own limit.
+    sequence: { groupOrder: 1 },
   },
 });

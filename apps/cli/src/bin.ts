@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { runCli } from "./cli.js";
-import { EXIT_CODES } from "./exit-codes.js";
+import { EXIT_CODES, Interrupted, interruptionExitCode } from "./exit-codes.js";
 import { killServerProcessGroups } from "./runtime/server-processes.js";
 import { processIo } from "./terminal/io.js";
 
@@ -9,13 +9,14 @@ let interrupts = 0;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     interrupts += 1;
-    // A second Ctrl-C means "now": the first one is still cancelling and closing servers, so
-    // kill their process groups outright rather than leave them behind.
+    // A second signal means "now": the first one is still cancelling and closing servers, so
+    // kill their process groups outright rather than leave them behind. The exit code is the first
+    // signal's (130 for SIGINT, 143 for SIGTERM): that is what stopped the command.
     if (interrupts > 1) {
       killServerProcessGroups();
-      process.exit(EXIT_CODES.interrupted);
+      process.exit(interruptionExitCode(interrupt.signal.reason));
     }
-    interrupt.abort();
+    interrupt.abort(new Interrupted(signal));
   });
 }
 

@@ -35,7 +35,7 @@ Commands:
   approvals list [--json]                  requests waiting for a decision, and past ones
   approvals approve <id>                   grant one request (used once, for that exact action)
   approvals deny <id>                      deny one request
-  resume <runId> [--json]                  re-check a held call and run it if its approval applies
+  resume <runId> [--json]                  re-check a held (or failed) call; run it if its approval applies
   audit [--json] [--follow]                the audit trail
   tools [--format openai|anthropic|json]   tool definitions as model APIs take them
 
@@ -43,7 +43,8 @@ Options:
   --config FILE     configuration (else $AGENT_CONFIG, else ./agent.config.json)
   --state-dir DIR   approvals, runs and audit trail (else $AGENT_STATE_DIR, else ./.agent)
 
-Exit codes: 0 ok, 1 failed call, 2 usage or configuration error, 3 waiting for approval, 130 interrupted.`;
+Exit codes: 0 ok, 1 failed call, 2 usage or configuration error (or a run resume refuses),
+3 waiting for approval, 130 interrupted (SIGINT), 143 terminated (SIGTERM).`;
 
 const OPTIONS = {
   config: { type: "string" },

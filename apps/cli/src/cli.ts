@@ -7,14 +7,15 @@ import { mcpListCommand } from "./commands/mcp-list.js";
 import { resumeCommand } from "./commands/resume.js";
 import { toolsCommand } from "./commands/tools.js";
 import { ConfigError } from "./config/index.js";
-import { CliExit, EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { CliExit, EXIT_CODES, type ExitCode, interruptionExitCode } from "./exit-codes.js";
 import { openRuntime, openStateRuntime, type Runtime, type StateRuntime } from "./runtime/runtime.js";
 import { StateError } from "./state/index.js";
-import { type CliIo, writeLine } from "./terminal/io.js";
+import { type CliIo, safeText, writeLine } from "./terminal/io.js";
 
 /**
- * Runs one `agent` command line and returns its exit code; `signal` is the user's Ctrl-C. Servers
- * and state are always closed before it returns, whatever happened.
+ * Runs one `agent` command line and returns its exit code. `signal` stops it as Ctrl-C does (exit
+ * 130, or 143 when its reason is an `Interrupted` by SIGTERM). Servers and state are always closed
+ * before it returns, whatever happened.
  */
 export async function runCli(argv: string[], io: CliIo, signal: AbortSignal): Promise<ExitCode> {
   try {
@@ -24,11 +25,12 @@ export async function runCli(argv: string[], io: CliIo, signal: AbortSignal): Pr
       return EXIT_CODES.ok;
     }
     const code = await dispatch(args, io, signal);
-    return signal.aborted ? EXIT_CODES.interrupted : code;
+    return signal.aborted ? interruptionExitCode(signal.reason) : code;
   } catch (error) {
-    if (signal.aborted) return EXIT_CODES.interrupted;
+    if (signal.aborted) return interruptionExitCode(signal.reason);
     const { exitCode, message } = describeFailure(error);
-    writeLine(io.stderr, `agent: ${message}`);
+    // Messages may quote a server, a file or an argument: nothing in them may drive the terminal.
+    writeLine(io.stderr, `agent: ${safeText(message)}`);
     return exitCode;
   }
 }

@@ -1,4 +1,5 @@
 import { describe, expect } from "vitest";
+import { type RunRecord, SqliteStateStore } from "../src/state/index.js";
 import {
   E2E_TIMEOUT_MS,
   type E2eSandbox,
@@ -30,6 +31,16 @@ async function listApprovals(sandbox: E2eSandbox): Promise<ApprovalJson[]> {
 
 function statusOf(approvals: ApprovalJson[], id: string): string | undefined {
   return approvals.find((approval) => approval.id === id)?.status;
+}
+
+/** The run as the state database holds it (read directly: no command prints a whole run). */
+function readRun(sandbox: E2eSandbox, runId: string): RunRecord | undefined {
+  const state = SqliteStateStore.open(sandbox.stateDir);
+  try {
+    return state.getRun(runId);
+  } finally {
+    state.close();
+  }
 }
 
 function toolCalls(sandbox: E2eSandbox): unknown[] {
@@ -82,21 +93,23 @@ describe.concurrent("approvals across processes", () => {
     ]);
   });
 
-  test("a grant is used once: resuming the same run again holds it again", {
+  test("a grant used twice: retrying a call whose approved execution failed holds it again", {
     timeout: E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {
     configure(sandbox);
-    const held = await sandbox.run(["call", "mcp__s__echo", "--input", '{"message":"once"}', "--json"]);
+    // `fail` answers isError: the approved execution reaches the server but does not complete.
+    const held = await sandbox.run(["call", "mcp__s__fail", "--json"]);
     expect(held.code).toBe(3);
     const first = waitingIds(held.stdout);
     expect((await sandbox.run(["approvals", "approve", first.requestId])).code).toBe(0);
 
     const used = await sandbox.run(["resume", first.runId, "--json"]);
-    expect(used.code).toBe(0);
-    expect(JSON.parse(firstText(observationOf(used.stdout)))).toEqual({ message: "once" });
+    expect(used.code, used.stderr).toBe(1);
+    expect(observationOf(used.stdout)).toMatchObject({ ok: false, error: "mcp_tool_error" });
 
+    // The run failed, so the operator may retry it; the grant was spent on the first attempt.
     const again = await sandbox.run(["resume", first.runId, "--json"]);
-    expect(again.code).toBe(3);
+    expect(again.code, again.stderr).toBe(3);
     const second = waitingIds(again.stdout);
     expect(second.runId).toBe(first.runId);
     expect(second.requestId).not.toBe(first.requestId);
@@ -104,7 +117,36 @@ describe.concurrent("approvals across processes", () => {
     const approvals = await listApprovals(sandbox);
     expect(statusOf(approvals, first.requestId)).toBe("consumed");
     expect(statusOf(approvals, second.requestId)).toBe("pending");
+    expect(toolCalls(sandbox)).toEqual([expect.objectContaining({ name: "fail" })]);
+  });
+
+  test("resuming a completed run is refused (exit 2), keeps its outcome and runs nothing", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    configure(sandbox);
+    const held = await sandbox.run(["call", "mcp__s__echo", "--input", '{"message":"once"}', "--json"]);
+    const { runId, requestId } = waitingIds(held.stdout);
+    expect((await sandbox.run(["approvals", "approve", requestId])).code).toBe(0);
+    const done = await sandbox.run(["resume", runId, "--json"]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(firstText(observationOf(done.stdout)))).toEqual({ message: "once" });
+    const completed = readRun(sandbox, runId);
+    expect(completed).toMatchObject({ status: "completed", outcome: { ok: true } });
+    const eventsBefore = sandbox.auditEvents().length;
+
+    for (const extra of [["--json"], []]) {
+      const refused = await sandbox.run(["resume", runId, ...extra]);
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe("");
+      expect(refused.stderr).toContain(`Run "${runId}" already completed; its outcome is kept.`);
+      expect(refused.stderr).toContain("Start a new call to run it again.");
+    }
+
     expect(toolCalls(sandbox)).toHaveLength(1);
+    // Nothing was asked or recorded again, and the run still holds the outcome of its one execution.
+    expect((await listApprovals(sandbox)).map((approval) => approval.id)).toEqual([requestId]);
+    expect(sandbox.auditEvents()).toHaveLength(eventsBefore);
+    expect(readRun(sandbox, runId)).toEqual(completed);
   });
 
   test("a tool definition that changed between approval and resume needs a new approval", {
@@ -211,13 +253,11 @@ describe.concurrent("approvals across processes", () => {
       const winners = pair.filter((result) => result.code === 0);
       expect(winners, JSON.stringify(pair)).toHaveLength(1);
       expect(observationOf(winners[0]?.stdout ?? "")).toMatchObject({ ok: true });
-      // The other one either found the run taken (1) or, arriving after it finished, was held again (3).
+      // The other one found the run taken, or, arriving after it finished, completed: refused either way.
       const loser = pair.find((result) => result !== winners[0]);
-      expect([1, 3], JSON.stringify(loser)).toContain(loser?.code);
-      if (loser?.code === 1) {
-        expect(loser.stdout).toBe("");
-        expect(loser.stderr).toContain(runId);
-      }
+      expect(loser?.code, JSON.stringify(loser)).toBe(2);
+      expect(loser?.stdout).toBe("");
+      expect(loser?.stderr).toContain(runId);
     });
 
     // Counted where it matters: each call reached the server once.

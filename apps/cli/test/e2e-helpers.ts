@@ -30,6 +30,9 @@ export const EVERYTHING_SERVER: string = fileURLToPath(
   new URL("../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
 );
 
+/** This package's own test server: tools answering with whole `CallToolResult`s (see the file). */
+const RESULT_SERVER: string = fileURLToPath(new URL("./fixtures/result-server.mjs", import.meta.url));
+
 /** Generous per-test timeout: each CLI run that starts a server costs one to two seconds, more on a busy machine. */
 export const E2E_TIMEOUT_MS = 45_000;
 
@@ -166,6 +169,15 @@ export class E2eSandbox {
     options: TestServerOptions = {},
   ): ServerEntry {
     return this.#entry(server, misbehavingServerPath(kind), options, {});
+  }
+
+  /** A stdio entry for a server whose tool `name` answers with `results[name]`, a whole `CallToolResult`. */
+  resultServer(
+    server: string,
+    results: Record<string, unknown>,
+    options: TestServerOptions = {},
+  ): ServerEntry {
+    return this.#entry(server, RESULT_SERVER, options, { MCP_TESTING_RESULTS: JSON.stringify(results) });
   }
 
   /** A stdio entry for the real `server-everything`. */

@@ -3,15 +3,22 @@ import { describe, expect } from "vitest";
 import { E2E_TIMEOUT_MS, type E2eSandbox, observationOf, e2eTest as test, waitFor } from "./e2e-helpers.js";
 
 /**
- * Starts `call`, waits until `started()` says the server is working on it, then sends SIGINT to the
- * CLI process alone (as a terminal would: servers run in their own process groups). Checks exit 130,
- * a `cancelled` observation, that the server received `notifications/cancelled` for the call, and
+ * Starts `call`, waits until `started()` says the server is working on it, then sends SIGINT (or
+ * `signal`) to the CLI process alone (as a terminal would: servers run in their own process groups).
+ * Checks exit 130 (143 for SIGTERM), a `cancelled` observation, that the server received `notifications/cancelled` for the call, and
  * that no process of the call's tree is left.
  */
 async function interruptCall(
   sandbox: E2eSandbox,
-  options: { server: string; tool: string; input: unknown; started: () => boolean },
+  options: {
+    server: string;
+    tool: string;
+    input: unknown;
+    started: () => boolean;
+    signal?: "SIGINT" | "SIGTERM";
+  },
 ): Promise<void> {
+  const signal = options.signal ?? "SIGINT";
   const agent = sandbox.start([
     "call",
     `mcp__${options.server}__${options.tool}`,
@@ -24,10 +31,10 @@ async function interruptCall(
   const tree = processTreeOf(agent.pid);
   expect(tree.length).toBeGreaterThanOrEqual(3);
 
-  agent.child.kill("SIGINT");
+  agent.child.kill(signal);
   const result = await agent.exited;
 
-  expect(result.code, result.stderr).toBe(130);
+  expect(result.code, result.stderr).toBe(signal === "SIGTERM" ? 143 : 130);
   expect(observationOf(result.stdout)).toMatchObject({ ok: false, error: "cancelled" });
   const [call] = sandbox.received(options.server, "tools/call");
   expect(call?.params).toMatchObject({ name: options.tool });
@@ -60,6 +67,22 @@ describe.concurrent("Ctrl-C during a call", () => {
     expect(sandbox.records("s")).toContainEqual(
       expect.objectContaining({ event: "cancelled", tool: "slow" }),
     );
+  });
+
+  test("SIGTERM cancels the call the same way and exits 143 (128 + 15)", { timeout: E2E_TIMEOUT_MS }, async ({
+    sandbox,
+  }) => {
+    sandbox.writeConfig({
+      policy: { rules: [{ tool: "mcp__s__slow", decision: "allow" }] },
+      mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
+    });
+    await interruptCall(sandbox, {
+      server: "s",
+      tool: "slow",
+      input: { maxMs: 20_000 },
+      started: () => sandbox.records("s").some((record) => record.event === "progress"),
+      signal: "SIGTERM",
+    });
   });
 
   test("a server that ignores the cancellation is still shut down", { timeout: E2E_TIMEOUT_MS }, async ({
@@ -115,30 +138,35 @@ describe.concurrent("Ctrl-C during a call", () => {
     expect(observationOf(result.stdout)).toMatchObject({ ok: false, error: "cancelled" });
   });
 
-  test("a second Ctrl-C exits at once, and still leaves no server process behind", {
-    timeout: E2E_TIMEOUT_MS,
-  }, async ({ sandbox }) => {
-    // This server ignores SIGTERM and the end of its stdin, and has a child that ignores SIGTERM too.
-    sandbox.writeConfig({
-      mcpServers: { stubborn: sandbox.misbehavingServer("stubborn", "ignore-sigterm") },
-    });
-    const agent = sandbox.start(["mcp", "list", "--json"]);
-    await waitFor("the server and its child", () => {
-      const events = sandbox.records("stubborn").map((record) => record.event);
-      return events.includes("started") && events.includes("grandchild");
-    });
-    const tree = processTreeOf(agent.pid);
-    expect(tree.length).toBeGreaterThanOrEqual(3);
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
+    test(`a second ${signal} exits ${code} at once, and still leaves no server process behind`, {
+      timeout: E2E_TIMEOUT_MS,
+    }, async ({ sandbox }) => {
+      // This server ignores SIGTERM and the end of its stdin, and has a child that ignores SIGTERM too.
+      sandbox.writeConfig({
+        mcpServers: { stubborn: sandbox.misbehavingServer("stubborn", "ignore-sigterm") },
+      });
+      const agent = sandbox.start(["mcp", "list", "--json"]);
+      await waitFor("the server and its child", () => {
+        const events = sandbox.records("stubborn").map((record) => record.event);
+        return events.includes("started") && events.includes("grandchild");
+      });
+      const tree = processTreeOf(agent.pid);
+      expect(tree.length).toBeGreaterThanOrEqual(3);
 
-    agent.child.kill("SIGINT");
-    // The first Ctrl-C starts a graceful close, which this server makes slow; the second means "now".
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    agent.child.kill("SIGINT");
-    const result = await agent.exited;
+      agent.child.kill(signal);
+      // The first signal starts a graceful close, which this server makes slow; the second means "now".
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      agent.child.kill(signal);
+      const result = await agent.exited;
 
-    expect(result.code).toBe(130);
-    await assertNoProcessesAlive(tree, 3_000);
-  });
+      expect(result.code).toBe(code);
+      await assertNoProcessesAlive(tree, 3_000);
+    });
+  }
 });
 
 describe.concurrent("the tool timeout", () => {

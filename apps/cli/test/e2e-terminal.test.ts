@@ -3,6 +3,7 @@ import {
   CAN_RUN_IN_TERMINAL,
   E2E_TIMEOUT_MS,
   type E2eSandbox,
+  observationOf,
   e2eTest as test,
   waitFor,
 } from "./e2e-helpers.js";
@@ -20,6 +21,17 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202
 /** The escape sequences this CLI itself uses for style; anything else raw on a terminal is a leak. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching our own ANSI codes.
 const OWN_STYLE = /\u001b\[(1|2|22|31|32|33|39)m/g;
+
+// Content blocks whose URIs and MIME types try the same: a window title (OSC ... BEL), a screen
+// clear, a color, a C1 CSI and bidirectional isolates and overrides.
+const HOSTILE_URI = "file:///x\u001b]0;pwned\u0007\u001b[2J\u202eexe.txt";
+const HOSTILE_MIME = "text/\u001b[31mred\u009b2J\u2066";
+const HOSTILE_BLOCKS = [
+  { type: "resource_link", name: "link", uri: HOSTILE_URI, mimeType: HOSTILE_MIME },
+  { type: "resource", resource: { uri: HOSTILE_URI, mimeType: HOSTILE_MIME, text: "embedded" } },
+];
+const ESCAPED_URI = "file:///x\\x1b]0;pwned\\x07\\x1b[2J\\u202eexe.txt";
+const ESCAPED_MIME = "text/\\x1b[31mred\\x9b2J\\u2066";
 
 function configureHostile(sandbox: E2eSandbox): void {
   sandbox.writeConfig({
@@ -58,6 +70,43 @@ describe.concurrent("human output and server-provided text", () => {
     expect(held.code).toBe(3);
     expect(held.stderr).toContain("agent approvals approve apr_");
     for (const result of [list, answer, held, approvals]) {
+      expect(UNSAFE.test(result.stdout + result.stderr), JSON.stringify(result)).toBe(false);
+    }
+  });
+
+  test("content block URIs and MIME types from a server are escaped, in answers, errors and JSON", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    sandbox.writeConfig({
+      policy: { rules: [{ tool: "mcp__r__*", decision: "allow" }] },
+      mcpServers: {
+        r: sandbox.resultServer("r", {
+          blocks: { content: HOSTILE_BLOCKS },
+          broken: { content: HOSTILE_BLOCKS, isError: true },
+        }),
+      },
+    });
+    const [answer, error, json] = await Promise.all([
+      sandbox.run(["call", "mcp__r__blocks"]),
+      sandbox.run(["call", "mcp__r__broken"]),
+      sandbox.run(["call", "mcp__r__blocks", "--json"]),
+    ]);
+
+    const described = [
+      `[resource_link ${ESCAPED_MIME} ${ESCAPED_URI}]`,
+      `[resource ${ESCAPED_URI} ${ESCAPED_MIME}]`,
+    ];
+    expect(answer.code, answer.stderr).toBe(0);
+    expect(answer.stdout.split("\n")).toEqual([...described, ""]);
+    // A tool error shows the server's content too, on stderr.
+    expect(error.code, error.stderr).toBe(1);
+    expect(error.stderr).toContain(described.join("\n"));
+    // JSON keeps the exact values, but spells what a terminal would act on as \u escapes.
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).toContain("\\u009b2J\\u2066");
+    const output = observationOf(json.stdout).output as { content: unknown[] };
+    expect(output.content).toEqual(HOSTILE_BLOCKS);
+    for (const result of [answer, error, json]) {
       expect(UNSAFE.test(result.stdout + result.stderr), JSON.stringify(result)).toBe(false);
     }
   });
@@ -177,10 +226,12 @@ describe.concurrent("human output and server-provided text", () => {
       agent.child.stdin?.write("y\n");
       await agent.exited;
 
-      // Whichever process ends up running it, the call runs once and the run is never left "running".
+      // The prompting process used the grant given elsewhere: the call ran once, the run is complete
+      // (never left "running"), and resuming it is refused rather than running it again.
       const resumed = await sandbox.run(["resume", String(request?.runId), "--json"]);
-      expect(resumed.stderr).not.toContain("running in another process");
-      expect([0, 3]).toContain(resumed.code);
+      expect(resumed.stderr).not.toContain("is running in process");
+      expect(resumed.code, resumed.stderr).toBe(2);
+      expect(resumed.stderr).toContain("already completed");
       expect(sandbox.received("s", "tools/call")).toHaveLength(1);
     },
   );

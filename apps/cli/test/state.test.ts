@@ -1,4 +1,14 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { APPROVAL_STORE_CONTRACT, sampleApprovalRequest } from "@agent/policy/testing";
@@ -6,12 +16,16 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   auditLogPath,
+  currentRunOwner,
+  isRunOwnerGone,
+  type RunOwner,
   resolveStateDir,
   SqliteStateStore,
   STATE_SCHEMA_VERSION,
   StateError,
   stateDatabasePath,
 } from "../src/state/index.js";
+import { MIGRATIONS } from "../src/state/schema-migrations.js";
 
 let root: string;
 let stateDir: string;
@@ -31,11 +45,19 @@ function open(time = "2030-01-02T04:00:00.000Z"): SqliteStateStore {
   return openAt(() => new Date(time));
 }
 
-function openAt(now: () => Date): SqliteStateStore {
-  const store = SqliteStateStore.open(stateDir, { now });
+function openAt(now: () => Date, owner?: RunOwner): SqliteStateStore {
+  const store = SqliteStateStore.open(stateDir, owner ? { now, owner } : { now });
   stores.push(store);
   return store;
 }
+
+/** A store whose process is `owner` (two stores stand for two processes). */
+function openAs(owner: RunOwner): SqliteStateStore {
+  return openAt(() => new Date("2030-01-02T04:00:00.000Z"), owner);
+}
+
+const OWNER_A: RunOwner = { pid: 1, host: "here" };
+const OWNER_B: RunOwner = { pid: 2, host: "here" };
 
 function stateErrorOf(action: () => unknown): StateError {
   try {
@@ -187,15 +209,108 @@ describe("runs", () => {
     ).toBe("run_exists");
   });
 
-  it("moves a run out of a status only once (compare-and-set)", () => {
-    const store = open();
+  it("records the owner of a running run, and only while it is running", () => {
+    const store = openAs(OWNER_A);
+    expect(store.createRun({ id: "run_r", toolName: "read_file", input: {}, cwd: "/" }).owner).toEqual(
+      OWNER_A,
+    );
+    const waiting = store.createRun({
+      id: "run_w",
+      toolName: "read_file",
+      input: {},
+      cwd: "/",
+      status: "waiting",
+    });
+    expect(waiting.owner).toBeUndefined();
+    expect(store.updateRun("run_r", { status: "completed" }).owner).toBeUndefined();
+    // Whoever sets a run running owns it.
+    expect(openAs(OWNER_B).updateRun("run_w", { status: "running" }).owner).toEqual(OWNER_B);
+  });
+
+  it("claims a run once, and only as it was read: status and owner (compare-and-set)", () => {
+    const store = openAs(OWNER_A);
     store.createRun({ id: "run_w", toolName: "write_file", input: {}, cwd: "/", status: "waiting" });
-    const other = open();
-    expect(store.transitionRun("run_w", "waiting", { status: "running" })?.status).toBe("running");
-    expect(other.transitionRun("run_w", "waiting", { status: "running" })).toBeUndefined();
-    expect(stateErrorOf(() => other.transitionRun("run_nope", "waiting", { status: "running" })).code).toBe(
+    const other = openAs(OWNER_B);
+    const waiting = store.getRun("run_w");
+    if (!waiting) throw new Error("run_w is missing");
+    expect(store.claimRun(waiting)).toMatchObject({ status: "running", owner: OWNER_A });
+    expect(other.claimRun(waiting)).toBeUndefined();
+
+    // A running run is taken over only from the owner that was seen, and by one process.
+    const running = other.getRun("run_w");
+    if (!running) throw new Error("run_w is missing");
+    const third = openAs({ pid: 3, host: "here" });
+    expect(other.claimRun(running)).toMatchObject({ status: "running", owner: OWNER_B });
+    expect(third.claimRun(running)).toBeUndefined();
+    expect(store.getRun("run_w")?.owner).toEqual(OWNER_B);
+    expect(stateErrorOf(() => other.claimRun({ id: "run_nope", status: "waiting" })).code).toBe(
       "run_not_found",
     );
+  });
+});
+
+describe("run owners", () => {
+  it("counts an owner as gone only when it was on this host and its pid no longer exists", async () => {
+    const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+    await new Promise((resolve) => child.once("exit", resolve));
+    const here = currentRunOwner();
+    expect(isRunOwnerGone({ pid: Number(child.pid), host: here.host }, here)).toBe(true);
+    // Alive: this process, and its parent.
+    expect(isRunOwnerGone(here, here)).toBe(false);
+    expect(isRunOwnerGone({ pid: process.ppid, host: here.host }, here)).toBe(false);
+    // Unknowable from here: another host; and pids that name process groups, not one process.
+    expect(isRunOwnerGone({ pid: Number(child.pid), host: `not-${here.host}` }, here)).toBe(false);
+    for (const pid of [0, -1, 1.5]) expect(isRunOwnerGone({ pid, host: here.host }, here)).toBe(false);
+  });
+});
+
+describe("schema migrations", () => {
+  it("brings a version 1 database up to date in place, keeping its runs and approvals", async () => {
+    mkdirSync(stateDir, { mode: 0o700 });
+    const file = stateDatabasePath(stateDir);
+    const old = new Database(file);
+    old.exec(String(MIGRATIONS.find((migration) => migration.version === 1)?.sql));
+    old.pragma("user_version = 1");
+    const insertRun = old.prepare(
+      `INSERT INTO runs (id, created_at, updated_at, status, tool_name, call_id, input_json, cwd, request_id)
+       VALUES (?, '2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z', ?, 'write_file', 'call_1', '{"path":"a"}', '/w', ?)`,
+    );
+    insertRun.run("run_old_waiting", "waiting", "apr_1");
+    insertRun.run("run_old_running", "running", null);
+    old.close();
+
+    const store = openAs(OWNER_A);
+    await store.approvals.saveApprovalRequest(request("apr_1", { runId: "run_old_waiting" }));
+    expect(store.getRun("run_old_waiting")).toEqual({
+      id: "run_old_waiting",
+      createdAt: "2030-01-01T00:00:00.000Z",
+      updatedAt: "2030-01-01T00:00:00.000Z",
+      status: "waiting",
+      toolName: "write_file",
+      callId: "call_1",
+      input: { path: "a" },
+      cwd: "/w",
+      requestId: "apr_1",
+    });
+    // Nobody recorded who ran it: its owner stays unknown rather than guessed.
+    expect(store.getRun("run_old_running")).toMatchObject({ status: "running" });
+    expect(store.getRun("run_old_running")?.owner).toBeUndefined();
+    // The migrated database works as a new one does.
+    expect(store.createRun({ toolName: "read_file", input: {}, cwd: "/" }).owner).toEqual(OWNER_A);
+    const claimed = store.claimRun({ id: "run_old_waiting", status: "waiting" });
+    expect(claimed).toMatchObject({ status: "running", owner: OWNER_A });
+    store.close();
+
+    const database = new Database(file, { readonly: true });
+    try {
+      expect(database.pragma("user_version", { simple: true })).toBe(STATE_SCHEMA_VERSION);
+      const columns = (database.pragma("table_info(runs)") as { name: string }[]).map(
+        (column) => column.name,
+      );
+      expect(columns).toEqual(expect.arrayContaining(["owner_pid", "owner_host"]));
+    } finally {
+      database.close();
+    }
   });
 });
 

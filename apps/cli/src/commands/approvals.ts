@@ -1,7 +1,7 @@
 import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest } from "@agent/policy";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { StateRuntime } from "../runtime/runtime.js";
-import { type CliIo, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { formatTable, truncate } from "../terminal/table.js";
 
 /** `agent approvals list`: pending requests first, then decided ones. */
@@ -21,13 +21,14 @@ export async function approvalsListCommand(
     return EXIT_CODES.ok;
   }
   const style = styleFor(io.stdout, io.env);
+  // Every cell is escaped: the state database is a file anyone with access may have edited.
   const rows = ordered.map((record) => [
-    record.id,
-    isPending(record) ? style.yellow(record.status) : record.status,
-    record.runId,
-    safeText(record.toolName),
-    record.createdAt,
-    safeText(truncate(record.summary, 70)),
+    safeLine(record.id),
+    isPending(record) ? style.yellow(safeLine(record.status)) : safeLine(record.status),
+    safeLine(record.runId),
+    safeLine(record.toolName),
+    safeLine(record.createdAt),
+    safeLine(truncate(record.summary, 70)),
   ]);
   for (const line of formatTable([
     ["ID", "STATUS", "RUN", "TOOL", "CREATED", "SUMMARY"].map(style.dim),
@@ -49,10 +50,15 @@ export async function approvalsDecideCommand(
   if (options.decision === "approve") {
     writeLine(
       io.stdout,
-      `Approved ${record.id} once for run ${record.runId}. Run it with: agent resume ${record.runId}`,
+      safeText(
+        `Approved ${record.id} once for run ${record.runId}. Run it with: agent resume ${record.runId}`,
+      ),
     );
   } else {
-    writeLine(io.stdout, `Denied ${record.id}; resuming run ${record.runId} will report policy_denied.`);
+    writeLine(
+      io.stdout,
+      safeText(`Denied ${record.id}; resuming run ${record.runId} will report policy_denied.`),
+    );
   }
   return EXIT_CODES.ok;
 }

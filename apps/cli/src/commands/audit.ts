@@ -1,6 +1,6 @@
-import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
+import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
 import { type AuditEntry, type AuditRecord, followAuditLog, readAuditLog } from "../state/index.js";
-import { type CliIo, safeText, styleFor, writeLine } from "../terminal/io.js";
+import { type CliIo, safeJson, safeLine, safeText, styleFor, writeLine } from "../terminal/io.js";
 
 /** Fields shown after the type in the human view, in this order, when present. */
 const KEY_FIELDS = [
@@ -27,13 +27,13 @@ export async function auditCommand(
     ? followAuditLog(auditPath, { signal, fromStart: true })
     : readAuditLog(auditPath);
   const print = options.json
-    ? (record: AuditRecord) => io.stdout.write(`${JSON.stringify(record)}\n`)
+    ? (record: AuditRecord) => io.stdout.write(`${safeJson(record)}\n`)
     : printHuman(io);
   for await (const entry of entries) {
     if (entry.type === "record") print(entry.record);
     else reportCorrupt(io, entry);
   }
-  return signal.aborted ? EXIT_CODES.interrupted : EXIT_CODES.ok;
+  return signal.aborted ? interruptionExitCode(signal.reason) : EXIT_CODES.ok;
 }
 
 function printHuman(io: CliIo): (record: AuditRecord) => void {
@@ -45,7 +45,8 @@ function printHuman(io: CliIo): (record: AuditRecord) => void {
     const at = typeof record.at === "string" ? record.at : "?";
     writeLine(
       io.stdout,
-      `${style.dim(safeText(at))}  ${safeText(record.type)}  ${safeText(details.join(" "))}`,
+      // One event, one line: a newline in a value must not look like another event.
+      `${style.dim(safeLine(at))}  ${safeLine(record.type)}  ${safeLine(details.join(" "))}`,
     );
   };
 }

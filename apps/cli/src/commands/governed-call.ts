@@ -1,13 +1,14 @@
 import { parseMcpToolName } from "@agent/mcp-client";
 import { denyApprovalRequest, grantApprovalRequest, PolicyError } from "@agent/policy";
 import { executeToolCall, type JsonValue, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
-import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
+import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serverStderrTail } from "../runtime/server-processes.js";
 import type { RunStatus } from "../state/index.js";
 import { promptForApproval } from "../terminal/approval-prompt.js";
 import { type CliIo, isInteractive, safeText, writeLine } from "../terminal/io.js";
 import { renderOutcome, renderProgress } from "../terminal/render-outcome.js";
+import { describeServerFailure } from "../terminal/server-failure.js";
 
 /** One call of a run, as recorded: replaying it exactly is what binds it to its approval. */
 export interface RunCall {
@@ -45,7 +46,7 @@ export async function runGovernedCall(
     recordRun(runtime, call, outcome, options.signal);
   }
   renderOutcome(io, call.runId, outcome, options.json);
-  if (options.signal.aborted) return EXIT_CODES.interrupted;
+  if (options.signal.aborted) return interruptionExitCode(options.signal.reason);
   if (outcome.type === "waiting") return EXIT_CODES.waiting;
   return outcome.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
@@ -69,7 +70,10 @@ async function askOperator(
   } catch (error) {
     // Decided from another shell while the prompt was open: that decision stands, and the gate reads it.
     if (!(error instanceof PolicyError && error.code === "approval_not_pending")) throw error;
-    writeLine(io.stderr, `agent: request ${request.id} was already decided elsewhere; using that decision.`);
+    writeLine(
+      io.stderr,
+      `agent: request ${safeText(request.id)} was already decided elsewhere; using that decision.`,
+    );
   }
   return execute(runtime, io, call, signal);
 }
@@ -100,10 +104,10 @@ function explainUnavailableServer(runtime: Runtime, io: CliIo, server: string): 
   if (!connection) {
     writeLine(io.stderr, `agent: no enabled MCP server named "${safeText(server)}" is configured.`);
   } else if (connection.state !== "ready") {
-    const reason = connection.error
-      ? `${connection.error.code}: ${connection.error.message}`
-      : connection.state;
-    writeLine(io.stderr, `agent: MCP server "${safeText(server)}" is not available (${safeText(reason)}).`);
+    writeLine(
+      io.stderr,
+      `agent: MCP server "${safeText(server)}" is not available (${describeServerFailure(connection)}).`,
+    );
     const stderr = serverStderrTail(server);
     if (stderr) writeLine(io.stderr, `its last stderr lines:\n${stderr}`);
   }

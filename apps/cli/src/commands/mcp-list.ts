@@ -4,6 +4,7 @@ import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serverStderrTail } from "../runtime/server-processes.js";
 import { type CliIo, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import { describeServerFailure } from "../terminal/server-failure.js";
 import { formatTable, truncate } from "../terminal/table.js";
 
 /** `agent mcp list`: connects every enabled server and lists its tools, their effect and the policy's decision. */
@@ -45,8 +46,7 @@ function printServers(runtime: Runtime, io: CliIo, snapshots: McpServerSnapshot[
   for (const snapshot of snapshots) {
     const name = style.bold(safeText(snapshot.name));
     if (snapshot.state !== "ready") {
-      const error = snapshot.error ? `${snapshot.error.code}: ${snapshot.error.message}` : snapshot.state;
-      writeLine(io.stdout, `${name}  ${style.red("failed")}  ${safeText(error)}`);
+      writeLine(io.stdout, `${name}  ${style.red("failed")}  ${describeServerFailure(snapshot)}`);
       const stderr = serverStderrTail(snapshot.name);
       if (stderr) for (const line of stderr.split("\n")) writeLine(io.stdout, style.dim(`  stderr: ${line}`));
       writeLine(io.stdout);

@@ -1,12 +1,15 @@
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { CliIo } from "../terminal/io.js";
+import { currentRunOwner, isRunOwnerGone, type RunRecord } from "../state/index.js";
+import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { runGovernedCall } from "./governed-call.js";
 
 /**
  * `agent resume <runId>`: replays the run's call through the gate, exactly as recorded (tool, input,
- * cwd). An approval applies only if the tool's definition and the input are unchanged, and it is
- * consumed by one execution: resuming again holds the call again.
+ * cwd). It resumes a `waiting` run, retries a `failed` or `cancelled` one, and takes over a `running`
+ * one whose process is gone; a `completed` run is refused, so nothing runs twice by accident. The
+ * gate re-checks every replay: an approval applies only if the tool's definition and the input are
+ * unchanged, and a grant consumed by an earlier attempt is never reused (the call is held again).
  */
 export async function resumeCommand(
   runtime: Runtime,
@@ -20,16 +23,48 @@ export async function resumeCommand(
       EXIT_CODES.usage,
       `No run "${options.runId}". "agent approvals list" shows the runs waiting.`,
     );
-  if (run.status === "running") {
+  assertResumable(run);
+  // Claim the run (compare-and-set on its status and owner), so two resumes never run it side by side.
+  const claimed = runtime.state.claimRun(run);
+  if (!claimed) {
     throw new CliExit(
-      EXIT_CODES.failed,
-      `Run "${run.id}" is running in another process; try again when it ends.`,
+      EXIT_CODES.usage,
+      `Run "${run.id}" was claimed by another process just now; nothing was run here.`,
     );
   }
-  // Claim the run, so two resumes never run it side by side (the grant is consumed once regardless).
-  const claimed = runtime.state.transitionRun(run.id, run.status, { status: "running" });
-  if (!claimed)
-    throw new CliExit(EXIT_CODES.failed, `Run "${run.id}" was claimed by another process just now.`);
+  if (run.status === "running" && run.owner) {
+    writeLine(
+      io.stderr,
+      safeText(`agent: taking over run ${run.id}: its process ${run.owner.pid} on this host is gone.`),
+    );
+  }
   const call = { runId: run.id, callId: run.callId, toolName: run.toolName, input: run.input, cwd: run.cwd };
   return runGovernedCall(runtime, io, call, { json: options.json, signal });
+}
+
+/** Refuses (exit 2) a run that must not be replayed now, saying why and what to do instead. */
+function assertResumable(run: RunRecord): void {
+  if (run.status === "completed") {
+    throw new CliExit(
+      EXIT_CODES.usage,
+      `Run "${run.id}" already completed; its outcome is kept. Start a new call to run it again.`,
+    );
+  }
+  if (run.status !== "running") return;
+  const { owner } = run;
+  if (!owner) {
+    // Recorded by an agent before owners were; nobody can tell whether its process still runs it.
+    throw new CliExit(
+      EXIT_CODES.usage,
+      `Run "${run.id}" is marked running by an earlier agent version that did not record its process, so it cannot be taken over safely. Start a new call to run it again.`,
+    );
+  }
+  const here = currentRunOwner();
+  if (isRunOwnerGone(owner, here)) return;
+  // Only the owner's host can tell whether its process is gone.
+  const where = owner.host === here.host ? "" : " (only that host can take it over once it is gone)";
+  throw new CliExit(
+    EXIT_CODES.usage,
+    `Run "${run.id}" is running in process ${owner.pid} on ${owner.host}${where}; try again when it ends.`,
+  );
 }

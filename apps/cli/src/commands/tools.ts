@@ -2,6 +2,7 @@ import type { RegisteredTool } from "@agent/tools";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { type CliIo, safeText, writeJson, writeLine } from "../terminal/io.js";
+import { describeServerFailure } from "../terminal/server-failure.js";
 
 /**
  * `agent tools --format …`: every registered tool as a model API takes it (strict variant for
@@ -25,12 +26,9 @@ export async function toolsCommand(
   // Scripts feed this to a model: a server whose tools are missing must not go unnoticed.
   const failed = runtime.connections.filter((connection) => connection.state !== "ready");
   for (const connection of failed) {
-    const reason = connection.error
-      ? `${connection.error.code}: ${connection.error.message}`
-      : connection.state;
     writeLine(
       io.stderr,
-      `agent: MCP server "${safeText(connection.name)}" is missing from the list (${safeText(reason)}).`,
+      `agent: MCP server "${safeText(connection.name)}" is missing from the list (${describeServerFailure(connection)}).`,
     );
   }
   return failed.length === 0 ? EXIT_CODES.ok : EXIT_CODES.failed;

@@ -1,5 +1,6 @@
 import type { McpServerConnection } from "@agent/mcp-client";
 import { type CliIo, safeText, styleFor, writeLine } from "../terminal/io.js";
+import { describeServerFailure } from "../terminal/server-failure.js";
 
 /**
  * Starts the connections concurrently; one failing server never stops the others (its failure is
@@ -31,7 +32,7 @@ export async function connectServers(
       const line =
         snapshot.state === "ready"
           ? `${style.green("✓")} ${safeText(connection.name)}  ${snapshot.tools.length} tools  ${seconds}s`
-          : `${style.red("✗")} ${safeText(connection.name)}  ${safeText(snapshot.error?.message ?? snapshot.state)}`;
+          : `${style.red("✗")} ${safeText(connection.name)}  ${describeServerFailure(snapshot)}`;
       writeLine(io.stderr, `  ${line}`);
     }),
   );

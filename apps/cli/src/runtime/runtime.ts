@@ -45,7 +45,7 @@ export function openStateRuntime(location: RuntimeLocation, io: CliIo): StateRun
   const auditPath = auditLogPath(stateDir);
   const audit: JsonlEventSink = createJsonlEventSink(auditPath, {
     onError: (error) =>
-      writeLine(io.stderr, `warning: the audit trail could not be written: ${String(error)}`),
+      writeLine(io.stderr, `warning: the audit trail could not be written: ${safeText(String(error))}`),
   });
   return {
     state,

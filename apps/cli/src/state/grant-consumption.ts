@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
  * picks the grant and the outer `status = 'granted'` re-checks it, so however statements interleave,
  * one grant changes state once.
  */
-export const CONSUME_GRANT_SQL = `
+const CONSUME_GRANT_SQL = `
   UPDATE approvals SET status = 'consumed', consumed_at = ?
   WHERE id = (
     SELECT id FROM approvals

@@ -5,7 +5,7 @@ import { StateError } from "./state-error.js";
 import { stateDatabasePath } from "./state-paths.js";
 
 /** How long a connection waits for another process's lock before giving up, in milliseconds. */
-export const BUSY_TIMEOUT_MS = 10_000;
+const BUSY_TIMEOUT_MS = 10_000;
 
 const SQLITE_HEADER = Buffer.from("SQLite format 3\0", "latin1");
 

@@ -51,6 +51,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX approvals_one_pending ON approvals (run_id, action_digest) WHERE status = 'pending';
     `,
   },
+  {
+    version: 2,
+    description: "the owner (pid and host) of a running run",
+    // Runs of version 1 keep NULL owners: nobody can tell whether the process that ran them is gone.
+    sql: `
+      ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+      ALTER TABLE runs ADD COLUMN owner_host TEXT;
+    `,
+  },
 ];
 
 /** The schema version this build writes; a database with a higher one is refused, never downgraded. */

@@ -2,15 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { JsonValue } from "@agent/tools";
 import type Database from "better-sqlite3";
 import { openStateDatabase } from "./open-state-database.js";
+import { currentRunOwner, type RunOwner } from "./run-owner.js";
 import { SqliteApprovalStore } from "./sqlite-approval-store.js";
 import { StateError } from "./state-error.js";
 import { stateDatabasePath } from "./state-paths.js";
 
 /** Where a run stands: `waiting` for an approval, `running`, or finished one of three ways. */
 export type RunStatus = "waiting" | "running" | "completed" | "failed" | "cancelled";
-
-/** Every {@link RunStatus}. */
-export const RUN_STATUSES: readonly RunStatus[] = ["waiting", "running", "completed", "failed", "cancelled"];
 
 /** One `agent call`: a single tool call, what it was asked with and how it ended. */
 export interface RunRecord {
@@ -31,6 +29,8 @@ export interface RunRecord {
   requestId?: string;
   /** The final observation (or any JSON the caller records as the outcome). */
   outcome?: JsonValue;
+  /** The process running a `running` run; absent in any other status, and for runs of schema version 1. */
+  owner?: RunOwner;
 }
 
 /** What {@link SqliteStateStore.createRun} needs; the rest is filled in. */
@@ -43,13 +43,14 @@ export interface NewRun {
   /** Defaults to `call_<uuid>`. */
   callId?: string;
   toolFingerprint?: string;
-  /** Defaults to `running`. */
+  /** Defaults to `running` (owned by this store's process). */
   status?: RunStatus;
   requestId?: string;
 }
 
 /** The fields of a run that may change after it is created. */
 export interface RunPatch {
+  /** `running` makes this store's process the owner; any other status clears the owner. */
   status?: RunStatus;
   toolFingerprint?: string;
   requestId?: string;
@@ -60,6 +61,8 @@ export interface RunPatch {
 export interface SqliteStateStoreOptions {
   /** The clock for every timestamp the store sets; defaults to the system clock. */
   now?: () => Date;
+  /** The process recorded as the owner of the runs this store sets `running`; defaults to this one. */
+  owner?: RunOwner;
 }
 
 interface RunRow {
@@ -74,6 +77,8 @@ interface RunRow {
   cwd: string;
   request_id: string | null;
   outcome_json: string | null;
+  owner_pid: number | null;
+  owner_host: string | null;
 }
 
 /**
@@ -88,11 +93,14 @@ export class SqliteStateStore {
   readonly approvals: SqliteApprovalStore;
   readonly #database: Database.Database;
   readonly #now: () => Date;
+  readonly #owner: RunOwner;
 
-  private constructor(database: Database.Database, file: string, now: () => Date) {
+  private constructor(database: Database.Database, file: string, options: SqliteStateStoreOptions) {
+    const now = options.now ?? (() => new Date());
     this.#database = database;
     this.file = file;
     this.#now = now;
+    this.#owner = options.owner ?? currentRunOwner();
     this.approvals = new SqliteApprovalStore(database, now);
   }
 
@@ -102,30 +110,34 @@ export class SqliteStateStore {
    */
   static open(stateDir: string, options: SqliteStateStoreOptions = {}): SqliteStateStore {
     const database = openStateDatabase(stateDir);
-    return new SqliteStateStore(database, stateDatabasePath(stateDir), options.now ?? (() => new Date()));
+    return new SqliteStateStore(database, stateDatabasePath(stateDir), options);
   }
 
   /** Records a new run; throws `StateError` (`run_exists`) if its id is taken. */
   createRun(run: NewRun): RunRecord {
     const now = this.#now().toISOString();
     const id = run.id ?? `run_${randomUUID()}`;
+    const status = run.status ?? "running";
+    const owner = status === "running" ? this.#owner : undefined;
     try {
       this.#database
         .prepare(
-          `INSERT INTO runs (id, created_at, updated_at, status, tool_name, call_id, input_json, tool_fingerprint, cwd, request_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO runs (id, created_at, updated_at, status, tool_name, call_id, input_json, tool_fingerprint, cwd, request_id, owner_pid, owner_host)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           id,
           now,
           now,
-          run.status ?? "running",
+          status,
           run.toolName,
           run.callId ?? `call_${randomUUID()}`,
           JSON.stringify(run.input),
           run.toolFingerprint ?? null,
           run.cwd,
           run.requestId ?? null,
+          owner?.pid ?? null,
+          owner?.host ?? null,
         );
     } catch (cause) {
       if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
@@ -155,17 +167,18 @@ export class SqliteStateStore {
   }
 
   /**
-   * Changes a run only if it is still in status `from` (compare-and-set across processes): the run
-   * as changed, or `undefined` if it is in another status. Throws `run_not_found` for an unknown id.
-   * Use it to claim a waiting run so that two resumes cannot both start it.
+   * Claims a run for this store's process: sets it `running`, owned by this process, only if its
+   * status and owner are still those of `seen` (compare-and-set across processes). Returns the run
+   * as claimed, or `undefined` if another process changed or claimed it since it was read. Throws
+   * `run_not_found` for an unknown id. Two resumes of one run can thus never both start it.
    */
-  transitionRun(id: string, from: RunStatus, patch: RunPatch & { status: RunStatus }): RunRecord | undefined {
-    const transition = this.#database.transaction((): RunRecord | undefined => {
-      if (this.#update(id, patch, from) === 1) return this.#mustGet(id);
-      if (!this.getRun(id)) throw runNotFound(id);
+  claimRun(seen: Pick<RunRecord, "id" | "status" | "owner">): RunRecord | undefined {
+    const claim = this.#database.transaction((): RunRecord | undefined => {
+      if (this.#update(seen.id, { status: "running" }, seen) === 1) return this.#mustGet(seen.id);
+      if (!this.getRun(seen.id)) throw runNotFound(seen.id);
       return undefined;
     });
-    return transition.immediate();
+    return claim.immediate();
   }
 
   /** Runs, newest first, optionally only those with one status and at most `limit` of them. */
@@ -182,19 +195,31 @@ export class SqliteStateStore {
     if (this.#database.open) this.#database.close();
   }
 
-  #update(id: string, patch: RunPatch, from?: RunStatus): number {
+  #update(id: string, patch: RunPatch, expected?: Pick<RunRecord, "status" | "owner">): number {
     const assignments = ["updated_at = @updated_at"];
-    const values: Record<string, string | null> = { id, updated_at: this.#now().toISOString() };
-    if (patch.status !== undefined) assignments.push("status = @status");
+    const values: Record<string, string | number | null> = { id, updated_at: this.#now().toISOString() };
+    if (patch.status !== undefined) {
+      const owner = patch.status === "running" ? this.#owner : undefined;
+      assignments.push("status = @status", "owner_pid = @owner_pid", "owner_host = @owner_host");
+      values.status = patch.status;
+      values.owner_pid = owner?.pid ?? null;
+      values.owner_host = owner?.host ?? null;
+    }
     if (patch.toolFingerprint !== undefined) assignments.push("tool_fingerprint = @tool_fingerprint");
     if (patch.requestId !== undefined) assignments.push("request_id = @request_id");
     if (patch.outcome !== undefined) assignments.push("outcome_json = @outcome_json");
-    if (patch.status !== undefined) values.status = patch.status;
     if (patch.toolFingerprint !== undefined) values.tool_fingerprint = patch.toolFingerprint;
     if (patch.requestId !== undefined) values.request_id = patch.requestId;
     if (patch.outcome !== undefined) values.outcome_json = JSON.stringify(patch.outcome);
-    const guard = from === undefined ? "" : " AND status = @from";
-    if (from !== undefined) values.from = from;
+    let guard = "";
+    if (expected !== undefined) {
+      // IS, not =: an absent owner is NULL, and NULL = NULL is not true.
+      guard =
+        " AND status = @expected_status AND owner_pid IS @expected_pid AND owner_host IS @expected_host";
+      values.expected_status = expected.status;
+      values.expected_pid = expected.owner?.pid ?? null;
+      values.expected_host = expected.owner?.host ?? null;
+    }
     return this.#database
       .prepare(`UPDATE runs SET ${assignments.join(", ")} WHERE id = @id${guard}`)
       .run(values).changes;
@@ -225,5 +250,7 @@ function toRun(row: RunRow): RunRecord {
   if (row.tool_fingerprint !== null) run.toolFingerprint = row.tool_fingerprint;
   if (row.request_id !== null) run.requestId = row.request_id;
   if (row.outcome_json !== null) run.outcome = JSON.parse(row.outcome_json) as JsonValue;
+  if (row.owner_pid !== null && row.owner_host !== null)
+    run.owner = { pid: row.owner_pid, host: row.owner_host };
   return run;
 }

@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { parseMcpToolName } from "@agent/mcp-client";
 import type { ApprovalRecord } from "@agent/policy";
-import { type CliIo, safeText, styleFor, writeLine } from "./io.js";
+import { type CliIo, safeLine, safeText, styleFor, writeLine } from "./io.js";
 
 /**
  * Shows a held call in full and asks the person at the terminal to approve it once or deny it;
@@ -17,9 +17,9 @@ export async function promptForApproval(
   const server = parseMcpToolName(request.toolName)?.server;
   writeLine(io.stderr);
   writeLine(io.stderr, style.bold("This call needs your approval."));
-  writeLine(io.stderr, `  tool       ${safeText(request.toolName)} (${request.effect})`);
-  writeLine(io.stderr, `  server     ${server ? safeText(server) : "local tool"}`);
-  writeLine(io.stderr, `  summary    ${safeText(request.summary)}`);
+  writeLine(io.stderr, `  tool       ${safeLine(`${request.toolName} (${request.effect})`)}`);
+  writeLine(io.stderr, `  server     ${server ? safeLine(server) : "local tool"}`);
+  writeLine(io.stderr, `  summary    ${safeLine(request.summary)}`);
   writeLine(io.stderr, "  arguments");
   for (const line of JSON.stringify(input, null, 2).split("\n"))
     writeLine(io.stderr, `    ${safeText(line)}`);
@@ -27,7 +27,7 @@ export async function promptForApproval(
   if (hints.length > 0) {
     writeLine(io.stderr, style.yellow("  annotations declared by the server (unverified, not trusted):"));
     for (const [key, value] of hints)
-      writeLine(io.stderr, `    ${safeText(key)}: ${safeText(JSON.stringify(value))}`);
+      writeLine(io.stderr, `    ${safeLine(key)}: ${safeLine(JSON.stringify(value))}`);
   }
   const prompt = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
   try {

@@ -53,12 +53,37 @@ export function safeText(text: string): string {
   return escapeControlCharacters(text);
 }
 
+/** {@link safeText} for text that must stay on one line: newline and tab are escaped too. */
+export function safeLine(text: string): string {
+  return safeText(text).replaceAll("\n", "\\n").replaceAll("\t", "\\t");
+}
+
 /** Writes one line to a stream. */
 export function writeLine(stream: NodeJS.WritableStream, line = ""): void {
   stream.write(`${line}\n`);
 }
 
+// What JSON.stringify leaves raw but a terminal may act on: DEL, the C1 controls (U+009B is CSI)
+// and format characters such as the bidirectional overrides.
+const RAW_IN_JSON = /[\u007f-\u009f\p{Cf}]/gu;
+
+/**
+ * JSON text of `value` that is safe to print on a terminal and parses to the same value: characters
+ * that JSON.stringify leaves raw but a terminal may act on become `\uXXXX` escapes. They can only
+ * occur inside strings, where an escape means the same character.
+ */
+export function safeJson(value: unknown): string {
+  return JSON.stringify(value).replace(RAW_IN_JSON, (character) => {
+    // One escape per UTF-16 unit: JSON spells a character beyond U+FFFF as a surrogate pair.
+    let escaped = "";
+    for (let index = 0; index < character.length; index += 1) {
+      escaped += `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`;
+    }
+    return escaped;
+  });
+}
+
 /** Writes a value as one line of JSON (what `--json` promises: nothing else on stdout). */
 export function writeJson(io: CliIo, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value)}\n`);
+  io.stdout.write(`${safeJson(value)}\n`);
 }

@@ -1,5 +1,5 @@
 import type { ToolCallOutcome, ToolProgress } from "@agent/tools";
-import { type CliIo, safeText, styleFor, writeJson, writeLine } from "./io.js";
+import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "./io.js";
 
 /** Prints an outcome: one JSON document on stdout with `--json`, else readable text (failures on stderr). */
 export function renderOutcome(io: CliIo, runId: string, outcome: ToolCallOutcome, json: boolean): void {
@@ -14,16 +14,18 @@ export function renderOutcome(io: CliIo, runId: string, outcome: ToolCallOutcome
   }
   const style = styleFor(io.stderr, io.env);
   if (outcome.type === "waiting") {
-    writeLine(io.stderr, style.yellow(`Held for approval (request ${outcome.requestId}, run ${runId}).`));
-    writeLine(io.stderr, `Approve it with:  agent approvals approve ${outcome.requestId}`);
-    writeLine(io.stderr, `then run it with: agent resume ${runId}`);
+    // The ids come from the state database, which is only a file: escaped like everything else.
+    const [request, run] = [safeLine(outcome.requestId), safeLine(runId)];
+    writeLine(io.stderr, style.yellow(`Held for approval (request ${request}, run ${run}).`));
+    writeLine(io.stderr, `Approve it with:  agent approvals approve ${request}`);
+    writeLine(io.stderr, `then run it with: agent resume ${run}`);
     return;
   }
   if (outcome.ok) {
     printOutput(io, outcome.output);
     return;
   }
-  writeLine(io.stderr, `${style.red(`error: ${outcome.error}`)}: ${safeText(outcome.message)}`);
+  writeLine(io.stderr, `${style.red(`error: ${safeText(outcome.error)}`)}: ${safeText(outcome.message)}`);
   for (const issue of outcome.issues ?? []) {
     writeLine(io.stderr, `  ${safeText(issue.path.join(".") || "(input)")}: ${safeText(issue.message)}`);
   }
@@ -33,9 +35,11 @@ export function renderOutcome(io: CliIo, runId: string, outcome: ToolCallOutcome
 /** Shows a server's progress notification on a terminal. */
 export function renderProgress(io: CliIo, progress: ToolProgress): void {
   if (!io.stderr.isTTY) return;
-  const total = progress.total === undefined ? "" : `/${progress.total}`;
-  const message = progress.message ? ` ${safeText(progress.message)}` : "";
-  writeLine(io.stderr, styleFor(io.stderr, io.env).dim(`  progress ${progress.progress}${total}${message}`));
+  // Escaped as one line of text: every part of it came from the server.
+  const total = progress.total === undefined ? "" : `/${String(progress.total)}`;
+  const message = progress.message ? ` ${progress.message}` : "";
+  const line = safeText(`  progress ${String(progress.progress)}${total}${message}`);
+  writeLine(io.stderr, styleFor(io.stderr, io.env).dim(line));
 }
 
 function printOutput(io: CliIo, output: unknown): void {
@@ -52,23 +56,31 @@ function printOutput(io: CliIo, output: unknown): void {
 function printContent(io: CliIo, stream: NodeJS.WritableStream, content: unknown[]): void {
   const style = styleFor(stream as { isTTY?: boolean }, io.env);
   for (const block of content) {
-    const record = block as Record<string, unknown>;
-    if (record.type === "text" && typeof record.text === "string") {
-      writeLine(stream, safeText(record.text));
+    if (!isRecord(block)) {
+      writeLine(stream, style.dim(`[${safeLine(JSON.stringify(block) ?? String(block))}]`));
+    } else if (block.type === "text" && typeof block.text === "string") {
+      writeLine(stream, safeText(block.text));
     } else {
-      writeLine(stream, style.dim(`[${safeText(String(record.type))}${describeBlock(record)}]`));
+      writeLine(stream, style.dim(`[${describeBlock(block)}]`));
     }
   }
 }
 
+/** One line for a non-text block: its type, MIME type, size and URIs, all escaped (a server chose them). */
 function describeBlock(block: Record<string, unknown>): string {
-  const parts: string[] = [];
+  const parts: string[] = [String(block.type)];
   if (typeof block.mimeType === "string") parts.push(block.mimeType);
   if (typeof block.data === "string") parts.push(`${Math.round((block.data.length * 3) / 4 / 1024)} KiB`);
   if (typeof block.uri === "string") parts.push(block.uri);
-  const resource = block.resource as Record<string, unknown> | undefined;
+  const resource = isRecord(block.resource) ? block.resource : undefined;
   if (resource && typeof resource.uri === "string") parts.push(resource.uri);
-  return parts.length > 0 ? ` ${parts.join(" ")}` : "";
+  if (resource && typeof resource.mimeType === "string") parts.push(resource.mimeType);
+  // Joined first and escaped whole, so no part can be left out of the escaping.
+  return safeLine(parts.join(" "));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isMcpOutput(output: unknown): output is { content: unknown[]; structuredContent?: unknown } {
