@@ -31,7 +31,8 @@ function conversionProblem(checked: CheckedSchema): string | undefined {
 }
 
 describe("what the checks accept converts", () => {
-  it(`holds for ${SCHEMAS} generated schemas, as input and as output schemas`, () => {
+  // CPU-bound (~3 s alone, ~10 s beside other suites on two cores): a generous limit, not a hang guard.
+  it(`holds for ${SCHEMAS} generated schemas, as input and as output schemas`, { timeout: 60_000 }, () => {
     const problems: string[] = [];
     let accepted = 0;
     for (let seed = 0; seed < SCHEMAS; seed += 1) {
