@@ -1,3 +1,4 @@
+import { describeValue, isRecord } from "../records.js";
 import { childPointer, parseLocalPointer, ROOT_POINTER } from "./json-pointer.js";
 import {
   ANNOTATION_KEYWORDS,
@@ -26,7 +27,7 @@ export type SchemaRole = "inputSchema" | "outputSchema";
  */
 export function checkJsonSchema(schema: unknown, role: SchemaRole = "inputSchema"): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
-  if (!isPlainObject(schema)) {
+  if (!isRecord(schema)) {
     issues.push({
       pointer: ROOT_POINTER,
       message: `${role} must be a JSON object with "type": "object", got ${describeValue(schema)}`,
@@ -60,7 +61,7 @@ function checkNode(node: unknown, pointer: string, position: Position, issues: S
     report(`boolean schemas are supported only as the value of "additionalProperties"`);
     return;
   }
-  if (!isPlainObject(node)) {
+  if (!isRecord(node)) {
     report(`a schema must be a JSON object, got ${describeValue(node)}`);
     return;
   }
@@ -174,7 +175,7 @@ function checkSchemaMap(
   issues: SchemaIssue[],
   report: (message: string) => void,
 ): void {
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     report(`"${keyword}" must be an object of schemas`);
     return;
   }
@@ -201,7 +202,7 @@ function checkRequired(
     return;
   }
   if (new Set(value).size !== value.length) report(`"required" lists a property twice`);
-  const declared = isPlainObject(node.properties) ? node.properties : {};
+  const declared = isRecord(node.properties) ? node.properties : {};
   for (const name of value) {
     // zod enforces only required names that are also declared; an undeclared one would be ignored.
     if (!Object.hasOwn(declared, name)) {
@@ -299,15 +300,4 @@ function isPrimitive(value: unknown): value is string | number | boolean | null 
   return (
     value === null || typeof value === "string" || typeof value === "boolean" || typeof value === "number"
   );
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`;
 }
