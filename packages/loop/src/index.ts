@@ -1,0 +1,2 @@
+/** The agent run lives here; see README.md. */
+export const LOOP_PACKAGE = "@agent/loop";

@@ -1,0 +1,7 @@
+export {
+  createScriptedModel,
+  type ScriptedModel,
+  type ScriptedStep,
+  textTurn,
+  toolCallTurn,
+} from "./scripted-model.js";
