@@ -53,4 +53,11 @@ export {
   type ToolProgress,
   type ValidationIssue,
 } from "./tool.js";
+export {
+  type CappedToolOutput,
+  capToolOutput,
+  DEFAULT_TOOL_OUTPUT_MAX_CHARS,
+  observationText,
+  type ToolOutputCapOptions,
+} from "./tool-output-cap.js";
 export { type GroupChange, ToolRegistry } from "./tool-registry.js";
