@@ -1,0 +1,71 @@
+/**
+ * The client the official conformance suite (`@modelcontextprotocol/conformance`) drives: our own
+ * packages end to end (McpServerConnection over our Streamable HTTP transport, every call through
+ * executeToolCall and the real policy gate), never the raw SDK client. The suite starts it with the
+ * scenario server's URL as the last argument and the scenario's name in MCP_CONFORMANCE_SCENARIO;
+ * `scripts/conformance/run.mjs` bundles and launches it. It exits 0 when the scenario's steps ran,
+ * 1 otherwise (the suite judges the wire, this process only has to behave).
+ */
+import { McpServerConnection } from "@agent/mcp-client";
+import { createStreamableHttpTransport } from "@agent/mcp-transport/http";
+import { createPolicyGate, definePolicy, InMemoryApprovalStore } from "@agent/policy";
+import { executeToolCall, ToolRegistry } from "@agent/tools";
+
+/** What one scenario does once connected: which tools to call, with which arguments. */
+type ScenarioSteps = { calls: { tool: string; input: Record<string, unknown> }[] };
+
+// Scenarios not listed only connect, list tools and close (initialize, and every auth/* scenario,
+// whose checks are all about how the connection was authorized).
+const SCENARIO_STEPS: Readonly<Record<string, ScenarioSteps>> = {
+  tools_call: { calls: [{ tool: "add_numbers", input: { a: 5, b: 3 } }] },
+  "sse-retry": { calls: [{ tool: "test_reconnection", input: {} }] },
+};
+
+const SERVER = "conformance";
+
+async function main(): Promise<number> {
+  const url = process.argv.at(-1);
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+  if (!url || !/^https?:\/\//.test(url)) {
+    process.stderr.write("usage: client-under-test <server-url> (with MCP_CONFORMANCE_SCENARIO set)\n");
+    return 2;
+  }
+  const steps = SCENARIO_STEPS[scenario] ?? { calls: [] };
+  const registry = new ToolRegistry();
+  const connection = new McpServerConnection({
+    name: SERVER,
+    connect: () => createStreamableHttpTransport({ url }),
+    registry,
+    timeouts: { initializeMs: 20_000, listToolsMs: 20_000, closeMs: 3_000 },
+  });
+  const gate = createPolicyGate({
+    policy: definePolicy({
+      rules: steps.calls.map((call) => ({
+        tool: `mcp__${SERVER}__${call.tool}`,
+        decision: "allow" as const,
+      })),
+    }),
+    approvals: new InMemoryApprovalStore(),
+  });
+  try {
+    await connection.start();
+    for (const call of steps.calls) {
+      const outcome = await executeToolCall(
+        { name: `mcp__${SERVER}__${call.tool}`, input: call.input },
+        { registry, gate, runId: `conformance_${scenario}`, cwd: process.cwd(), timeoutMs: 20_000 },
+      );
+      if (outcome.type !== "observation" || !outcome.ok) {
+        process.stderr.write(`${call.tool}: ${JSON.stringify(outcome)}\n`);
+        return 1;
+      }
+    }
+    return 0;
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await connection.close();
+  }
+}
+
+process.exitCode = await main();
