@@ -1,2 +1,20 @@
-/** PostgreSQL stores live here; see README.md. */
-export const STORE_POSTGRES_PACKAGE = "@agent/store-postgres";
+export { STORE_POSTGRES_ERROR_CODES, StorePostgresError, type StorePostgresErrorCode } from "./errors.js";
+export { migrate, POSTGRES_MIGRATIONS, type PostgresMigration } from "./migrations.js";
+export {
+  assertPostgresUrl,
+  type OpenPostgresStateOptions,
+  openPostgresState,
+  type PostgresState,
+} from "./open-postgres-state.js";
+export { PostgresApprovalStore, type PostgresApprovalStoreOptions } from "./postgres-approval-store.js";
+export {
+  AUDIT_CHAIN_ORIGIN,
+  type AuditChainVerdict,
+  type AuditReadFilter,
+  chainHash,
+  createPostgresAuditSink,
+  type PostgresAuditSink,
+  type PostgresAuditSinkOptions,
+  readAuditRecords,
+  verifyAuditChain,
+} from "./postgres-audit-trail.js";

@@ -1,0 +1,122 @@
+import type { PoolClient } from "pg";
+import { StorePostgresError } from "./errors.js";
+
+/**
+ * One step of the PostgreSQL schema, applied once, in order. Append only: a released step is never
+ * edited, since databases that ran it would not run it again.
+ */
+export interface PostgresMigration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+/** Every schema step, oldest first. */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    description: "approval requests and one-shot grants",
+    sql: `
+      CREATE TABLE agent_approvals (
+        seq BIGSERIAL UNIQUE,
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        effect TEXT NOT NULL CHECK (effect IN ('read', 'write', 'external')),
+        action_digest TEXT NOT NULL,
+        tool_fingerprint TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        input_preview TEXT NOT NULL,
+        unverified_hints JSONB,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'granted', 'denied', 'consumed')),
+        created_at TEXT NOT NULL,
+        decided_at TEXT,
+        decided_by TEXT,
+        consumed_at TEXT,
+        requested_on_host TEXT
+      );
+      CREATE INDEX agent_approvals_by_action ON agent_approvals (run_id, action_digest, status);
+      CREATE INDEX agent_approvals_by_status ON agent_approvals (status, created_at);
+      -- At most one pending request per run and action, even when machines race to save one.
+      CREATE UNIQUE INDEX agent_approvals_one_pending ON agent_approvals (run_id, action_digest)
+        WHERE status = 'pending';
+    `,
+  },
+  {
+    version: 2,
+    description: "the append-only, hash-chained audit trail",
+    sql: `
+      CREATE TABLE agent_audit (
+        seq BIGSERIAL PRIMARY KEY,
+        at TEXT NOT NULL,
+        type TEXT NOT NULL,
+        run_id TEXT,
+        tool_name TEXT,
+        host TEXT,
+        record TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE
+      );
+      CREATE INDEX agent_audit_by_run ON agent_audit (run_id, seq);
+      -- Append-only even for the table's owner: rows can be added, never changed or removed. The
+      -- harness role should also be granted only INSERT and SELECT (see the README).
+      CREATE FUNCTION agent_audit_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN RAISE EXCEPTION 'agent_audit is append-only: % refused', TG_OP; END
+      $fn$;
+      CREATE TRIGGER agent_audit_no_update_or_delete BEFORE UPDATE OR DELETE ON agent_audit
+        FOR EACH ROW EXECUTE FUNCTION agent_audit_refuse_change();
+      CREATE TRIGGER agent_audit_no_truncate BEFORE TRUNCATE ON agent_audit
+        FOR EACH STATEMENT EXECUTE FUNCTION agent_audit_refuse_change();
+      REVOKE UPDATE, DELETE, TRUNCATE ON agent_audit FROM PUBLIC;
+    `,
+  },
+];
+
+// Any constant, the same for every process: migrations of one database run one at a time.
+const MIGRATION_LOCK_KEY = 7_416_263_001;
+
+/**
+ * Brings the schema up to date in one transaction under an advisory lock, so processes on several
+ * machines starting at once apply each step exactly once. Refuses a database migrated by a newer
+ * version of this package rather than guessing at a schema it does not know.
+ */
+export async function migrate(
+  client: PoolClient,
+  migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
+): Promise<number> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
+    await client.query(`
+      CREATE TABLE IF NOT EXISTS agent_schema_migrations (
+        version INTEGER PRIMARY KEY,
+        description TEXT NOT NULL,
+        applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`);
+    const applied = await client.query<{ version: number }>(
+      "SELECT COALESCE(MAX(version), 0)::int AS version FROM agent_schema_migrations",
+    );
+    const current = applied.rows[0]?.version ?? 0;
+    const newest = migrations.at(-1)?.version ?? 0;
+    if (current > newest) {
+      throw new StorePostgresError(
+        "store_schema_newer",
+        `the database's schema is version ${current}, newer than this package knows (${newest}); upgrade the harness`,
+      );
+    }
+    for (const step of migrations) {
+      if (step.version <= current) continue;
+      await client.query(step.sql);
+      await client.query("INSERT INTO agent_schema_migrations (version, description) VALUES ($1, $2)", [
+        step.version,
+        step.description,
+      ]);
+    }
+    await client.query("COMMIT");
+    return newest;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,221 @@
+import {
+  type ApprovalRecord,
+  type ApprovalRequest,
+  type ApprovalStatus,
+  type ApprovalStore,
+  approvalIdTaken,
+  assertDecidable,
+} from "@agent/policy";
+import type { JsonValue, ToolEffect } from "@agent/tools";
+import type { Pool } from "pg";
+import { StorePostgresError, translateDatabaseError } from "./errors.js";
+
+interface ApprovalRow {
+  id: string;
+  run_id: string;
+  call_id: string;
+  tool_name: string;
+  effect: ToolEffect;
+  action_digest: string;
+  tool_fingerprint: string;
+  summary: string;
+  input_preview: string;
+  unverified_hints: Record<string, JsonValue> | null;
+  status: ApprovalStatus;
+  created_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  consumed_at: string | null;
+  requested_on_host: string | null;
+}
+
+/** Options of {@link PostgresApprovalStore}. */
+export interface PostgresApprovalStoreOptions {
+  /** The clock for decisions and consumption. */
+  now?: () => Date;
+  /** Recorded with each request saved from this process (shown to operators on other machines). */
+  host?: string;
+  /** Recorded with each decision taken from this process: who decided. */
+  decidedBy?: string;
+}
+
+// seq breaks ties between requests created in the same millisecond: it is the order they were saved.
+const OLDEST_FIRST = "ORDER BY created_at, seq";
+
+/**
+ * The {@link ApprovalStore} for harness processes on many machines: one PostgreSQL database holds
+ * every request and grant. Every state change is one statement whose `WHERE` re-checks the state it
+ * changes, so of any number of processes racing (on any machines) exactly one wins: one decision per
+ * request, one consumer per grant. The pool is the caller's: it is not closed here.
+ */
+export class PostgresApprovalStore implements ApprovalStore {
+  readonly #pool: Pool;
+  readonly #now: () => Date;
+  readonly #host: string | null;
+  readonly #decidedBy: string | null;
+
+  /** Wraps a pool on a database migrated with {@link migrate}. */
+  constructor(pool: Pool, options: PostgresApprovalStoreOptions = {}) {
+    this.#pool = pool;
+    this.#now = options.now ?? (() => new Date());
+    this.#host = options.host ?? null;
+    this.#decidedBy = options.decidedBy ?? null;
+  }
+
+  /** Saves a pending request, or returns the one already pending for its run and digest. */
+  async saveApprovalRequest(request: ApprovalRequest): Promise<ApprovalRecord> {
+    // A request pending for the same action may be decided between our insert and our look-up; then
+    // the insert succeeds the next time round. Two rounds always suffice unless an operator decides
+    // within microseconds, so a few are plenty.
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const inserted = await this.#query<ApprovalRow>(
+        "save an approval request",
+        `INSERT INTO agent_approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
+           summary, input_preview, unverified_hints, status, created_at, requested_on_host)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12)
+         ON CONFLICT DO NOTHING
+         RETURNING *`,
+        [
+          request.id,
+          request.runId,
+          request.callId,
+          request.toolName,
+          request.effect,
+          request.actionDigest,
+          request.toolFingerprint,
+          request.summary,
+          request.inputPreview,
+          request.unverifiedHints === undefined ? null : JSON.stringify(request.unverifiedHints),
+          request.createdAt,
+          this.#host,
+        ],
+      );
+      if (inserted[0]) return toRecord(inserted[0]);
+      const pending = await this.#query<ApprovalRow>(
+        "look up a pending approval request",
+        `SELECT * FROM agent_approvals WHERE run_id = $1 AND action_digest = $2 AND status = 'pending' ${OLDEST_FIRST} LIMIT 1`,
+        [request.runId, request.actionDigest],
+      );
+      if (pending[0]) return toRecord(pending[0]);
+      if (await this.getApproval(request.id)) throw approvalIdTaken(request.id);
+    }
+    throw new StorePostgresError(
+      "store_unavailable",
+      "could not save the approval request: it kept conflicting; retry",
+    );
+  }
+
+  /** The request with this id, if any. */
+  async getApproval(id: string): Promise<ApprovalRecord | undefined> {
+    const rows = await this.#query<ApprovalRow>(
+      "read an approval request",
+      "SELECT * FROM agent_approvals WHERE id = $1",
+      [id],
+    );
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  /** The newest request for this run and digest, whatever its status. */
+  async findLatestApproval(runId: string, actionDigest: string): Promise<ApprovalRecord | undefined> {
+    const rows = await this.#query<ApprovalRow>(
+      "read an approval request",
+      "SELECT * FROM agent_approvals WHERE run_id = $1 AND action_digest = $2 ORDER BY created_at DESC, seq DESC LIMIT 1",
+      [runId, actionDigest],
+    );
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  /** Requests, oldest first, optionally only those with one status. */
+  async listApprovals(filter: { status?: ApprovalStatus } = {}): Promise<ApprovalRecord[]> {
+    const rows =
+      filter.status === undefined
+        ? await this.#query<ApprovalRow>(
+            "list approval requests",
+            `SELECT * FROM agent_approvals ${OLDEST_FIRST}`,
+            [],
+          )
+        : await this.#query<ApprovalRow>(
+            "list approval requests",
+            `SELECT * FROM agent_approvals WHERE status = $1 ${OLDEST_FIRST}`,
+            [filter.status],
+          );
+    return rows.map(toRecord);
+  }
+
+  /** Grants a pending request; throws `PolicyError` (`approval_not_found` / `approval_not_pending`) otherwise. */
+  async grantApproval(id: string): Promise<ApprovalRecord> {
+    return this.#decide(id, "granted");
+  }
+
+  /** Denies a pending request; throws as {@link PostgresApprovalStore.grantApproval} does. */
+  async denyApproval(id: string): Promise<ApprovalRecord> {
+    return this.#decide(id, "denied");
+  }
+
+  /**
+   * Consumes the oldest grant of this run for exactly this digest: `true` at most once per grant,
+   * across processes and machines. `SKIP LOCKED` hands concurrent consumers different grants (or
+   * none); the outer `status = 'granted'` re-checks the row it updates. If the connection breaks
+   * after the server committed, this throws: the grant is then spent without an execution, which is
+   * the safe side (a second approval is needed, never a second execution).
+   */
+  async consumeApprovalGrant(runId: string, actionDigest: string): Promise<boolean> {
+    const rows = await this.#query<{ id: string }>(
+      "consume an approval grant",
+      `UPDATE agent_approvals SET status = 'consumed', consumed_at = $1
+       WHERE id = (
+         SELECT id FROM agent_approvals
+         WHERE run_id = $2 AND action_digest = $3 AND status = 'granted'
+         ${OLDEST_FIRST} LIMIT 1 FOR UPDATE SKIP LOCKED
+       ) AND status = 'granted'
+       RETURNING id`,
+      [this.#now().toISOString(), runId, actionDigest],
+    );
+    return rows.length === 1;
+  }
+
+  async #decide(id: string, status: "granted" | "denied"): Promise<ApprovalRecord> {
+    const rows = await this.#query<ApprovalRow>(
+      "record an approval decision",
+      `UPDATE agent_approvals SET status = $1, decided_at = $2, decided_by = $3
+       WHERE id = $4 AND status = 'pending' RETURNING *`,
+      [status, this.#now().toISOString(), this.#decidedBy, id],
+    );
+    if (rows[0]) return toRecord(rows[0]);
+    // Lost (or never had) the race: say why with the same errors every store throws.
+    const current = await this.getApproval(id);
+    assertDecidable(id, current);
+    throw new StorePostgresError(
+      "store_unavailable",
+      `approval request "${id}" changed while it was being decided; retry`,
+    );
+  }
+
+  async #query<Row extends object>(doing: string, sql: string, values: unknown[]): Promise<Row[]> {
+    try {
+      return (await this.#pool.query<Row>(sql, values)).rows;
+    } catch (error) {
+      translateDatabaseError(error, doing);
+    }
+  }
+}
+
+function toRecord(row: ApprovalRow): ApprovalRecord {
+  const record: ApprovalRecord = {
+    id: row.id,
+    runId: row.run_id,
+    callId: row.call_id,
+    toolName: row.tool_name,
+    effect: row.effect,
+    actionDigest: row.action_digest,
+    toolFingerprint: row.tool_fingerprint,
+    summary: row.summary,
+    createdAt: row.created_at,
+    inputPreview: row.input_preview,
+    status: row.status,
+  };
+  if (row.unverified_hints !== null) record.unverifiedHints = row.unverified_hints;
+  if (row.decided_at !== null) record.decidedAt = row.decided_at;
+  if (row.consumed_at !== null) record.consumedAt = row.consumed_at;
+  return record;
+}

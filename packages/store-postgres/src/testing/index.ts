@@ -1,0 +1,5 @@
+export {
+  startThrowawayCluster,
+  type ThrowawayCluster,
+  type ThrowawayClusterOptions,
+} from "./throwaway-cluster.js";
