@@ -17,4 +17,20 @@ if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then
   export npm_config_nodedir=/usr
 fi
 
+# System packages the tests use: bubblewrap (the sandbox) and PostgreSQL (the team store; its tests
+# start a throwaway server of their own). Installed with apt-get where we may (root on Debian);
+# elsewhere the quick start still works and those tests say what is missing.
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing ${missing[*]} with apt-get" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "warning: ${missing[*]} not installed (needs root and apt-get); the sandbox and PostgreSQL tests will fail" >&2
+  fi
+fi
+
 pnpm install --frozen-lockfile
