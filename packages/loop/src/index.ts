@@ -1,2 +1,24 @@
-/** The agent run lives here; see README.md. */
-export const LOOP_PACKAGE = "@agent/loop";
+export {
+  type AgentEnvironment,
+  DEFAULT_MAX_CONCURRENT_CALLS,
+  DEFAULT_MAX_TURNS,
+  type RunResult,
+} from "./agent-environment.js";
+export { type ResumeRunOptions, resumeRun, type StartRunOptions, startRun } from "./agent-run.js";
+export { LOOP_ERROR_CODES, LoopError, type LoopErrorCode } from "./errors.js";
+export { InMemoryRunStore } from "./in-memory-run-store.js";
+export { type OfferedTools, OfferedToolsCache, type ToolSource, toModelTool } from "./offered-tools.js";
+export {
+  type PendingCall,
+  RUN_STATE_FORMAT,
+  RUN_STOP_REASONS,
+  type RunError,
+  type RunHeader,
+  type RunState,
+  type RunStatus,
+  type RunStopReason,
+  type RunSummary,
+  summarizeRun,
+  type ToolCallRecord,
+} from "./run-state.js";
+export { applyRunChange, assertRunFormat, type RunChange, type RunStore } from "./run-store.js";

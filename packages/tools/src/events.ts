@@ -78,6 +78,40 @@ export type AgentEvent = EventBase &
     | { type: "mcp_reconnecting"; server: string; attempt: number; delayMs: number }
     | { type: "mcp_closed"; server: string; durationMs: number }
     | { type: "mcp_close_failed"; server: string; message: string; durationMs: number }
+    // Agent runs (@agent/loop). Never a prompt, a completion or a tool result: sizes and counts only.
+    | { type: "run_started"; runId: string; provider: string; model: string; maxTurns: number }
+    | {
+        type: "model_request_finished";
+        runId: string;
+        provider: string;
+        model: string;
+        /** The run's turn this request was for, from 1. */
+        turn: number;
+        durationMs: number;
+        ok: boolean;
+        /** Why the model stopped, when ok. */
+        stopReason?: string;
+        /** The model failure's code, when not ok. */
+        code?: string;
+        /** The HTTP status of a failure, where there was one. */
+        status?: number;
+        inputTokens: number;
+        outputTokens: number;
+        toolCalls: number;
+      }
+    | { type: "run_waiting"; runId: string; turn: number; requestIds: string[] }
+    | { type: "run_resumed"; runId: string; turn: number; toolSetChanged: boolean }
+    | {
+        type: "run_finished";
+        runId: string;
+        /** The stop reason. */
+        status: "completed" | "waiting" | "max_turns" | "failed" | "cancelled";
+        turns: number;
+        inputTokens: number;
+        outputTokens: number;
+        /** The error's code, when failed. */
+        code?: string;
+      }
   );
 
 /** The `type` of an {@link AgentEvent}. */

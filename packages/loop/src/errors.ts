@@ -1,0 +1,35 @@
+/** Codes of {@link LoopError}: misuse, or a run that cannot be started or resumed; never a run's own outcome. */
+export const LOOP_ERROR_CODES = {
+  runNotFound: "run_not_found",
+  runExists: "run_exists",
+  /** The run stopped for good (completed, max turns) or is running elsewhere. */
+  runNotResumable: "run_not_resumable",
+  /** Another process updated the run first (it claimed it, or took it over). */
+  runConflict: "run_conflict",
+  runFormatUnknown: "run_format_unknown",
+  invalidOptions: "invalid_options",
+} as const;
+
+/** A code of {@link LOOP_ERROR_CODES}. */
+export type LoopErrorCode = (typeof LOOP_ERROR_CODES)[keyof typeof LOOP_ERROR_CODES];
+
+const LOOP_ERROR = Symbol.for("@agent/loop.error");
+
+/** Thrown when a run cannot be started or resumed; what happens inside a run is its stop reason instead. */
+export class LoopError extends Error {
+  override readonly name = "LoopError";
+  readonly code: LoopErrorCode;
+  readonly [LOOP_ERROR] = true;
+
+  constructor(code: LoopErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+
+  /** Whether `value` is a LoopError, even one from another installed copy of this package. */
+  static isInstance(value: unknown): value is LoopError {
+    return (
+      typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[LOOP_ERROR] === true
+    );
+  }
+}

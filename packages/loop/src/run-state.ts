@@ -1,0 +1,129 @@
+/**
+ * The saved record of an agent run. It is the contract between the loop and every RunStore (the
+ * in-memory one, SQLite, PostgreSQL), and runs saved by one version of the loop are resumed by the
+ * next: change it only on purpose, bump RUN_STATE_FORMAT, and say how older records are read.
+ */
+import type { ModelMessage, ModelUsage } from "@agent/models";
+import type { JsonValue, Observation } from "@agent/tools";
+
+/** The format of {@link RunState}; a store refuses a record of a format it does not know. */
+export const RUN_STATE_FORMAT = 1;
+
+/** Why a run stopped: a stable, public vocabulary. */
+export const RUN_STOP_REASONS = ["completed", "waiting", "max_turns", "failed", "cancelled"] as const;
+
+/** A stop reason of {@link RUN_STOP_REASONS}. */
+export type RunStopReason = (typeof RUN_STOP_REASONS)[number];
+
+/** Where a run stands: stopped for one of the {@link RunStopReason}s, or `running` in some process. */
+export type RunStatus = RunStopReason | "running";
+
+/** Why a run failed, as it is reported (never a stack, never a key). */
+export interface RunError {
+  code: string;
+  message: string;
+}
+
+/**
+ * A tool call of the model's latest turn that has not been answered yet, or whose answer waits for
+ * the others of its turn: the model reads every result of a turn together.
+ */
+export interface PendingCall {
+  /** The provider's id of the call; the tool result refers to it. */
+  toolCallId: string;
+  /** The executor's call id: stable across resumes, so events and approvals of one call match. */
+  callId: string;
+  toolName: string;
+  /** The arguments exactly as the model wrote them. */
+  arguments: string;
+  /** `queued`: not run (or interrupted); `held`: waiting for approval; `done`: `result` is final. */
+  status: "queued" | "held" | "done";
+  /** The approval request holding it, when held. */
+  requestId?: string;
+  /** What the model will read, capped, once done. */
+  result?: { content: string; isError: boolean };
+}
+
+/** The full outcome of one finished call, kept in the run's record (the model read a capped text). */
+export interface ToolCallRecord {
+  callId: string;
+  toolCallId: string;
+  toolName: string;
+  /** The model turn that made the call, from 1. */
+  turn: number;
+  /** The whole observation, output uncut. */
+  observation: Observation;
+  /** Whether the model's text was cut, and the size and sha256 of the whole text. */
+  truncated: boolean;
+  chars: number;
+  bytes: number;
+  sha256: string;
+}
+
+/** Everything of a run but its two append-only lists; what a store updates in place. */
+export interface RunHeader {
+  format: typeof RUN_STATE_FORMAT;
+  runId: string;
+  /** Incremented by every update: the compare-and-set token that keeps two processes apart. */
+  version: number;
+  status: RunStatus;
+  createdAt: string;
+  updatedAt: string;
+  /** The model that drives the run, for display (the client itself is given at each start or resume). */
+  provider: string;
+  model: string;
+  system: string | null;
+  cwd: string;
+  maxTurns: number;
+  /** Model turns completed. */
+  turns: number;
+  usage: ModelUsage;
+  /** sha256 of the tools offered to the model at its latest request (names and definition fingerprints). */
+  toolSetFingerprint: string | null;
+  pending: PendingCall[];
+  /** The approval requests holding the run, when waiting. */
+  requestIds: string[];
+  /** The final assistant text, when completed. */
+  output: string | null;
+  error: RunError | null;
+  /** Who runs it now (a process, a host): opaque to the loop, set on start and claim. */
+  owner: JsonValue;
+}
+
+/** A run's whole record: serializable as JSON, and nothing in it is a secret or a live object. */
+export interface RunState extends RunHeader {
+  /** The conversation as the model sees it (tool results capped), oldest first. */
+  messages: ModelMessage[];
+  /** Every finished tool call with its full observation, in the order they finished. */
+  calls: ToolCallRecord[];
+}
+
+/** A run as lists show it. */
+export interface RunSummary {
+  runId: string;
+  status: RunStatus;
+  createdAt: string;
+  updatedAt: string;
+  provider: string;
+  model: string;
+  turns: number;
+  /** The first user message, as typed. */
+  prompt: string;
+  requestIds: string[];
+}
+
+/** The {@link RunSummary} of a run. */
+export function summarizeRun(state: RunState): RunSummary {
+  const first = state.messages[0];
+  return {
+    runId: state.runId,
+    status: state.status,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
+    provider: state.provider,
+    model: state.model,
+    turns: state.turns,
+    prompt: first?.role === "user" ? first.content : "",
+    requestIds: [...state.requestIds],
+  };
+}

@@ -1,0 +1,60 @@
+import type { ModelMessage } from "@agent/models";
+import { LoopError } from "./errors.js";
+import {
+  RUN_STATE_FORMAT,
+  type RunHeader,
+  type RunState,
+  type RunSummary,
+  type ToolCallRecord,
+} from "./run-state.js";
+
+/**
+ * One update of a run: header fields to set, and items to append to its two lists. The lists only
+ * grow, so an update costs the size of what changed, not the size of the run.
+ */
+export interface RunChange {
+  set?: Partial<Omit<RunHeader, "format" | "runId" | "version" | "createdAt" | "updatedAt">>;
+  appendMessages?: readonly ModelMessage[];
+  appendCalls?: readonly ToolCallRecord[];
+}
+
+/**
+ * Keeps agent runs. Implementations must make {@link RunStore.updateRun} a compare-and-set on the
+ * run's version: of any number of concurrent updates (processes included) made against one version,
+ * exactly one applies. That is what lets only one of two racing resumes run a held call.
+ * `@agent/loop/testing` has the contract every store must pass.
+ */
+export interface RunStore {
+  /** Saves a new run (its `version` as given); throws `LoopError` `run_exists` if the id is taken. */
+  createRun(state: RunState): Promise<void>;
+  /** The run's whole record, a copy the caller may change; `undefined` if there is none. */
+  loadRun(runId: string): Promise<RunState | undefined>;
+  /** Runs, newest first. */
+  listRuns(options?: { limit?: number }): Promise<RunSummary[]>;
+  /**
+   * Applies `change` and sets `updatedAt` if the run's version is `expectedVersion`, incrementing it;
+   * returns the new version, or `undefined` (changing nothing) when the run is missing or its
+   * version differs: someone else updated it first.
+   */
+  updateRun(
+    runId: string,
+    expectedVersion: number,
+    change: RunChange,
+    now?: Date,
+  ): Promise<number | undefined>;
+}
+
+/** The header `change` produces from `header`, at version + 1 (shared by stores that keep a header as a whole). */
+export function applyRunChange<T extends RunHeader>(header: T, change: RunChange, now: Date): T {
+  return { ...header, ...change.set, version: header.version + 1, updatedAt: now.toISOString() };
+}
+
+/** Throws `run_format_unknown` for a record this version of the loop cannot read. */
+export function assertRunFormat(state: { format: unknown; runId: unknown }): void {
+  if (state.format !== RUN_STATE_FORMAT) {
+    throw new LoopError(
+      "run_format_unknown",
+      `Run ${String(state.runId)} was saved in format ${String(state.format)}; this version reads format ${RUN_STATE_FORMAT}. Resume it with the version that started it.`,
+    );
+  }
+}

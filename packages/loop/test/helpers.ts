@@ -1,0 +1,112 @@
+import type { AgentEnvironment } from "@agent/loop";
+import { InMemoryRunStore } from "@agent/loop";
+import type { ModelClient } from "@agent/models";
+import {
+  createPolicyGate,
+  definePolicy,
+  InMemoryApprovalStore,
+  type PolicyConfig,
+  resolvePolicyDecision,
+} from "@agent/policy";
+import { createMemoryEventSink, defineTool, type MemoryEventSink, ToolRegistry } from "@agent/tools";
+import { z } from "zod";
+
+/** A registry, a real policy gate over an in-memory approval store, a run store and an event sink. */
+export interface Harness {
+  tools: ToolRegistry;
+  approvals: InMemoryApprovalStore;
+  store: InMemoryRunStore;
+  events: MemoryEventSink;
+  /** Inputs each tool executed with, by tool name. */
+  executed: Record<string, unknown[]>;
+  env(model: ModelClient, extra?: Partial<AgentEnvironment>): AgentEnvironment;
+}
+
+/** Tools: `echo` (read), `write_note` (write: asks), `rm` (denied), `big` (read, 50,000 chars), `slow` (read, waits for its signal). */
+export function createHarness(
+  policyConfig: PolicyConfig = { rules: [{ tool: "rm", decision: "deny" }] },
+): Harness {
+  const executed: Record<string, unknown[]> = {};
+  const record = (name: string, input: unknown) => {
+    executed[name] ??= [];
+    executed[name].push(input);
+  };
+  const tools = new ToolRegistry();
+  tools.registerAll([
+    defineTool({
+      name: "echo",
+      description: "Echoes its text.",
+      effect: "read",
+      schema: z.object({ text: z.string() }),
+      execute: (input) => {
+        record("echo", input);
+        return input.text;
+      },
+    }),
+    defineTool({
+      name: "write_note",
+      description: "Writes a note.",
+      effect: "write",
+      group: "notes",
+      schema: z.object({ text: z.string() }),
+      execute: (input) => {
+        record("write_note", input);
+        return `wrote ${input.text}`;
+      },
+    }),
+    defineTool({
+      name: "rm",
+      description: "Removes everything.",
+      effect: "write",
+      schema: z.object({}),
+      execute: (input) => {
+        record("rm", input);
+        return "gone";
+      },
+    }),
+    defineTool({
+      name: "big",
+      description: "Returns a lot.",
+      effect: "read",
+      schema: z.object({}),
+      execute: (input) => {
+        record("big", input);
+        return "b".repeat(50_000);
+      },
+    }),
+    defineTool({
+      name: "slow",
+      description: "Waits until cancelled.",
+      effect: "read",
+      schema: z.object({}),
+      execute: (input, context) => {
+        record("slow", input);
+        return new Promise((_, reject) => {
+          context.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+        });
+      },
+    }),
+  ]);
+  const policy = definePolicy(policyConfig);
+  const approvals = new InMemoryApprovalStore();
+  const events = createMemoryEventSink();
+  const gate = createPolicyGate({ policy, approvals, events });
+  const store = new InMemoryRunStore();
+  return {
+    tools,
+    approvals,
+    store,
+    events,
+    executed,
+    env: (model, extra = {}) => ({
+      model,
+      tools,
+      gate,
+      store,
+      cwd: "/work/space",
+      events,
+      isOffered: (tool) => resolvePolicyDecision(policy, tool).decision !== "deny",
+      ...extra,
+    }),
+  };
+}
