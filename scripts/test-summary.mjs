@@ -7,7 +7,7 @@ const root = new URL("..", import.meta.url).pathname;
 let passed = 0;
 let failed = 0;
 const missing = [];
-for (const folder of ["packages", "apps"]) {
+for (const folder of ["packages", "apps", "tests"]) {
   for (const name of readdirSync(join(root, folder))) {
     const report = join(root, folder, name, ".vitest-report.json");
     if (!existsSync(report)) {
