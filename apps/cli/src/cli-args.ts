@@ -41,7 +41,7 @@ Commands:
 
 Options:
   --config FILE     configuration (else $AGENT_CONFIG, else ./agent.config.json)
-  --state-dir DIR   approvals, runs and audit trail (else $AGENT_STATE_DIR, else ./.agent)
+  --state-dir DIR   approvals, runs and audit trail (else $AGENT_STATE_DIR, else .agent beside the config)
 
 Exit codes: 0 ok, 1 failed call, 2 usage or configuration error (or a run resume refuses),
 3 waiting for approval, 130 interrupted (SIGINT), 143 terminated (SIGTERM).`;

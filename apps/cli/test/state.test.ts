@@ -346,6 +346,10 @@ describe("state paths", () => {
     expect(resolveStateDir({ flag: "s", env: { AGENT_STATE_DIR: "/e" }, cwd: root })).toBe(join(root, "s"));
     expect(resolveStateDir({ env: { AGENT_STATE_DIR: "/e" }, cwd: root })).toBe("/e");
     expect(resolveStateDir({ cwd: root })).toBe(join(root, ".agent"));
+    // Beside the config file, not in the current directory, when neither flag nor env says otherwise.
+    expect(resolveStateDir({ cwd: root, configFile: "/p/agent.config.json" })).toBe("/p/.agent");
+    expect(resolveStateDir({ cwd: root, configFile: "conf/a.json" })).toBe(join(root, "conf", ".agent"));
+    expect(resolveStateDir({ flag: "s", cwd: root, configFile: "/p/a.json" })).toBe(join(root, "s"));
     expect(auditLogPath("/s")).toBe("/s/audit.jsonl");
     expect(existsSync(stateDir)).toBe(false);
   });

@@ -44,6 +44,8 @@ export type AgentEvent = EventBase &
     | ({ type: "approval_granted" } & ApprovalFields)
     | ({ type: "approval_denied" } & ApprovalFields)
     | ({ type: "approval_consumed" } & ApprovalFields)
+    // A local tool refused a path: outside the workspace, protected (config, state), or swapped while opened.
+    | ({ type: "local_path_refused"; code: string; path: string } & CallFields)
     | {
         type: "mcp_initialized";
         server: string;

@@ -12,11 +12,12 @@ export async function callCommand(
   signal: AbortSignal,
 ): Promise<ExitCode> {
   const input = parseInput(options.input);
-  // The workspace root is the call's cwd: approvals bind to it, and resume replays it.
+  // The workspace root's real path is the call's cwd: approvals bind to it, so re-pointing a
+  // symbolic link at another root makes the same call a different action.
   const run = runtime.state.createRun({
     toolName: options.toolName,
     input,
-    cwd: runtime.config.workspaceRoot,
+    cwd: runtime.workspaceRealPath,
   });
   const call = { runId: run.id, callId: run.callId, toolName: run.toolName, input, cwd: run.cwd };
   return runGovernedCall(runtime, io, call, { json: options.json, signal });

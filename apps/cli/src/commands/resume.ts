@@ -38,7 +38,16 @@ export async function resumeCommand(
       safeText(`agent: taking over run ${run.id}: its process ${run.owner.pid} on this host is gone.`),
     );
   }
-  const call = { runId: run.id, callId: run.callId, toolName: run.toolName, input: run.input, cwd: run.cwd };
+  // The cwd is where the workspace root leads now: if it was re-pointed since the call was held,
+  // the digest differs and the call is held again instead of running somewhere else.
+  const cwd = runtime.workspaceRealPath;
+  if (cwd !== run.cwd) {
+    writeLine(
+      io.stderr,
+      safeText(`agent: the workspace root now resolves to ${cwd} (the run was recorded in ${run.cwd}).`),
+    );
+  }
+  const call = { runId: run.id, callId: run.callId, toolName: run.toolName, input: run.input, cwd };
   return runGovernedCall(runtime, io, call, { json: options.json, signal });
 }
 

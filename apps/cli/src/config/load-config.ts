@@ -23,6 +23,8 @@ export interface AgentConfig {
   directory: string;
   /** Absolute root the local file tools are confined to. */
   workspaceRoot: string;
+  /** Absolute paths no local tool or sandboxed process may read or write (`protectedPaths`), besides the config and state. */
+  protectedPaths: string[];
   /** Timeout for each tool call, in milliseconds. */
   toolTimeoutMs: number;
   /** The policy, with `@agent/policy` defaults for what the file leaves out. */
@@ -42,6 +44,7 @@ const fileSchema = z.strictObject({
   policy: policySchema.optional(),
   workspaceRoot: z.string().min(1, { message: "may not be empty" }).optional(),
   toolTimeoutMs: TIMEOUT_MS_SCHEMA.optional(),
+  protectedPaths: z.array(z.string().min(1, { message: "may not be empty" })).optional(),
 });
 
 /**
@@ -91,6 +94,7 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
     file,
     directory,
     workspaceRoot: resolve(directory, parsed.data.workspaceRoot ?? "."),
+    protectedPaths: (parsed.data.protectedPaths ?? []).map((path) => resolve(directory, path)),
     toolTimeoutMs: parsed.data.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     policy: definePolicy(parsed.data.policy ?? {}),
     servers,

@@ -1,4 +1,9 @@
-export { createLocalTools, LOCAL_TOOL_NAMES, type LocalToolName } from "./create-local-tools.js";
+export {
+  createLocalTools,
+  LOCAL_TOOL_NAMES,
+  type LocalToolName,
+  type LocalToolsOptions,
+} from "./create-local-tools.js";
 export {
   createListDirectoryTool,
   type DirectoryEntry,
@@ -6,10 +11,27 @@ export {
   MAX_DIRECTORY_ENTRIES,
 } from "./list-directory-tool.js";
 export {
+  type GuardedWriteOptions,
+  isSafetyRefusal,
+  type OpenedPath,
+  PATH_REFUSAL_CODES,
+  PathGuard,
+  type PathRefusal,
+  type PathRefusalCode,
+  type WrittenFile,
+} from "./path-guard.js";
+export {
+  isSameOrInside,
+  listProtectedPaths,
+  type ProtectedPaths,
+  ProtectedSet,
+} from "./protected-paths.js";
+export {
   createReadFileTool,
   DEFAULT_READ_BYTES,
   MAX_READ_BYTES,
   type ReadFileOutput,
 } from "./read-file-tool.js";
+export { refusePath } from "./tool-refusal.js";
 export { resolveWorkspacePath, type WorkspacePath, type WorkspacePathResult } from "./workspace-paths.js";
 export { createWriteFileTool, MAX_WRITE_BYTES, type WriteFileOutput } from "./write-file-tool.js";

@@ -1,8 +1,8 @@
-import { constants } from "node:fs";
-import { lstat, open } from "node:fs/promises";
-import { defineTool, type RegisteredTool, toolFailure } from "@agent/tools";
+import type { FileHandle } from "node:fs/promises";
+import { defineTool, type EventSink, type RegisteredTool, toolFailure } from "@agent/tools";
 import { z } from "zod";
-import { resolveWorkspacePath } from "./workspace-paths.js";
+import type { PathGuard } from "./path-guard.js";
+import { refusePath } from "./tool-refusal.js";
 
 /** How many bytes `read_file` returns when the call does not say. */
 export const DEFAULT_READ_BYTES = 256 * 1024;
@@ -33,49 +33,53 @@ export interface ReadFileOutput {
   truncated: boolean;
 }
 
-/** Creates `read_file` (effect `read`): a UTF-8 text file inside `workspaceRoot`, cut at a size limit; binary files are refused. */
-export function createReadFileTool(workspaceRoot: string): RegisteredTool<z.infer<typeof readFileSchema>> {
+/**
+ * Creates `read_file` (effect `read`): a UTF-8 text file inside the guard's workspace, cut at a size
+ * limit; binary files, special files and protected paths are refused.
+ */
+export function createReadFileTool(
+  guard: PathGuard,
+  events: EventSink,
+): RegisteredTool<z.infer<typeof readFileSchema>> {
   return defineTool({
     name: "read_file",
     description:
       "Read a UTF-8 text file inside the workspace. Returns its content (cut at maxBytes, marked truncated) and size. Binary files are refused.",
     schema: readFileSchema,
     effect: "read",
-    identity: { workspaceRoot },
+    identity: { workspaceRoot: guard.workspaceRoot },
     async execute(input, context) {
-      const resolved = await resolveWorkspacePath(workspaceRoot, input.path);
-      if (!resolved.ok) return toolFailure("tool_error", resolved.message);
-      const { path } = resolved;
-      if (!path.exists) return toolFailure("tool_error", `No file at ${JSON.stringify(path.relative)}.`);
-      const kind = await lstat(path.absolute);
-      if (kind.isDirectory()) {
-        return toolFailure(
-          "tool_error",
-          `${JSON.stringify(path.relative)} is a directory; use list_directory.`,
-        );
+      const opened = await guard.openForReading(input.path);
+      if (!opened.ok) {
+        if (opened.code === "missing") {
+          return toolFailure("tool_error", `No file at ${JSON.stringify(input.path)}.`);
+        }
+        if (opened.code === "not_regular") return notRegular(input.path);
+        return refusePath(opened, { toolName: "read_file", path: input.path, context, events });
       }
-      // Checked before opening: opening a FIFO or device could block or have side effects.
-      if (!kind.isFile()) return notRegular(path.relative);
-      // O_NOFOLLOW: a link swapped in since the check is not followed; O_NONBLOCK: neither is a FIFO.
-      const handle = await open(
-        path.absolute,
-        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-      );
+      const { handle, stats } = opened;
       let bytes: Buffer;
-      let size: number;
       try {
-        const stats = await handle.stat();
-        if (!stats.isFile()) return notRegular(path.relative);
-        size = stats.size;
-        bytes = await readUpTo(handle, Math.min(size, input.maxBytes ?? DEFAULT_READ_BYTES), context.signal);
+        if (stats.isDirectory()) {
+          return toolFailure(
+            "tool_error",
+            `${JSON.stringify(opened.relative)} is a directory; use list_directory.`,
+          );
+        }
+        if (!stats.isFile()) return notRegular(opened.relative);
+        bytes = await readUpTo(
+          handle,
+          Math.min(stats.size, input.maxBytes ?? DEFAULT_READ_BYTES),
+          context.signal,
+        );
       } finally {
         await handle.close();
       }
-      const truncated = size > bytes.length;
+      const truncated = stats.size > bytes.length;
       if (bytes.includes(0)) {
         return toolFailure(
           "tool_error",
-          `${JSON.stringify(path.relative)} looks binary (it contains NUL bytes); read_file returns text only.`,
+          `${JSON.stringify(opened.relative)} looks binary (it contains NUL bytes); read_file returns text only.`,
         );
       }
       let content: string;
@@ -85,10 +89,10 @@ export function createReadFileTool(workspaceRoot: string): RegisteredTool<z.infe
       } catch {
         return toolFailure(
           "tool_error",
-          `${JSON.stringify(path.relative)} is not UTF-8 text; read_file returns text only.`,
+          `${JSON.stringify(opened.relative)} is not UTF-8 text; read_file returns text only.`,
         );
       }
-      const output: ReadFileOutput = { path: path.relative, content, size, truncated };
+      const output: ReadFileOutput = { path: opened.relative, content, size: stats.size, truncated };
       return output;
     },
   });
@@ -101,11 +105,7 @@ function notRegular(relative: string): ReturnType<typeof toolFailure> {
   );
 }
 
-async function readUpTo(
-  handle: Awaited<ReturnType<typeof open>>,
-  length: number,
-  signal: AbortSignal,
-): Promise<Buffer> {
+async function readUpTo(handle: FileHandle, length: number, signal: AbortSignal): Promise<Buffer> {
   const buffer = Buffer.alloc(length);
   let filled = 0;
   while (filled < length) {

@@ -1,5 +1,6 @@
 import { lstat, realpath } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { isSameOrInside } from "./protected-paths.js";
 
 /** A path admitted into the workspace: its real location, with every symbolic link resolved. */
 export interface WorkspacePath {
@@ -80,8 +81,7 @@ function refuse(requested: string, reason: string): WorkspacePathResult {
 }
 
 function isInside(root: string, path: string): boolean {
-  const rest = relative(resolve(root), path);
-  return rest === "" || (!isAbsolute(rest) && rest !== ".." && !rest.startsWith(`..${sep}`));
+  return isSameOrInside(resolve(root), path);
 }
 
 async function exists(path: string): Promise<boolean> {

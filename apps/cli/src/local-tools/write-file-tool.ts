@@ -1,9 +1,7 @@
-import { randomUUID } from "node:crypto";
-import { chmod, lstat, mkdir, open, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
-import { defineTool, type RegisteredTool, toolFailure } from "@agent/tools";
+import { defineTool, type EventSink, type RegisteredTool, toolFailure } from "@agent/tools";
 import { z } from "zod";
-import { resolveWorkspacePath } from "./workspace-paths.js";
+import type { PathGuard } from "./path-guard.js";
+import { refusePath } from "./tool-refusal.js";
 
 /** The most bytes (UTF-8) one `write_file` call may write. */
 export const MAX_WRITE_BYTES = 4 * 1024 * 1024;
@@ -24,17 +22,21 @@ export interface WriteFileOutput {
 }
 
 /**
- * Creates `write_file` (effect `write`): replaces or creates a text file inside `workspaceRoot`
- * atomically (a temporary file in the same directory, then a rename), so readers never see half a file.
+ * Creates `write_file` (effect `write`): replaces or creates a text file inside the guard's workspace
+ * atomically (a temporary file in the same verified directory, then a rename), so readers never see
+ * half a file; protected paths are refused.
  */
-export function createWriteFileTool(workspaceRoot: string): RegisteredTool<z.infer<typeof writeFileSchema>> {
+export function createWriteFileTool(
+  guard: PathGuard,
+  events: EventSink,
+): RegisteredTool<z.infer<typeof writeFileSchema>> {
   return defineTool({
     name: "write_file",
     description:
       "Write a UTF-8 text file inside the workspace, replacing it if it exists. Set createDirectories to create missing parent directories.",
     schema: writeFileSchema,
     effect: "write",
-    identity: { workspaceRoot },
+    identity: { workspaceRoot: guard.workspaceRoot },
     async execute(input, context) {
       const bytes = Buffer.byteLength(input.content, "utf8");
       if (bytes > MAX_WRITE_BYTES) {
@@ -43,59 +45,16 @@ export function createWriteFileTool(workspaceRoot: string): RegisteredTool<z.inf
           `The content has ${bytes} bytes; write_file writes at most ${MAX_WRITE_BYTES}.`,
         );
       }
-      const resolved = await resolveWorkspacePath(workspaceRoot, input.path);
-      if (!resolved.ok) return toolFailure("tool_error", resolved.message);
-      const { path } = resolved;
-      let mode: number | undefined;
-      if (path.exists) {
-        const stats = await lstat(path.absolute);
-        if (stats.isDirectory()) {
-          return toolFailure("tool_error", `${JSON.stringify(path.relative)} is a directory.`);
-        }
-        if (!stats.isFile()) {
-          return toolFailure("tool_error", `${JSON.stringify(path.relative)} is not a regular file.`);
-        }
-        mode = stats.mode & 0o7777;
-      } else if (path.missingComponents > 1) {
-        if (input.createDirectories !== true) {
-          return toolFailure(
-            "tool_error",
-            `The directory of ${JSON.stringify(path.relative)} does not exist; pass createDirectories: true to create it.`,
-          );
-        }
-        // Everything created here lies below a real, checked directory inside the root.
-        await mkdir(dirname(path.absolute), { recursive: true });
-      }
       context.signal.throwIfAborted();
-      await writeAtomically(path.absolute, input.content, mode, context.signal);
-      const output: WriteFileOutput = { path: path.relative, bytes, created: !path.exists };
+      const written = await guard.writeFile(input.path, input.content, {
+        createDirectories: input.createDirectories === true,
+        signal: context.signal,
+      });
+      if (!written.ok) {
+        return refusePath(written, { toolName: "write_file", path: input.path, context, events });
+      }
+      const output: WriteFileOutput = { path: written.relative, bytes, created: written.created };
       return output;
     },
   });
-}
-
-async function writeAtomically(
-  target: string,
-  content: string,
-  mode: number | undefined,
-  signal: AbortSignal,
-): Promise<void> {
-  const temporary = join(dirname(target), `.${basename(target)}.${randomUUID().slice(0, 8)}.tmp`);
-  try {
-    // "wx" creates a new file and fails on anything already there, a planted symbolic link included.
-    const handle = await open(temporary, "wx", mode ?? 0o666);
-    try {
-      await handle.writeFile(content, "utf8");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    // The umask may have narrowed the mode; an existing file keeps exactly the mode it had.
-    if (mode !== undefined) await chmod(temporary, mode);
-    signal.throwIfAborted();
-    await rename(temporary, target);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
 }

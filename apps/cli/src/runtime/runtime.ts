@@ -1,9 +1,10 @@
+import { realpathSync } from "node:fs";
 import type { McpServerConnection } from "@agent/mcp-client";
 import { createPolicyGate } from "@agent/policy";
 import { type EventSink, type ToolGate, ToolRegistry } from "@agent/tools";
 import { createJsonlEventSink, type JsonlEventSink } from "@agent/tools/node";
 import { type AgentConfig, loadConfig, resolveConfigPath } from "../config/index.js";
-import { createLocalTools } from "../local-tools/index.js";
+import { createLocalTools, type ProtectedPaths } from "../local-tools/index.js";
 import { auditLogPath, ensureStateDirectory, resolveStateDir, SqliteStateStore } from "../state/index.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { connectServers } from "./connect-servers.js";
@@ -11,6 +12,10 @@ import { createServerConnection } from "./server-connections.js";
 
 /** The durable part: state database and audit trail, all the approval commands need. */
 export interface StateRuntime {
+  /** The state directory (absolute): database, audit trail, tokens. */
+  stateDir: string;
+  /** The configuration file in use (absolute; it may not exist for state-only commands). */
+  configFile: string;
   state: SqliteStateStore;
   events: EventSink;
   auditPath: string;
@@ -21,6 +26,16 @@ export interface StateRuntime {
 /** Everything a command works with: configuration, durable state, audit trail, tools and the gate. */
 export interface Runtime extends StateRuntime {
   config: AgentConfig;
+  /**
+   * What no local tool and no sandboxed process may read or write: the config file, the state
+   * directory, and the config's `protectedPaths`. The one place this set is computed.
+   */
+  protectedPaths: ProtectedPaths;
+  /**
+   * The workspace root's real path when this runtime opened (symbolic links resolved): the local
+   * tools are pinned to it, and it is the cwd every call's approval digest binds.
+   */
+  workspaceRealPath: string;
   registry: ToolRegistry;
   gate: ToolGate;
   connections: McpServerConnection[];
@@ -36,9 +51,13 @@ export interface RuntimeLocation {
   stateDir: string | undefined;
 }
 
-/** Opens the state database and the audit trail in the state directory (flag, then env, then ./.agent). */
+/**
+ * Opens the state database and the audit trail in the state directory (flag, then env, then `.agent`
+ * beside the configuration file).
+ */
 export function openStateRuntime(location: RuntimeLocation, io: CliIo): StateRuntime {
-  const stateDir = resolveStateDir({ flag: location.stateDir, env: io.env, cwd: io.cwd });
+  const configFile = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
+  const stateDir = resolveStateDir({ flag: location.stateDir, env: io.env, cwd: io.cwd, configFile });
   // The directory is created private before the audit file lands in it.
   ensureStateDirectory(stateDir);
   const state = SqliteStateStore.open(stateDir);
@@ -48,6 +67,8 @@ export function openStateRuntime(location: RuntimeLocation, io: CliIo): StateRun
       writeLine(io.stderr, `warning: the audit trail could not be written: ${safeText(String(error))}`),
   });
   return {
+    stateDir,
+    configFile,
     state,
     events: audit,
     auditPath,
@@ -66,8 +87,14 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
   const durable = openStateRuntime(location, io);
   const { state, events: audit } = durable;
 
+  const protectedPaths: ProtectedPaths = {
+    configFile: config.file,
+    stateDir: durable.stateDir,
+    secretPaths: config.protectedPaths,
+  };
+  const workspaceRealPath = realPathOr(config.workspaceRoot);
   const registry = new ToolRegistry();
-  registry.registerAll(createLocalTools({ workspaceRoot: config.workspaceRoot }));
+  registry.registerAll(createLocalTools({ workspaceRoot: workspaceRealPath, protectedPaths, events: audit }));
   const gate = createPolicyGate({ policy: config.policy, approvals: state.approvals, events: audit });
   const connections = config.servers
     .filter((server) => !server.disabled)
@@ -76,6 +103,8 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
   return {
     ...durable,
     config,
+    protectedPaths,
+    workspaceRealPath,
     registry,
     gate,
     connections,
@@ -90,4 +119,13 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
       await durable.close();
     },
   };
+}
+
+function realPathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    // Missing: the tools say so on every call; there is no link to resolve.
+    return path;
+  }
 }

@@ -1,9 +1,9 @@
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 /** The environment variable naming the state directory. */
 export const STATE_DIR_ENV_VARIABLE = "AGENT_STATE_DIR";
 
-/** The state directory, relative to the current directory, when neither flag nor environment names one. */
+/** The state directory, beside the configuration file, when neither flag nor environment names one. */
 export const DEFAULT_STATE_DIR = ".agent";
 
 /** The SQLite file inside the state directory. */
@@ -13,18 +13,23 @@ export const STATE_DB_FILE = "state.db";
 export const AUDIT_LOG_FILE = "audit.jsonl";
 
 /**
- * The state directory to use: `flag`, else `env.AGENT_STATE_DIR`, else `.agent` in `cwd`; relative
- * paths are resolved against `cwd` and empty values count as unset.
+ * The state directory to use: `flag`, else `env.AGENT_STATE_DIR`, else `.agent` beside `configFile`
+ * (so every command naming the same config finds the same state, from any directory), else `.agent`
+ * in `cwd`. Relative paths are resolved against `cwd`; empty values count as unset.
  */
 export function resolveStateDir(options: {
   flag?: string | undefined;
   env?: Readonly<Record<string, string | undefined>>;
   cwd: string;
+  /** The configuration file in use (it need not exist). */
+  configFile?: string;
 }): string {
   const fromEnv = options.env?.[STATE_DIR_ENV_VARIABLE];
   if (options.flag !== undefined && options.flag !== "") return resolve(options.cwd, options.flag);
   if (fromEnv !== undefined && fromEnv !== "") return resolve(options.cwd, fromEnv);
-  return resolve(options.cwd, DEFAULT_STATE_DIR);
+  const base =
+    options.configFile === undefined ? options.cwd : dirname(resolve(options.cwd, options.configFile));
+  return resolve(base, DEFAULT_STATE_DIR);
 }
 
 /** The path of the state database in `stateDir`. */

@@ -1,0 +1,92 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { executeToolCall, type Observation, type ToolGate, ToolRegistry } from "@agent/tools";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { createLocalTools } from "../src/local-tools/index.js";
+
+const ROUNDS = 300;
+const OUTSIDE_TEXT = "OUTSIDE: must never be read or overwritten";
+
+const ALLOW_ALL: ToolGate = {
+  admit: async () => ({ type: "allow", via: "policy", isolation: "none", run: (execute) => execute() }),
+};
+
+// Flips `ws/d` between a real directory and a symbolic link to the outside directory until killed,
+// staying in each state for a random short while, so checks and opens of the tools land on both.
+const FLIPPER = `
+const fs = require("node:fs");
+const [d, parked, outside] = process.argv.slice(1);
+const linger = () => { const until = process.hrtime.bigint() + BigInt(Math.floor(Math.random() * 200000)); while (process.hrtime.bigint() < until); };
+process.stdout.write("ready\\n");
+for (;;) {
+  try {
+    fs.renameSync(d, parked);
+    fs.symlinkSync(outside, d);
+    linger();
+    fs.unlinkSync(d);
+    fs.renameSync(parked, d);
+    linger();
+  } catch {}
+}
+`;
+
+let base: string;
+let flipper: ChildProcess | undefined;
+
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), "agent-race-"));
+});
+
+afterEach(async () => {
+  if (flipper && flipper.exitCode === null && flipper.signalCode === null) {
+    const exited = new Promise((resolve) => flipper?.once("exit", resolve));
+    flipper.kill("SIGKILL");
+    await exited;
+  }
+  flipper = undefined;
+  rmSync(base, { recursive: true, force: true });
+});
+
+it(`stays inside the workspace while another process swaps a directory for a link, ${ROUNDS} rounds`, async () => {
+  const ws = join(base, "ws");
+  const outside = join(base, "outside");
+  mkdirSync(join(ws, "d"), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(ws, "d", "file"), "inside");
+  writeFileSync(join(outside, "file"), OUTSIDE_TEXT);
+  writeFileSync(join(outside, "OUTSIDE-marker"), "");
+
+  const registry = new ToolRegistry();
+  registry.registerAll(createLocalTools({ workspaceRoot: ws }));
+  const run = async (name: string, input: unknown): Promise<Observation> => {
+    const outcome = await executeToolCall(
+      { name, input },
+      { registry, gate: ALLOW_ALL, runId: "run", cwd: ws },
+    );
+    if (outcome.type !== "observation") throw new Error("expected an observation");
+    return outcome;
+  };
+
+  flipper = spawn(process.execPath, ["-e", FLIPPER, join(ws, "d"), join(ws, "d-parked"), outside], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  await new Promise<void>((resolve) => flipper?.stdout?.once("data", () => resolve()));
+
+  const seen: string[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const read = await run("read_file", { path: "d/file" });
+    if (read.ok) seen.push((read.output as { content: string }).content);
+    const listed = await run("list_directory", { path: "d" });
+    if (listed.ok) seen.push(JSON.stringify(listed.output));
+    await run("write_file", { path: "d/file", content: `round ${round}` });
+  }
+  flipper.kill("SIGKILL");
+
+  // Judged from outside: the outside file is intact, nothing was created next to it, and no answer
+  // ever carried its content.
+  expect(readFileSync(join(outside, "file"), "utf8")).toBe(OUTSIDE_TEXT);
+  expect(readdirSync(outside).sort()).toEqual(["OUTSIDE-marker", "file"]);
+  expect(seen.filter((text) => text.includes("OUTSIDE"))).toEqual([]);
+});
