@@ -18,7 +18,8 @@ const ALLOW_ALL: ToolGate = {
 const FLIPPER = `
 const fs = require("node:fs");
 const [d, parked, outside] = process.argv.slice(1);
-const linger = () => { const until = process.hrtime.bigint() + BigInt(Math.floor(Math.random() * 200000)); while (process.hrtime.bigint() < until); };
+const cell = new Int32Array(new SharedArrayBuffer(4));
+const linger = () => Atomics.wait(cell, 0, 0, Math.random() * 0.2);
 process.stdout.write("ready\\n");
 for (;;) {
   try {
@@ -49,7 +50,10 @@ afterEach(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-it(`stays inside the workspace while another process swaps a directory for a link, ${ROUNDS} rounds`, async () => {
+// A budget for a loaded machine, not a timing assertion: the test asserts only what happened to files.
+it(`stays inside the workspace while another process swaps a directory for a link, ${ROUNDS} rounds`, {
+  timeout: 60_000,
+}, async () => {
   const ws = join(base, "ws");
   const outside = join(base, "outside");
   mkdirSync(join(ws, "d"), { recursive: true });
