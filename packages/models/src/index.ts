@@ -1,3 +1,6 @@
+export { type AdapterOptions, DEFAULT_TIMEOUT_MS } from "./adapter-options.js";
+export { type AnthropicModelOptions, createAnthropicModel } from "./anthropic/anthropic-model.js";
+export { MODEL_CLIENT_ERROR_CODES, ModelClientError, type ModelClientErrorCode } from "./errors.js";
 export {
   MODEL_ERROR_CODES,
   type ModelClient,
@@ -12,3 +15,4 @@ export {
   type ModelTurn,
   type ModelUsage,
 } from "./model-client.js";
+export { createOpenAiModel, type OpenAiModelOptions } from "./openai/openai-model.js";

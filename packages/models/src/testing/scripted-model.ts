@@ -1,4 +1,4 @@
-import type { ModelClient, ModelRequest, ModelResult } from "../model-client.js";
+import type { ModelClient, ModelRequest, ModelResult, ModelTurn } from "../model-client.js";
 
 /** One scripted answer: a fixed result, or a function of the request (to assert on what the model saw). */
 export type ScriptedStep = ModelResult | ((request: ModelRequest) => ModelResult | Promise<ModelResult>);
@@ -42,7 +42,7 @@ export function createScriptedModel(steps: readonly ScriptedStep[], model = "scr
 }
 
 /** A turn that ends with text. */
-export function textTurn(text: string): ModelResult {
+export function textTurn(text: string): ModelTurn {
   return {
     ok: true,
     text,
@@ -58,7 +58,7 @@ export function toolCallTurn(
     { id: string; name: string; input: unknown } | { id: string; name: string; raw: string }
   >,
   text: string | null = null,
-): ModelResult {
+): ModelTurn {
   return {
     ok: true,
     text,

@@ -1,0 +1,136 @@
+/**
+ * The Anthropic adapter: the Messages API through the official `@anthropic-ai/sdk`. Streams with the
+ * SDK's `messages.stream()` helper when the request has `onText`; retries, backoff and per-attempt
+ * timeouts are the SDK's own.
+ */
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "@anthropic-ai/sdk";
+import { type AdapterOptions, resolveAdapterOptions, sharedSdkOptions } from "../adapter-options.js";
+import { ModelClientError } from "../errors.js";
+import { MODEL_ERROR_CODES, type ModelClient, type ModelRequest, type ModelResult } from "../model-client.js";
+import {
+  cancelledBeforeSend,
+  type FailureContext,
+  failureContextFor,
+  failureFromSdkError,
+  modelFailure,
+  type SdkErrorClasses,
+} from "../sdk-failure.js";
+import { createStreamWatch } from "../stream-watch.js";
+import {
+  fromContent,
+  toAnthropicMessages,
+  toAnthropicTools,
+  toStopReason,
+  toUsage,
+} from "./anthropic-messages.js";
+
+/** Options of {@link createAnthropicModel}. */
+export interface AnthropicModelOptions extends AdapterOptions {
+  /** `max_tokens` of each request (the API requires one) unless the request sets its own (default 4096). */
+  maxOutputTokens?: number;
+}
+
+const ERRORS: SdkErrorClasses = {
+  APIError,
+  APIUserAbortError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+};
+const PROVIDER = "anthropic";
+const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+type CreateParams = Anthropic.Messages.MessageCreateParamsNonStreaming;
+
+/** Creates a {@link ModelClient} for the Anthropic Messages API. */
+export function createAnthropicModel(options: AnthropicModelOptions): ModelClient {
+  const resolved = resolveAdapterOptions("createAnthropicModel", options);
+  const maxOutputTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  if (!Number.isSafeInteger(maxOutputTokens) || maxOutputTokens < 1) {
+    throw new ModelClientError(
+      "invalid_argument",
+      `createAnthropicModel: \`maxOutputTokens\` must be a positive integer, got ${String(options.maxOutputTokens)}`,
+    );
+  }
+  const client = new Anthropic({
+    ...sharedSdkOptions(resolved),
+    // Everything is explicit: the SDK would otherwise read ANTHROPIC_BASE_URL, profiles, ... silently.
+    authToken: null,
+    webhookKey: null,
+    baseURL: resolved.baseUrl ?? "https://api.anthropic.com",
+    // Traces could carry prompt text; the agent loop reports requests as its own events instead.
+    openTelemetry: false,
+  });
+
+  async function createTurn(request: ModelRequest): Promise<ModelResult> {
+    const failureContext = failureContextFor(PROVIDER, resolved, request.signal);
+    if (request.signal.aborted) return cancelledBeforeSend(failureContext());
+    const params: CreateParams = {
+      model: resolved.model,
+      max_tokens: request.maxOutputTokens ?? maxOutputTokens,
+      messages: toAnthropicMessages(request.messages),
+      ...(request.system !== undefined && request.system !== "" ? { system: request.system } : {}),
+      ...(request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
+    };
+    if (request.onText === undefined) {
+      try {
+        const message = await client.messages.create(params, { signal: request.signal });
+        return fromMessage(message, failureContext());
+      } catch (error) {
+        return failureFromSdkError(error, ERRORS, failureContext());
+      }
+    }
+    return streamTurn(client, params, request, request.onText, failureContext);
+  }
+
+  return { provider: PROVIDER, model: resolved.model, createTurn };
+}
+
+function fromMessage(message: Anthropic.Messages.Message, context: FailureContext): ModelResult {
+  if (!Array.isArray(message?.content)) {
+    return modelFailure(MODEL_ERROR_CODES.invalidResponse, "the answer has no content", context);
+  }
+  return {
+    ok: true,
+    ...fromContent(message.content),
+    stopReason: toStopReason(message.stop_reason),
+    usage: toUsage(message.usage),
+  };
+}
+
+async function streamTurn(
+  client: Anthropic,
+  params: CreateParams,
+  request: ModelRequest,
+  onText: (delta: string) => void,
+  failureContext: (streamTimedOut?: boolean) => FailureContext,
+): Promise<ModelResult> {
+  const watch = createStreamWatch(request.signal, failureContext().timeoutMs);
+  // The caller's callback may throw; that is its bug, rethrown as is once the stream is released.
+  let callbackError: { error: unknown } | undefined;
+  const stream = client.messages.stream(params, { signal: watch.signal });
+  stream.on("connect", () => watch.touch());
+  stream.on("streamEvent", () => watch.touch());
+  stream.on("text", (delta) => {
+    if (callbackError !== undefined) return;
+    try {
+      onText(delta);
+    } catch (error) {
+      callbackError = { error };
+      stream.abort();
+    }
+  });
+  try {
+    const message = await stream.finalMessage();
+    return fromMessage(message, failureContext());
+  } catch (error) {
+    if (callbackError !== undefined) throw callbackError.error;
+    return failureFromSdkError(error, ERRORS, failureContext(watch.timedOut));
+  } finally {
+    watch.dispose();
+  }
+}

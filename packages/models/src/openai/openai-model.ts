@@ -1,0 +1,167 @@
+/**
+ * The OpenAI adapter: Chat Completions through the official `openai` SDK, against the hosted API or
+ * any compatible server (`baseUrl`: Ollama, vLLM, llama.cpp, LM Studio). Streams when the request
+ * has `onText`; retries, backoff and per-attempt timeouts are the SDK's own.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { type AdapterOptions, resolveAdapterOptions, sharedSdkOptions } from "../adapter-options.js";
+import {
+  MODEL_ERROR_CODES,
+  type ModelClient,
+  type ModelRequest,
+  type ModelResult,
+  type ModelTurn,
+} from "../model-client.js";
+import {
+  cancelledBeforeSend,
+  type FailureContext,
+  failureContextFor,
+  failureFromSdkError,
+  modelFailure,
+  type SdkErrorClasses,
+} from "../sdk-failure.js";
+import { createStreamWatch } from "../stream-watch.js";
+import {
+  ToolCallAssembler,
+  toChatMessages,
+  toChatTools,
+  toStopReason,
+  toToolCalls,
+  toUsage,
+} from "./openai-messages.js";
+
+/** Options of {@link createOpenAiModel}. */
+export type OpenAiModelOptions = AdapterOptions;
+
+const ERRORS: SdkErrorClasses = {
+  APIError,
+  APIUserAbortError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+};
+const PROVIDER = "openai";
+
+type CreateParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, "stream">;
+
+/** Creates a {@link ModelClient} for OpenAI Chat Completions or any OpenAI-compatible server. */
+export function createOpenAiModel(options: OpenAiModelOptions): ModelClient {
+  const resolved = resolveAdapterOptions("createOpenAiModel", options);
+  const client = new OpenAI({
+    ...sharedSdkOptions(resolved),
+    // Everything is explicit: the SDK would otherwise read OPENAI_BASE_URL, OPENAI_ORG_ID, ... silently.
+    baseURL: resolved.baseUrl ?? "https://api.openai.com/v1",
+    organization: null,
+    project: null,
+    webhookSecret: null,
+  });
+
+  async function createTurn(request: ModelRequest): Promise<ModelResult> {
+    const failureContext = failureContextFor(PROVIDER, resolved, request.signal);
+    if (request.signal.aborted) return cancelledBeforeSend(failureContext());
+    const params: CreateParams = {
+      model: resolved.model,
+      messages: toChatMessages(request),
+      ...(request.tools.length > 0 ? { tools: toChatTools(request.tools) } : {}),
+      ...(request.maxOutputTokens === undefined ? {} : { max_completion_tokens: request.maxOutputTokens }),
+    };
+    if (request.onText === undefined) {
+      try {
+        const completion = await client.chat.completions.create(
+          { ...params, stream: false },
+          { signal: request.signal },
+        );
+        return fromCompletion(completion, failureContext());
+      } catch (error) {
+        return failureFromSdkError(error, ERRORS, failureContext());
+      }
+    }
+    return streamTurn(client, params, request, request.onText, failureContext);
+  }
+
+  return { provider: PROVIDER, model: resolved.model, createTurn };
+}
+
+function fromCompletion(
+  completion: OpenAI.Chat.Completions.ChatCompletion,
+  context: FailureContext,
+): ModelResult {
+  const choice = completion.choices?.[0];
+  if (choice?.message === undefined) {
+    return modelFailure(MODEL_ERROR_CODES.invalidResponse, "the answer has no choice", context);
+  }
+  const { message } = choice;
+  return {
+    ok: true,
+    text: message.content ?? message.refusal ?? null,
+    toolCalls: toToolCalls(message.tool_calls),
+    stopReason: toStopReason(choice.finish_reason),
+    usage: toUsage(completion.usage),
+  };
+}
+
+async function streamTurn(
+  client: OpenAI,
+  params: CreateParams,
+  request: ModelRequest,
+  onText: (delta: string) => void,
+  failureContext: (streamTimedOut?: boolean) => FailureContext,
+): Promise<ModelResult> {
+  const watch = createStreamWatch(request.signal, failureContext().timeoutMs);
+  let text = "";
+  let refusal = "";
+  let finishReason: string | null = null;
+  let usage: OpenAI.Completions.CompletionUsage | null | undefined;
+  const toolCalls = new ToolCallAssembler();
+  // The caller's callback may throw; that is its bug, rethrown as is once the stream is released.
+  let callbackError: { error: unknown } | undefined;
+  try {
+    const stream = await client.chat.completions.create(
+      { ...params, stream: true, stream_options: { include_usage: true } },
+      { signal: watch.signal },
+    );
+    watch.touch();
+    for await (const chunk of stream) {
+      watch.touch();
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices?.[0];
+      if (choice === undefined) continue;
+      const { delta } = choice;
+      if (delta?.content) {
+        text += delta.content;
+        try {
+          onText(delta.content);
+        } catch (error) {
+          callbackError = { error };
+          break;
+        }
+      }
+      if (delta?.refusal) refusal += delta.refusal;
+      toolCalls.add(delta?.tool_calls);
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+    }
+  } catch (error) {
+    return failureFromSdkError(error, ERRORS, failureContext(watch.timedOut));
+  } finally {
+    watch.dispose();
+  }
+  if (callbackError !== undefined) throw callbackError.error;
+  // The SDK ends the iteration quietly when its signal aborts: check why the stream ended.
+  if (request.signal.aborted || watch.timedOut) {
+    return failureFromSdkError(new Error("aborted"), ERRORS, failureContext(watch.timedOut));
+  }
+  if (finishReason === null) {
+    return modelFailure(
+      MODEL_ERROR_CODES.invalidResponse,
+      "the answer stream ended before the model finished its turn (no finish_reason)",
+      failureContext(),
+    );
+  }
+  const turn: ModelTurn = {
+    ok: true,
+    text: text !== "" ? text : refusal !== "" ? refusal : null,
+    toolCalls: toolCalls.calls(),
+    stopReason: toStopReason(finishReason),
+    usage: toUsage(usage),
+  };
+  return turn;
+}

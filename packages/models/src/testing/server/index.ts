@@ -1,0 +1,17 @@
+export {
+  createFakeModelServer,
+  type FakeModelServer,
+  type FakeModelServerOptions,
+} from "./fake-model-server.js";
+export {
+  type FakeHangReply,
+  type FakeMalformedReply,
+  type FakeModelApi,
+  type FakeModelServerRequest,
+  type FakeServerReply,
+  type FakeServerStep,
+  type FakeStatusReply,
+  hangReply,
+  malformedReply,
+  statusReply,
+} from "./fake-server-steps.js";

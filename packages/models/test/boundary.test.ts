@@ -1,0 +1,72 @@
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import * as root from "../src/index.js";
+import * as testing from "../src/testing/index.js";
+import * as server from "../src/testing/server/index.js";
+
+const SRC = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
+const IMPORT = /^\s*(?:import|export)\s[^;]*?from\s+"([^"]+)"/gm;
+
+/** Every module specifier reachable from an entry through relative imports. */
+function reachableSpecifiers(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const specifiers = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const [, specifier] of readFileSync(file, "utf8").matchAll(IMPORT)) {
+      if (specifier === undefined) continue;
+      if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier.replace(/\.js$/, ".ts")));
+      else specifiers.add(specifier);
+    }
+  };
+  visit(join(SRC, entry));
+  return specifiers;
+}
+
+describe("package boundaries", () => {
+  it.each(["index.ts", "testing/index.ts"])(
+    "%s reaches no node: built-in and no other @agent package",
+    (entry) => {
+      const specifiers = [...reachableSpecifiers(entry)];
+      expect(specifiers.filter((specifier) => specifier.startsWith("node:"))).toEqual([]);
+      expect(specifiers.filter((specifier) => specifier.startsWith("@agent/"))).toEqual([]);
+    },
+  );
+
+  it("the server subpath imports no other @agent package", () => {
+    expect(
+      [...reachableSpecifiers("testing/server/index.ts")].filter((s) => s.startsWith("@agent/")),
+    ).toEqual([]);
+  });
+
+  it("keeps the export surface of each entry point deliberate", () => {
+    expect(Object.keys(root).sort()).toMatchInlineSnapshot(`
+      [
+        "DEFAULT_TIMEOUT_MS",
+        "MODEL_CLIENT_ERROR_CODES",
+        "MODEL_ERROR_CODES",
+        "ModelClientError",
+        "createAnthropicModel",
+        "createOpenAiModel",
+      ]
+    `);
+    expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`
+      [
+        "createScriptedModel",
+        "textTurn",
+        "toolCallTurn",
+      ]
+    `);
+    expect(Object.keys(server).sort()).toMatchInlineSnapshot(`
+      [
+        "createFakeModelServer",
+        "hangReply",
+        "malformedReply",
+        "statusReply",
+      ]
+    `);
+  });
+});
