@@ -32,7 +32,7 @@ export function extractExamples(readme, pkg) {
     const code = lines.slice(start, end).join("\n");
     const marker = previousNonBlank(lines, index);
     index = end;
-    if (/<!--\s*fragment\s*-->/.test(marker) || !/^import\s/m.test(code)) continue;
+    if (/<!--\s*fragment\b[^>]*-->/.test(marker) || !/^import\s/m.test(code)) continue;
     const typecheckOnly = marker.match(/<!--\s*example:\s*typecheck-only\s*(.*?)\s*-->/);
     examples.push({
       name: `${pkg.replace("/", "-")}-${examples.length + 1}`,
