@@ -1,4 +1,5 @@
 import { ModelClientError } from "./errors.js";
+import { guardSilentBodies } from "./silent-body-guard.js";
 
 /** Options every SDK adapter takes. */
 export interface AdapterOptions {
@@ -8,7 +9,7 @@ export interface AdapterOptions {
   apiKey: string;
   /** Where the API lives; defaults to the provider's hosted API. */
   baseUrl?: string;
-  /** Per-attempt time limit for an answer, and the longest silence tolerated inside a stream (default 600000). */
+  /** Per-attempt time limit until an answer starts, and the longest silence tolerated inside it (default 600000). */
   timeoutMs?: number;
   /** Retries of 408/409/429/5xx and connection errors, with the SDK's backoff (default 2). */
   maxRetries?: number;
@@ -79,7 +80,7 @@ export function sharedSdkOptions(options: ResolvedAdapterOptions): {
   timeout: number;
   maxRetries: number;
   logLevel: "off";
-  fetch?: typeof globalThis.fetch;
+  fetch: typeof globalThis.fetch;
 } {
   return {
     apiKey: options.apiKey,
@@ -87,6 +88,6 @@ export function sharedSdkOptions(options: ResolvedAdapterOptions): {
     maxRetries: options.maxRetries,
     // The SDKs log to the console (stdout) otherwise, which would corrupt a CLI's JSON output.
     logLevel: "off",
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    fetch: guardSilentBodies(options.fetch, options.timeoutMs),
   };
 }

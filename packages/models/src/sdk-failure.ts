@@ -7,6 +7,7 @@
 import type { ResolvedAdapterOptions } from "./adapter-options.js";
 import { sanitizeFailureText } from "./failure-message.js";
 import { MODEL_ERROR_CODES, type ModelErrorCode, type ModelFailure } from "./model-client.js";
+import { isSilentBody } from "./silent-body-guard.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the SDKs' constructors take different arguments; only `instanceof` is used.
 type AnyClass = abstract new (...args: any[]) => Error;
@@ -25,26 +26,23 @@ export interface FailureContext {
   apiKey: string;
   /** The caller's signal: if it aborted, the outcome is `cancelled` whatever the SDK threw. */
   signal: AbortSignal;
-  /** Whether the adapter's own stream watch fired. */
-  streamTimedOut: boolean;
   timeoutMs: number;
   maxRetries: number;
 }
 
-/** The failure context of one request; `streamTimedOut` is read when a failure is built. */
+/** The failure context of one request. */
 export function failureContextFor(
   provider: string,
   options: ResolvedAdapterOptions,
   signal: AbortSignal,
-): (streamTimedOut?: boolean) => FailureContext {
-  return (streamTimedOut = false) => ({
+): FailureContext {
+  return {
     provider,
     apiKey: options.apiKey,
     signal,
-    streamTimedOut,
     timeoutMs: options.timeoutMs,
     maxRetries: options.maxRetries,
-  });
+  };
 }
 
 /** The failure of a request whose signal aborted before anything was sent. */
@@ -77,10 +75,10 @@ export function failureFromSdkError(
   const detail = error instanceof Error ? error.message : String(error);
   if (context.signal.aborted)
     return modelFailure(MODEL_ERROR_CODES.cancelled, "the request was cancelled", context);
-  if (context.streamTimedOut) {
+  if (isSilentBody(error)) {
     return modelFailure(
       MODEL_ERROR_CODES.timeout,
-      `the answer stream stalled: nothing arrived for ${context.timeoutMs} ms`,
+      `the answer stalled: nothing arrived for ${context.timeoutMs} ms after it started`,
       context,
     );
   }

@@ -20,7 +20,6 @@ import {
   modelFailure,
   type SdkErrorClasses,
 } from "../sdk-failure.js";
-import { createStreamWatch } from "../stream-watch.js";
 import {
   fromContent,
   toAnthropicMessages,
@@ -68,7 +67,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
 
   async function createTurn(request: ModelRequest): Promise<ModelResult> {
     const failureContext = failureContextFor(PROVIDER, resolved, request.signal);
-    if (request.signal.aborted) return cancelledBeforeSend(failureContext());
+    if (request.signal.aborted) return cancelledBeforeSend(failureContext);
     const params: CreateParams = {
       model: resolved.model,
       max_tokens: request.maxOutputTokens ?? maxOutputTokens,
@@ -79,9 +78,9 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
     if (request.onText === undefined) {
       try {
         const message = await client.messages.create(params, { signal: request.signal });
-        return fromMessage(message, failureContext());
+        return fromMessage(message, failureContext);
       } catch (error) {
-        return failureFromSdkError(error, ERRORS, failureContext());
+        return failureFromSdkError(error, ERRORS, failureContext);
       }
     }
     return streamTurn(client, params, request, request.onText, failureContext);
@@ -107,14 +106,11 @@ async function streamTurn(
   params: CreateParams,
   request: ModelRequest,
   onText: (delta: string) => void,
-  failureContext: (streamTimedOut?: boolean) => FailureContext,
+  failureContext: FailureContext,
 ): Promise<ModelResult> {
-  const watch = createStreamWatch(request.signal, failureContext().timeoutMs);
   // The caller's callback may throw; that is its bug, rethrown as is once the stream is released.
   let callbackError: { error: unknown } | undefined;
-  const stream = client.messages.stream(params, { signal: watch.signal });
-  stream.on("connect", () => watch.touch());
-  stream.on("streamEvent", () => watch.touch());
+  const stream = client.messages.stream(params, { signal: request.signal });
   stream.on("text", (delta) => {
     if (callbackError !== undefined) return;
     try {
@@ -126,11 +122,9 @@ async function streamTurn(
   });
   try {
     const message = await stream.finalMessage();
-    return fromMessage(message, failureContext());
+    return fromMessage(message, failureContext);
   } catch (error) {
     if (callbackError !== undefined) throw callbackError.error;
-    return failureFromSdkError(error, ERRORS, failureContext(watch.timedOut));
-  } finally {
-    watch.dispose();
+    return failureFromSdkError(error, ERRORS, failureContext);
   }
 }

@@ -20,7 +20,6 @@ import {
   modelFailure,
   type SdkErrorClasses,
 } from "../sdk-failure.js";
-import { createStreamWatch } from "../stream-watch.js";
 import {
   ToolCallAssembler,
   toChatMessages,
@@ -57,7 +56,7 @@ export function createOpenAiModel(options: OpenAiModelOptions): ModelClient {
 
   async function createTurn(request: ModelRequest): Promise<ModelResult> {
     const failureContext = failureContextFor(PROVIDER, resolved, request.signal);
-    if (request.signal.aborted) return cancelledBeforeSend(failureContext());
+    if (request.signal.aborted) return cancelledBeforeSend(failureContext);
     const params: CreateParams = {
       model: resolved.model,
       messages: toChatMessages(request),
@@ -70,9 +69,9 @@ export function createOpenAiModel(options: OpenAiModelOptions): ModelClient {
           { ...params, stream: false },
           { signal: request.signal },
         );
-        return fromCompletion(completion, failureContext());
+        return fromCompletion(completion, failureContext);
       } catch (error) {
-        return failureFromSdkError(error, ERRORS, failureContext());
+        return failureFromSdkError(error, ERRORS, failureContext);
       }
     }
     return streamTurn(client, params, request, request.onText, failureContext);
@@ -104,9 +103,8 @@ async function streamTurn(
   params: CreateParams,
   request: ModelRequest,
   onText: (delta: string) => void,
-  failureContext: (streamTimedOut?: boolean) => FailureContext,
+  failureContext: FailureContext,
 ): Promise<ModelResult> {
-  const watch = createStreamWatch(request.signal, failureContext().timeoutMs);
   let text = "";
   let refusal = "";
   let finishReason: string | null = null;
@@ -117,11 +115,9 @@ async function streamTurn(
   try {
     const stream = await client.chat.completions.create(
       { ...params, stream: true, stream_options: { include_usage: true } },
-      { signal: watch.signal },
+      { signal: request.signal },
     );
-    watch.touch();
     for await (const chunk of stream) {
-      watch.touch();
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices?.[0];
       if (choice === undefined) continue;
@@ -140,20 +136,16 @@ async function streamTurn(
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
   } catch (error) {
-    return failureFromSdkError(error, ERRORS, failureContext(watch.timedOut));
-  } finally {
-    watch.dispose();
+    return failureFromSdkError(error, ERRORS, failureContext);
   }
   if (callbackError !== undefined) throw callbackError.error;
-  // The SDK ends the iteration quietly when its signal aborts: check why the stream ended.
-  if (request.signal.aborted || watch.timedOut) {
-    return failureFromSdkError(new Error("aborted"), ERRORS, failureContext(watch.timedOut));
-  }
+  // The SDK ends the iteration quietly when its signal aborts.
+  if (request.signal.aborted) return failureFromSdkError(request.signal.reason, ERRORS, failureContext);
   if (finishReason === null) {
     return modelFailure(
       MODEL_ERROR_CODES.invalidResponse,
       "the answer stream ended before the model finished its turn (no finish_reason)",
-      failureContext(),
+      failureContext,
     );
   }
   const turn: ModelTurn = {

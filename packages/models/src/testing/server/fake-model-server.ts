@@ -152,8 +152,13 @@ export async function createFakeModelServer(
         );
         return;
       case "hang":
-        if (record.stream && reply.streamText !== undefined) {
-          await writeStream(response, wire.partialStream(reply.streamText, context), false);
+        if (reply.partial === true || reply.streamText !== undefined) {
+          if (record.stream)
+            await writeStream(response, wire.partialStream(reply.streamText ?? "", context), false);
+          else {
+            response.writeHead(200, { "content-type": "application/json" });
+            response.write('{"id": ');
+          }
         }
         // Nothing more: the connection stays open until the client or close() ends it.
         return;

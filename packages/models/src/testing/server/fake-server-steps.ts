@@ -33,11 +33,14 @@ export interface FakeStatusReply {
 }
 
 /**
- * No answer: the server holds the connection open until the client closes it. With `streamText`
- * and a streaming request, the server first starts the stream and sends that text (mid-stream hang).
+ * No (complete) answer: the server holds the connection open until the client closes it. With
+ * `partial`, it first sends the start of the answer: the headers and the first bytes of a JSON body,
+ * or a stream's opening events with `streamText` (a mid-stream hang).
  */
 export interface FakeHangReply {
   kind: "hang";
+  partial?: boolean;
+  /** Text sent in a partial stream before the silence; implies `partial`. */
   streamText?: string;
 }
 
