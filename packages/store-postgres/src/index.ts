@@ -18,3 +18,4 @@ export {
   readAuditRecords,
   verifyAuditChain,
 } from "./postgres-audit-trail.js";
+export { PostgresRunStore } from "./postgres-run-store.js";

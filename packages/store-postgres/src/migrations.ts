@@ -71,6 +71,36 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       REVOKE UPDATE, DELETE, TRUNCATE ON agent_audit FROM PUBLIC;
     `,
   },
+  {
+    version: 3,
+    description: "agent runs: a header updated by compare-and-set, and two append-only lists",
+    // JSON is kept as text, not jsonb: jsonb refuses a NUL in a string and reorders keys, and a
+    // run's record must come back exactly as it was saved.
+    sql: `
+      CREATE TABLE agent_runs (
+        run_id TEXT PRIMARY KEY,
+        version INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        header_json TEXT NOT NULL
+      );
+      CREATE INDEX agent_runs_newest_first ON agent_runs (created_at DESC);
+      CREATE TABLE agent_run_messages (
+        run_id TEXT NOT NULL REFERENCES agent_runs (run_id),
+        seq INTEGER NOT NULL,
+        message_json TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+      CREATE TABLE agent_run_calls (
+        run_id TEXT NOT NULL REFERENCES agent_runs (run_id),
+        seq INTEGER NOT NULL,
+        call_json TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+    `,
+  },
 ];
 
 // Any constant, the same for every process: migrations of one database run one at a time.

@@ -2,6 +2,7 @@ import pg from "pg";
 import { StorePostgresError, translateDatabaseError } from "./errors.js";
 import { migrate } from "./migrations.js";
 import { PostgresApprovalStore } from "./postgres-approval-store.js";
+import { PostgresRunStore } from "./postgres-run-store.js";
 
 /** Options of {@link openPostgresState}. */
 export interface OpenPostgresStateOptions {
@@ -19,6 +20,7 @@ export interface OpenPostgresStateOptions {
 /** The stores of one PostgreSQL database, migrated and ready. */
 export interface PostgresState {
   readonly approvals: PostgresApprovalStore;
+  readonly runs: PostgresRunStore;
   readonly pool: pg.Pool;
   /** Closes every connection; idempotent. */
   close(): Promise<void>;
@@ -63,7 +65,12 @@ export async function openPostgresState(options: OpenPostgresStateOptions): Prom
     ...(options.host !== undefined && { host: options.host }),
     ...(options.decidedBy !== undefined && { decidedBy: options.decidedBy }),
   };
-  return { approvals: new PostgresApprovalStore(pool, storeOptions), pool, close };
+  return {
+    approvals: new PostgresApprovalStore(pool, storeOptions),
+    runs: new PostgresRunStore(pool),
+    pool,
+    close,
+  };
 }
 
 /** Throws `store_invalid_url` unless `url` is a `postgres:` or `postgresql:` URL; never echoes it. */
