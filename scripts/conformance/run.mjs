@@ -106,7 +106,8 @@ export async function runConformance(scenarios = defaultScenarios(), { concurren
     const client = await bundleClient(join(workDir, "client"));
     const queue = [...scenarios];
     const results = [];
-    const limit = concurrency ?? Math.max(1, Math.min(2, cpus().length));
+    // Scenarios mostly wait on loopback I/O; three at a time stays light on two cores.
+    const limit = concurrency ?? Math.max(1, Math.min(3, cpus().length + 1));
     const worker = async () => {
       for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift()) {
         const result = await runScenario(scenario, client, workDir);

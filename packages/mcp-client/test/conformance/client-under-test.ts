@@ -10,16 +10,18 @@ import { McpServerConnection } from "@agent/mcp-client";
 import { createStreamableHttpTransport } from "@agent/mcp-transport/http";
 import { createPolicyGate, definePolicy, InMemoryApprovalStore } from "@agent/policy";
 import { executeToolCall, ToolRegistry } from "@agent/tools";
+import { createScenarioAuth, type ScenarioAuth } from "./conformance-auth.js";
 
 /** What one scenario does once connected: which tools to call, with which arguments. */
 type ScenarioSteps = { calls: { tool: string; input: Record<string, unknown> }[] };
 
-// Scenarios not listed only connect, list tools and close (initialize, and every auth/* scenario,
-// whose checks are all about how the connection was authorized).
+// Scenarios not listed only connect, list tools and close (initialize). Every auth/* scenario
+// connects through OAuth and calls the scenario server's tool, which some of them guard with a wider scope.
 const SCENARIO_STEPS: Readonly<Record<string, ScenarioSteps>> = {
   tools_call: { calls: [{ tool: "add_numbers", input: { a: 5, b: 3 } }] },
   "sse-retry": { calls: [{ tool: "test_reconnection", input: {} }] },
 };
+const AUTH_STEPS: ScenarioSteps = { calls: [{ tool: "test-tool", input: {} }] };
 
 const SERVER = "conformance";
 
@@ -30,11 +32,14 @@ async function main(): Promise<number> {
     process.stderr.write("usage: client-under-test <server-url> (with MCP_CONFORMANCE_SCENARIO set)\n");
     return 2;
   }
-  const steps = SCENARIO_STEPS[scenario] ?? { calls: [] };
+  const isAuth = scenario.startsWith("auth/");
+  const steps = (isAuth ? AUTH_STEPS : SCENARIO_STEPS[scenario]) ?? { calls: [] };
+  const auth: ScenarioAuth | undefined = isAuth ? await createScenarioAuth(scenario, url) : undefined;
+  const authProvider = auth?.provider;
   const registry = new ToolRegistry();
   const connection = new McpServerConnection({
     name: SERVER,
-    connect: () => createStreamableHttpTransport({ url }),
+    connect: () => createStreamableHttpTransport({ url, ...(authProvider ? { authProvider } : {}) }),
     registry,
     timeouts: { initializeMs: 20_000, listToolsMs: 20_000, closeMs: 3_000 },
   });
@@ -65,7 +70,10 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     await connection.close();
+    await auth?.close();
   }
 }
 
+// The suite kills only the shell it started us from; never outlive a scenario's time limit.
+setTimeout(() => process.exit(3), 45_000).unref();
 process.exitCode = await main();

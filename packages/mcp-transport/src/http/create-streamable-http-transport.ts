@@ -7,10 +7,12 @@ import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-tran
 import { describeError } from "../sdk/fold-error.js";
 import type { McpCloseReason } from "../transport.js";
 import { withinTime } from "../within-time.js";
+import type { HttpAuthOptions } from "./auth-provider.js";
 import { createBoundedFetch } from "./bounded-fetch.js";
+import { authRedactor, retryAfterAuthorization } from "./http-auth.js";
 
 /** Options of {@link createStreamableHttpTransport}. */
-export interface StreamableHttpTransportOptions {
+export interface StreamableHttpTransportOptions extends HttpAuthOptions {
   /** The MCP endpoint. Credentials belong in `headers`, never in the URL's userinfo. */
   url: string | URL;
   /** Sent with every request (e.g. `Authorization`); their values never appear in messages. */
@@ -71,15 +73,18 @@ export function createStreamableHttpTransport(
         fail({ kind: "lost", message: "the server no longer knows this session (HTTP 404); connect again" }),
     },
   );
+  const { authProvider } = options;
   const sdkTransport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers },
     fetch: boundedFetch,
+    ...(authProvider ? { authProvider } : {}),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
   const transport = createSdkTransport(sdkTransport, {
     describeClose: () => failure,
     closeTimeoutMs: closeTimeoutMs + CLOSE_MARGIN_MS,
-    redact: createRedactor(credentialValues(url, headers)),
+    redact: authRedactor(createRedactor(credentialValues(url, headers)), authProvider),
+    ...(authProvider ? { retryAfter: retryAfterAuthorization(authProvider) } : {}),
     closeTransport: async () => {
       closing = true;
       // Best effort, bounded: a dead server must not stall close(); sdkTransport.close() aborts the DELETE.

@@ -1,4 +1,5 @@
 export type { SdkMcpTransport } from "../sdk/create-sdk-transport.js";
+export type { HttpAuthOptions, McpAuthProvider } from "./auth-provider.js";
 export {
   createStreamableHttpTransport,
   type StreamableHttpMcpTransport,

@@ -31,6 +31,11 @@ export interface SdkTransportOptions {
   closeTimeoutMs?: number;
   /** Removes credentials from every message before it leaves the adapter. */
   redact?: (text: string) => string;
+  /**
+   * Asked once per request when the SDK rejected it: resolving `true` sends it again (e.g. after an
+   * OAuth authorization completed); the second outcome is final.
+   */
+  retryAfter?: (error: unknown) => Promise<boolean>;
 }
 
 /** An {@link McpTransport} over an SDK transport, with its close reason and out-of-band problems observable. */
@@ -152,16 +157,25 @@ export function createSdkTransport(
         };
       }
       const message = (params === undefined ? { method } : { method, params }) as Request;
-      protocol.request(message, ResultSchema, requestOptions).then(
-        (result) => {
-          // The HTTP transport must echo the negotiated version in a header on every later request.
-          if (method === "initialize" && typeof result.protocolVersion === "string") {
-            sdkTransport.setProtocolVersion?.(result.protocolVersion);
-          }
-          settle({ ok: true, result });
-        },
-        (error: unknown) => settle(foldRequestError(error, redact)),
-      );
+      const send = (retried: boolean): void => {
+        protocol.request(message, ResultSchema, requestOptions).then(
+          (result) => {
+            // The HTTP transport must echo the negotiated version in a header on every later request.
+            if (method === "initialize" && typeof result.protocolVersion === "string") {
+              sdkTransport.setProtocolVersion?.(result.protocolVersion);
+            }
+            settle({ ok: true, result });
+          },
+          async (error: unknown) => {
+            const { retryAfter } = options;
+            if (!retried && retryAfter && pending.has(settle) && (await retryAfter(error))) {
+              if (pending.has(settle) && !reason) return send(true);
+            }
+            settle(foldRequestError(error, redact));
+          },
+        );
+      };
+      send(false);
     });
   };
 

@@ -17,6 +17,10 @@ export function foldRequestError(
     return mcpFailure(MCP_ERROR_CODES.internalError, "the server sent a result that is not a JSON object");
   }
   const message = redact(describeError(error));
+  // Thrown by an OAuth provider that needs the user and cannot ask (`@agent/mcp-transport/oauth`).
+  if (error instanceof Error && error.name === "OAuthLoginRequiredError") {
+    return mcpFailure(MCP_ERROR_CODES.connectionClosed, message, { httpStatus: 401, loginRequired: true });
+  }
   const httpStatus = httpStatusOf(error);
   if (httpStatus !== undefined) {
     return mcpFailure(

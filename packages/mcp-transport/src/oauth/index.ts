@@ -1,0 +1,19 @@
+export { type BrowserAuthorizerOptions, createBrowserAuthorizer } from "./browser-authorizer.js";
+export {
+  createMemoryCredentialStore,
+  type OAuthCredentialStore,
+  type OAuthCredentials,
+  type StoredTokenState,
+  storedTokenState,
+} from "./credential-store.js";
+export { codeFromPastedRedirect, type LoopbackRedirect, startLoopbackRedirect } from "./loopback-redirect.js";
+export { assertSafeEndpoint, assertTrustedDiscovery, isLoopbackUrl, sameIssuer } from "./metadata-guard.js";
+export { OAUTH_ERROR_CODES, type OAuthErrorCode, OAuthFlowError } from "./oauth-errors.js";
+export {
+  createOAuthProvider,
+  type OAuthProvider,
+  type OAuthProviderOptions,
+  type PreRegisteredClient,
+} from "./oauth-provider.js";
+export { openInBrowser } from "./open-browser.js";
+export { exchangeForIdJag, type IdentityAssertionGrant, JWT_BEARER_GRANT } from "./token-exchange.js";

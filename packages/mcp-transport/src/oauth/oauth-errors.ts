@@ -1,0 +1,35 @@
+/** Codes of {@link OAuthFlowError}. */
+export const OAUTH_ERROR_CODES = {
+  /** The server needs a user to authorize and nobody can be asked (no terminal): run the login command. */
+  loginRequired: "login_required",
+  /** Discovery returned metadata we refuse (plain http, a script or file URL, an issuer that does not match). */
+  hostileMetadata: "hostile_metadata",
+  /** The browser step failed: a wrong or missing `state`, an error from the authorization server, a timeout. */
+  authorizationFailed: "authorization_failed",
+} as const;
+
+/** A code of {@link OAUTH_ERROR_CODES}. */
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[keyof typeof OAUTH_ERROR_CODES];
+
+const MARKER = Symbol.for("@agent/mcp-transport/OAuthFlowError");
+
+/**
+ * Why an OAuth flow stopped. Messages carry no credential (no token, code, secret or query string).
+ * The name `OAuthLoginRequiredError` for `login_required` is what the transports fold into a failed
+ * request with `data: { httpStatus: 401, loginRequired: true }`.
+ */
+export class OAuthFlowError extends Error {
+  readonly code: OAuthErrorCode;
+  readonly [MARKER] = true;
+
+  constructor(code: OAuthErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = code === OAUTH_ERROR_CODES.loginRequired ? "OAuthLoginRequiredError" : "OAuthFlowError";
+  }
+
+  /** Recognizes the error across two installed copies of this package. */
+  static isInstance(value: unknown): value is OAuthFlowError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  }
+}
