@@ -93,10 +93,10 @@ function operand(args: CliArgs): string {
 
 function describeFailure(error: unknown): { exitCode: ExitCode; message: string } {
   if (error instanceof CliExit) return { exitCode: error.exitCode, message: error.message };
-  if (error instanceof ConfigError || error instanceof StateError) {
+  if (ConfigError.isInstance(error) || StateError.isInstance(error)) {
     return { exitCode: EXIT_CODES.usage, message: `${error.message} [${error.code}]` };
   }
-  if (error instanceof PolicyError)
+  if (PolicyError.isInstance(error))
     return { exitCode: EXIT_CODES.usage, message: `${error.message} [${error.code}]` };
   return {
     exitCode: EXIT_CODES.failed,

@@ -16,10 +16,13 @@ export const MCP_CLIENT_ERROR_CODES = {
 /** A code of {@link MCP_CLIENT_ERROR_CODES}. */
 export type McpClientErrorCode = (typeof MCP_CLIENT_ERROR_CODES)[keyof typeof MCP_CLIENT_ERROR_CODES];
 
+const MARKER = Symbol.for("@agent/mcp-client.McpClientError");
+
 /** Thrown when a server cannot start (handshake, discovery, registration) or the API is misused. */
 export class McpClientError extends Error {
   override readonly name = "McpClientError";
   readonly code: McpClientErrorCode;
+  readonly [MARKER] = true;
   /** The server this is about, when there is one. */
   readonly server: string | undefined;
 
@@ -27,6 +30,11 @@ export class McpClientError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.server = options.server;
+  }
+
+  /** Whether `value` is a McpClientError, even one thrown by another installed copy of this package. */
+  static isInstance(value: unknown): value is McpClientError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
   }
 }
 

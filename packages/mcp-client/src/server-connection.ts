@@ -259,7 +259,7 @@ export class McpServerConnection {
     try {
       change = this.#options.registry.replaceGroup(this.group, tools);
     } catch (error) {
-      if (error instanceof ToolsError && error.code === "duplicate_tool") {
+      if (ToolsError.isInstance(error) && error.code === "duplicate_tool") {
         throw new McpClientError(
           "tool_name_clash",
           `Server "${this.name}" cannot register its tools: ${error.message}`,

@@ -12,13 +12,21 @@ export const MCP_TRANSPORT_ERROR_CODES = {
 export type McpTransportErrorCode =
   (typeof MCP_TRANSPORT_ERROR_CODES)[keyof typeof MCP_TRANSPORT_ERROR_CODES];
 
+const MARKER = Symbol.for("@agent/mcp-transport.McpTransportError");
+
 /** Thrown for misuse of a transport and passed to `onError` listeners for out-of-band problems; request outcomes are values. */
 export class McpTransportError extends Error {
   override readonly name = "McpTransportError";
   readonly code: McpTransportErrorCode;
+  readonly [MARKER] = true;
 
   constructor(code: McpTransportErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
+  }
+
+  /** Whether `value` is a McpTransportError, even one thrown by another installed copy of this package. */
+  static isInstance(value: unknown): value is McpTransportError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
   }
 }

@@ -11,13 +11,21 @@ export const POLICY_ERROR_CODES = {
 /** A code of {@link POLICY_ERROR_CODES}. */
 export type PolicyErrorCode = (typeof POLICY_ERROR_CODES)[keyof typeof POLICY_ERROR_CODES];
 
+const MARKER = Symbol.for("@agent/policy.PolicyError");
+
 /** Thrown for a bad policy, an impossible approval state change, or a refused sandbox; decisions are values. */
 export class PolicyError extends Error {
   override readonly name = "PolicyError";
   readonly code: PolicyErrorCode;
+  readonly [MARKER] = true;
 
   constructor(code: PolicyErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
+  }
+
+  /** Whether `value` is a PolicyError, even one thrown by another installed copy of this package. */
+  static isInstance(value: unknown): value is PolicyError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
   }
 }

@@ -8,13 +8,21 @@ export const TOOLS_ERROR_CODES = {
 /** A code of {@link TOOLS_ERROR_CODES}. */
 export type ToolsErrorCode = (typeof TOOLS_ERROR_CODES)[keyof typeof TOOLS_ERROR_CODES];
 
+const MARKER = Symbol.for("@agent/tools.ToolsError");
+
 /** Thrown for misuse of the tools API (bad definitions, duplicate names); call outcomes are observations. */
 export class ToolsError extends Error {
   override readonly name = "ToolsError";
   readonly code: ToolsErrorCode;
+  readonly [MARKER] = true;
 
   constructor(code: ToolsErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
+  }
+
+  /** Whether `value` is a ToolsError, even one thrown by another installed copy of this package. */
+  static isInstance(value: unknown): value is ToolsError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
   }
 }

@@ -69,7 +69,7 @@ async function askOperator(
     await decide(runtime.state.approvals, request.id, runtime.events);
   } catch (error) {
     // Decided from another shell while the prompt was open: that decision stands, and the gate reads it.
-    if (!(error instanceof PolicyError && error.code === "approval_not_pending")) throw error;
+    if (!(PolicyError.isInstance(error) && error.code === "approval_not_pending")) throw error;
     writeLine(
       io.stderr,
       `agent: request ${safeText(request.id)} was already decided elsewhere; using that decision.`,

@@ -10,6 +10,8 @@ export const CONFIG_ERROR_CODES = {
 /** A code of {@link CONFIG_ERROR_CODES}. */
 export type ConfigErrorCode = (typeof CONFIG_ERROR_CODES)[keyof typeof CONFIG_ERROR_CODES];
 
+const MARKER = Symbol.for("@agent/cli.ConfigError");
+
 /**
  * Thrown when a configuration file cannot be found, read, parsed or validated. Messages name the file
  * and the field (`mcpServers.docs.timeoutMs`) but never a field's value, which may be a credential.
@@ -17,6 +19,7 @@ export type ConfigErrorCode = (typeof CONFIG_ERROR_CODES)[keyof typeof CONFIG_ER
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
   readonly code: ConfigErrorCode;
+  readonly [MARKER] = true;
   /** The configuration file concerned, when there is one. */
   readonly file: string | undefined;
 
@@ -24,5 +27,10 @@ export class ConfigError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.file = options.file;
+  }
+
+  /** Whether `value` is a ConfigError, even one thrown by another installed copy of this package. */
+  static isInstance(value: unknown): value is ConfigError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
   }
 }

@@ -10,10 +10,13 @@ export const STATE_ERROR_CODES = {
 /** A code of {@link STATE_ERROR_CODES}. */
 export type StateErrorCode = (typeof STATE_ERROR_CODES)[keyof typeof STATE_ERROR_CODES];
 
+const MARKER = Symbol.for("@agent/cli.StateError");
+
 /** Thrown when the state database cannot be used as it is, or a run is misaddressed; never resets anything. */
 export class StateError extends Error {
   override readonly name = "StateError";
   readonly code: StateErrorCode;
+  readonly [MARKER] = true;
   /** The file concerned, when there is one. */
   readonly file: string | undefined;
 
@@ -21,5 +24,10 @@ export class StateError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.file = options.file;
+  }
+
+  /** Whether `value` is a StateError, even one thrown by another installed copy of this package. */
+  static isInstance(value: unknown): value is StateError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
   }
 }

@@ -144,5 +144,5 @@ function scenario(name: string, body: (store: ApprovalStore) => Promise<void>): 
 }
 
 async function rejectsWith(promise: Promise<unknown>, code: PolicyErrorCode): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => error instanceof PolicyError && error.code === code);
+  await assert.rejects(promise, (error: unknown) => PolicyError.isInstance(error) && error.code === code);
 }
