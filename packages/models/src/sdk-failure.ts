@@ -185,5 +185,5 @@ function errorType(error: Error): string | undefined {
 }
 
 function attempts(context: FailureContext): string {
-  return context.maxRetries === 0 ? "no retries configured" : `after ${context.maxRetries} retries`;
+  return context.maxRetries === 0 ? "no retries configured" : `retried up to ${context.maxRetries} times`;
 }

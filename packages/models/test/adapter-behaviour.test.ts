@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { createAnthropicModel, createOpenAiModel, type ModelClient } from "../src/index.js";
 import { textTurn, toolCallTurn } from "../src/testing/index.js";
-import { type FakeModelServer, hangReply, malformedReply, statusReply } from "../src/testing/server/index.js";
+import {
+  type FakeModelServer,
+  hangReply,
+  malformedReply,
+  statusReply,
+  streamErrorReply,
+} from "../src/testing/server/index.js";
 import { API_KEY, request, startServer, turn, waitFor } from "./helpers.js";
 
 interface Limits {
@@ -220,6 +226,19 @@ describe.each(["openai", "anthropic"] as const)("%s streaming only", (provider) 
     expect(deltas).toEqual(["Hel"]);
     expect(result).toMatchObject({ ok: false, code: "model_timeout" });
     expect(result.ok ? "" : result.message).toContain("after it started");
+  });
+
+  it("reports an error event inside the stream by its type, without retrying it", async () => {
+    const server = await startServer([
+      streamErrorReply({ message: "Overloaded" }),
+      streamErrorReply({ errorType: "rate_limit_error" }),
+    ]);
+    const model = adapter(server, { maxRetries: 2 });
+    const overloaded = (await turn(model, {}, true)).result;
+    expect(overloaded).toMatchObject({ ok: false, code: "model_unavailable" });
+    expect(overloaded.ok ? "" : overloaded.message).toContain("Overloaded");
+    expect(server.requests).toHaveLength(1);
+    expect((await turn(model, {}, true)).result).toMatchObject({ ok: false, code: "model_rate_limited" });
   });
 
   it("reports a stream that ends before the turn is complete as invalid", async () => {

@@ -66,6 +66,7 @@ describe("package boundaries", () => {
         "hangReply",
         "malformedReply",
         "statusReply",
+        "streamErrorReply",
       ]
     `);
   });

@@ -102,12 +102,19 @@ export class ToolCallAssembler {
     deltas: readonly OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta.ToolCall[] | undefined,
   ): void {
     for (const delta of deltas ?? []) {
-      const call = this.#calls.get(delta.index) ?? { id: "", name: "", arguments: "" };
+      // Some compatible servers omit the index: a delta with an id starts a call, others continue the last.
+      const index =
+        typeof delta.index === "number"
+          ? delta.index
+          : delta.id
+            ? this.#calls.size
+            : Math.max(0, this.#calls.size - 1);
+      const call = this.#calls.get(index) ?? { id: "", name: "", arguments: "" };
       if (delta.id) call.id = delta.id;
       // The name arrives whole (once, or repeated by some compatible servers), unlike the arguments.
       if (delta.function?.name) call.name = delta.function.name;
       if (delta.function?.arguments) call.arguments += delta.function.arguments;
-      this.#calls.set(delta.index, call);
+      this.#calls.set(index, call);
     }
   }
 

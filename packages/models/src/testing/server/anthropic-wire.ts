@@ -135,6 +135,10 @@ export const anthropicWire: WireFormat = {
     return events;
   },
 
+  errorEvent(errorType, message) {
+    return jsonEvent({ type: "error", error: { type: errorType ?? "overloaded_error", message } }, "error");
+  },
+
   errorBody(status, message) {
     return { type: "error", error: { type: ERROR_TYPES[status] ?? "api_error", message } };
   },

@@ -162,6 +162,20 @@ export async function createFakeModelServer(
         }
         // Nothing more: the connection stays open until the client or close() ends it.
         return;
+      case "stream_error": {
+        const message = reply.message ?? "fake model server: an error inside the stream";
+        if (!record.stream) {
+          const status = reply.status ?? 500;
+          writeJson(response, status, wire.errorBody(status, message));
+          return;
+        }
+        await writeStream(
+          response,
+          [...wire.partialStream("Hel", context), wire.errorEvent(reply.errorType, message)],
+          true,
+        );
+        return;
+      }
       case "malformed":
         writeMalformed(response, api, context, record.stream, reply.form ?? "invalid_json");
         return;

@@ -53,8 +53,21 @@ export interface FakeMalformedReply {
   form?: "invalid_json" | "truncated";
 }
 
+/**
+ * An error after the answer started: a streaming request gets the stream's opening, then the API's
+ * error event (Anthropic `event: error`, OpenAI a `data:` chunk with `error`), then the end. A JSON
+ * request gets `status` (default 500) instead. `errorType` is the API's error type, e.g.
+ * `overloaded_error` (Anthropic) or `server_error` (OpenAI).
+ */
+export interface FakeStreamErrorReply {
+  kind: "stream_error";
+  errorType?: string;
+  message?: string;
+  status?: number;
+}
+
 /** What the fake server does instead of answering with a turn. */
-export type FakeServerReply = FakeStatusReply | FakeHangReply | FakeMalformedReply;
+export type FakeServerReply = FakeStatusReply | FakeHangReply | FakeMalformedReply | FakeStreamErrorReply;
 
 /**
  * One scripted answer of the fake model server. A {@link ModelTurn} is sent in the wire format of the
@@ -93,6 +106,11 @@ const FAILURE_STATUS = {
   model_unavailable: 503,
   model_bad_request: 400,
 } as const;
+
+/** An error event in the middle of a stream (see {@link FakeStreamErrorReply}). */
+export function streamErrorReply(options: Omit<FakeStreamErrorReply, "kind"> = {}): FakeStreamErrorReply {
+  return { kind: "stream_error", ...options };
+}
 
 /** Resolves a step into what to send: a turn, or a reply that is not one. */
 export async function resolveStep(

@@ -11,7 +11,9 @@ export {
   type FakeServerReply,
   type FakeServerStep,
   type FakeStatusReply,
+  type FakeStreamErrorReply,
   hangReply,
   malformedReply,
   statusReply,
+  streamErrorReply,
 } from "./fake-server-steps.js";

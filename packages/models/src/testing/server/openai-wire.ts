@@ -122,6 +122,10 @@ export const openAiWire: WireFormat = {
     return events;
   },
 
+  errorEvent(errorType, message) {
+    return jsonEvent({ error: { message, type: errorType ?? "server_error", param: null, code: null } });
+  },
+
   errorBody(status, message) {
     return { error: { message, type: ERROR_TYPES[status] ?? "server_error", param: null, code: null } };
   },

@@ -28,6 +28,8 @@ export interface WireFormat {
   partialStream(text: string, context: WireContext): SseEvent[];
   /** The API's error body for a status. */
   errorBody(status: number, message: string): unknown;
+  /** The API's error event inside a stream. */
+  errorEvent(errorType: string | undefined, message: string): SseEvent;
 }
 
 /** Splits text into pieces of at most `size` characters (code points), at least one piece. */
