@@ -1,3 +1,7 @@
+// DO NOT CHANGE CASUALLY. Every stored approval (pending or granted, in every user's state database)
+// is matched by the digest computed here. Any change to what goes into it, its order or its encoding
+// silently stops old approvals from matching. Change it only with a changeset, and give old
+// approvals a way to be voided with a reason rather than quietly never matching again.
 import { canonicalJson, sha256Hex } from "@agent/tools";
 import { PolicyError } from "./errors.js";
 import type { NetworkPolicy } from "./policy.js";

@@ -1,3 +1,6 @@
+// DO NOT CHANGE CASUALLY. Tool fingerprints and action digests (and so every stored approval) are
+// sha256 over this encoding (RFC 8785). A change to key order, number or string formatting changes
+// every digest; the RFC's test vectors in test/canonical-json.test.ts must keep passing.
 import { createHash } from "node:crypto";
 
 /** A value that survives a JSON round trip unchanged. */

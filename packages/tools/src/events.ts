@@ -1,3 +1,6 @@
+// PUBLIC VOCABULARY. Audit files and the scripts that read them depend on these event names and
+// fields: add events and optional fields freely, but rename or remove one only on purpose, with a
+// changeset. No event may carry a credential or a raw large payload (see audit-bounds.ts).
 import type { ToolEffect } from "./tool.js";
 
 /** Fields every event carries. */

@@ -1,3 +1,6 @@
+// DO NOT CHANGE CASUALLY: this subclasses the SDK's Protocol and overrides protected members, which
+// the SDK does not promise to keep. After any @modelcontextprotocol/sdk upgrade, run this package's
+// cancellation and protocol tests first (see README "Why our own stdio transport").
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Notification, Request, Result } from "@modelcontextprotocol/sdk/types.js";
 

@@ -1,3 +1,6 @@
+// DO NOT CHANGE CASUALLY: a stand-in for AbortSignal that relies on exactly which members the SDK's
+// Protocol.request reads. An SDK upgrade that reads more of it would break cancellation silently;
+// the cancellation tests of this package are what catch that.
 type AbortListener = ((event: Event) => void) | { handleEvent(event: Event): void };
 
 /**
