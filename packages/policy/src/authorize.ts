@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { RegisteredTool } from "@agent/tools";
 import { computeActionDigest } from "./action-digest.js";
 import type { ApprovalRequest } from "./approval-store.js";
@@ -95,7 +94,7 @@ function denyReason(tool: Pick<RegisteredTool, "name" | "effect">, match: Policy
 }
 
 function createApprovalId(): string {
-  return `apr_${randomUUID()}`;
+  return `apr_${globalThis.crypto.randomUUID()}`;
 }
 
 function systemNow(): Date {

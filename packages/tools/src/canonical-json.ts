@@ -1,7 +1,7 @@
 // DO NOT CHANGE CASUALLY. Tool fingerprints and action digests (and so every stored approval) are
 // sha256 over this encoding (RFC 8785). A change to key order, number or string formatting changes
 // every digest; the RFC's test vectors in test/canonical-json.test.ts must keep passing.
-import { createHash } from "node:crypto";
+import { sha256Hex as hashText } from "#sha256";
 
 /** A value that survives a JSON round trip unchanged. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -23,7 +23,7 @@ export function canonicalJson(value: unknown): string {
 
 /** The lowercase hex sha256 of a string's UTF-8 bytes. */
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return hashText(text);
 }
 
 /** The sha256 of a value's canonical JSON: equal for equal values whatever their key order. */

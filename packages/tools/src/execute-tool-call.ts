@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { type AgentEventInput, type EventSink, emitEvent, NULL_EVENT_SINK } from "./events.js";
 import type { GateVerdict, ToolGate } from "./gate.js";
 import {
@@ -46,7 +45,7 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
  */
 export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment): Promise<ToolCallOutcome> {
   const events = env.events ?? NULL_EVENT_SINK;
-  const ids = { runId: env.runId, callId: call.callId ?? `call_${randomUUID()}`, toolName: call.name };
+  const ids = { runId: env.runId, callId: call.callId ?? `call_${globalThis.crypto.randomUUID()}`, toolName: call.name };
   const started = performance.now();
   const tool = env.registry.get(call.name);
   emitEvent(events, { type: "tool_call_started", ...ids, ...callFacts(tool, call.input) });
