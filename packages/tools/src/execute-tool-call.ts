@@ -45,7 +45,11 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
  */
 export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment): Promise<ToolCallOutcome> {
   const events = env.events ?? NULL_EVENT_SINK;
-  const ids = { runId: env.runId, callId: call.callId ?? `call_${globalThis.crypto.randomUUID()}`, toolName: call.name };
+  const ids = {
+    runId: env.runId,
+    callId: call.callId ?? `call_${globalThis.crypto.randomUUID()}`,
+    toolName: call.name,
+  };
   const started = performance.now();
   const tool = env.registry.get(call.name);
   emitEvent(events, { type: "tool_call_started", ...ids, ...callFacts(tool, call.input) });
