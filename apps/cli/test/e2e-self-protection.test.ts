@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -155,5 +156,36 @@ describe.concurrent("the harness protects itself", () => {
     expect(resumed.stderr).toContain(`now resolves to ${second}`);
     expect(existsSync(join(first, "out.txt"))).toBe(false);
     expect(existsSync(join(second, "out.txt"))).toBe(false);
+  });
+
+  test("a FIFO or a symbolic link in place of the database or the audit file: a clear error, no hang", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    writeProjectConfig(sandbox, {});
+    mkdirSync(sandbox.stateDir);
+    const precious = join(sandbox.root, "precious.txt");
+    writeFileSync(precious, "keep me");
+    const database = join(sandbox.stateDir, "state.db");
+    const audit = join(sandbox.stateDir, "audit.jsonl");
+    const plant = {
+      fifo: (path: string) => execFileSync("mkfifo", [path]),
+      link: (path: string) => symlinkSync(precious, path),
+    };
+    for (const [file, kind] of [
+      [database, "fifo"],
+      [database, "link"],
+      [audit, "fifo"],
+      [audit, "link"],
+    ] as const) {
+      plant[kind](file);
+      // Each command exits (the helper fails the test if one hangs) with the state error's code.
+      for (const args of [["approvals", "list"], ["audit"]]) {
+        const result = await sandbox.run(args);
+        expect(result.code, `${kind} at ${file}: ${result.stderr}`).toBe(2);
+        expect(result.stderr).toContain("[state_not_regular]");
+      }
+      rmSync(file);
+    }
+    expect(readFileSync(precious, "utf8")).toBe("keep me");
   });
 });

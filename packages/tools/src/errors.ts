@@ -3,6 +3,7 @@ export const TOOLS_ERROR_CODES = {
   invalidToolDefinition: "invalid_tool_definition",
   duplicateTool: "duplicate_tool",
   groupViolation: "group_violation",
+  auditFileUnusable: "audit_file_unusable",
 } as const;
 
 /** A code of {@link TOOLS_ERROR_CODES}. */
@@ -10,7 +11,10 @@ export type ToolsErrorCode = (typeof TOOLS_ERROR_CODES)[keyof typeof TOOLS_ERROR
 
 const MARKER = Symbol.for("@agent/tools.ToolsError");
 
-/** Thrown for misuse of the tools API (bad definitions, duplicate names); call outcomes are observations. */
+/**
+ * Thrown for misuse of the tools API (bad definitions, duplicate names) and for an audit file that
+ * cannot be used safely; call outcomes are observations.
+ */
 export class ToolsError extends Error {
   override readonly name = "ToolsError";
   readonly code: ToolsErrorCode;

@@ -1,11 +1,17 @@
 import { realpathSync } from "node:fs";
 import type { McpServerConnection } from "@agent/mcp-client";
 import { createPolicyGate } from "@agent/policy";
-import { type EventSink, type ToolGate, ToolRegistry } from "@agent/tools";
+import { type EventSink, type ToolGate, ToolRegistry, ToolsError } from "@agent/tools";
 import { createJsonlEventSink, type JsonlEventSink } from "@agent/tools/node";
 import { type AgentConfig, loadConfig, resolveConfigPath } from "../config/index.js";
 import { createLocalTools, type ProtectedPaths } from "../local-tools/index.js";
-import { auditLogPath, ensureStateDirectory, resolveStateDir, SqliteStateStore } from "../state/index.js";
+import {
+  auditLogPath,
+  ensureStateDirectory,
+  notRegular,
+  resolveStateDir,
+  SqliteStateStore,
+} from "../state/index.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { connectServers } from "./connect-servers.js";
 import { createServerConnection } from "./server-connections.js";
@@ -62,10 +68,18 @@ export function openStateRuntime(location: RuntimeLocation, io: CliIo): StateRun
   ensureStateDirectory(stateDir);
   const state = SqliteStateStore.open(stateDir);
   const auditPath = auditLogPath(stateDir);
-  const audit: JsonlEventSink = createJsonlEventSink(auditPath, {
-    onError: (error) =>
-      writeLine(io.stderr, `warning: the audit trail could not be written: ${safeText(String(error))}`),
-  });
+  let audit: JsonlEventSink;
+  try {
+    audit = createJsonlEventSink(auditPath, {
+      onError: (error) =>
+        writeLine(io.stderr, `warning: the audit trail could not be written: ${safeText(String(error))}`),
+    });
+  } catch (cause) {
+    state.close();
+    if (cause instanceof ToolsError && cause.code === "audit_file_unusable")
+      throw notRegular(auditPath, cause);
+    throw cause;
+  }
   return {
     stateDir,
     configFile,

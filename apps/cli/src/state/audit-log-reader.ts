@@ -1,6 +1,7 @@
-import { statSync } from "node:fs";
+import { constants, statSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { notRegular } from "./state-files.js";
 
 /** One record of the audit trail, as written: a JSON object with at least a string `type`. */
 export type AuditRecord = Record<string, unknown> & { type: string };
@@ -183,11 +184,20 @@ function snapshotOf(path: string): FileSnapshot {
   }
 }
 
+/** Opens the audit file for reading if it exists; a link, FIFO or device throws `state_not_regular`, never blocks. */
 async function openIfExists(path: string): Promise<FileHandle | undefined> {
+  let handle: FileHandle;
   try {
-    return await open(path, "r");
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP") throw notRegular(path, error);
     throw error;
   }
+  if (!(await handle.stat()).isFile()) {
+    await handle.close();
+    throw notRegular(path);
+  }
+  return handle;
 }

@@ -13,4 +13,5 @@ export {
   SqliteStateStore,
 } from "./sqlite-state-store.js";
 export { StateError } from "./state-error.js";
+export { assertRegularStateFileIfPresent, notRegular, openRegularStateFile } from "./state-files.js";
 export { auditLogPath, resolveStateDir, stateDatabasePath } from "./state-paths.js";

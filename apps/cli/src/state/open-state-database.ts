@@ -1,8 +1,12 @@
-import { chmodSync, closeSync, mkdirSync, openSync, readSync } from "node:fs";
+import { chmodSync, closeSync, constants, mkdirSync, readSync } from "node:fs";
 import Database from "better-sqlite3";
 import { MIGRATIONS, STATE_SCHEMA_VERSION } from "./schema-migrations.js";
 import { StateError } from "./state-error.js";
+import { assertRegularStateFileIfPresent, openRegularStateFile } from "./state-files.js";
 import { stateDatabasePath } from "./state-paths.js";
+
+/** Files SQLite keeps beside the database; each must be a plain file too, if present. */
+const SQLITE_COMPANIONS = ["-wal", "-shm", "-journal"];
 
 /** How long a connection waits for another process's lock before giving up, in milliseconds. */
 const BUSY_TIMEOUT_MS = 10_000;
@@ -37,6 +41,8 @@ export function openStateDatabase(stateDir: string): Database.Database {
   ensureStateDirectory(stateDir);
   const file = stateDatabasePath(stateDir);
   if (!createEmptyFile(file)) assertSqliteHeader(file);
+  // SQLite opens these by name and follows links: refuse anything but plain files before it does.
+  for (const suffix of SQLITE_COMPANIONS) assertRegularStateFileIfPresent(`${file}${suffix}`);
   let database: Database.Database;
   try {
     database = new Database(file, { fileMustExist: true });
@@ -88,10 +94,13 @@ function readUserVersion(database: Database.Database): number {
 /** Creates the file with mode 0600 unless it exists; returns whether it did. */
 function createEmptyFile(file: string): boolean {
   try {
-    closeSync(openSync(file, "wx", 0o600));
+    // O_EXCL fails on anything already there, a link (even a dangling one) or a FIFO included.
+    const fd = openRegularStateFile(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
+    if (fd !== undefined) closeSync(fd);
     return true;
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === "EEXIST") return false;
+    if (cause instanceof StateError) throw cause;
     throw new StateError(
       "state_unavailable",
       `Cannot create the state database ${file} (${errorCode(cause)}); check the state directory's permissions.`,
@@ -100,18 +109,23 @@ function createEmptyFile(file: string): boolean {
   }
 }
 
-/** Refuses a non-empty file that does not start like a SQLite database, before SQLite touches it. */
+/**
+ * Refuses a link, a FIFO or any other non-regular file (`state_not_regular`), and a non-empty file
+ * that does not start like a SQLite database, before SQLite touches it.
+ */
 function assertSqliteHeader(file: string): void {
   const header = Buffer.alloc(SQLITE_HEADER.length);
   let bytesRead: number;
   try {
-    const descriptor = openSync(file, "r");
+    const descriptor = openRegularStateFile(file, constants.O_RDONLY);
+    if (descriptor === undefined) throw Object.assign(new Error("it vanished"), { code: "ENOENT" });
     try {
       bytesRead = readSync(descriptor, header, 0, header.length, 0);
     } finally {
       closeSync(descriptor);
     }
   } catch (cause) {
+    if (cause instanceof StateError) throw cause;
     throw new StateError(
       "state_unavailable",
       `Cannot read the state database ${file} (${errorCode(cause)}); check its permissions.`,

@@ -3,6 +3,7 @@ export const STATE_ERROR_CODES = {
   corrupt: "state_corrupt",
   tooNew: "state_too_new",
   unavailable: "state_unavailable",
+  notRegular: "state_not_regular",
   runNotFound: "run_not_found",
   runExists: "run_exists",
 } as const;

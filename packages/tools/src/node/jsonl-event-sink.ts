@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS, serializeForAudit } from "../audit-bounds.js";
+import { ToolsError } from "../errors.js";
 import type { EventSink } from "../events.js";
 
 /** When a {@link createJsonlEventSink} record reaches the file; see {@link JsonlEventSinkOptions.flush}. */
@@ -43,7 +44,9 @@ const flushAllOnExit = (): void => {
 /**
  * Appends each event as one JSON line (newlines inside values are escaped by JSON itself), bounded
  * and redacted as {@link serializeForAudit} describes. Each write holds whole lines and goes to a
- * file opened for appending, so records from concurrent processes do not interleave.
+ * file opened for appending, so records from concurrent processes do not interleave. The file must
+ * be a regular file: a symbolic link, a FIFO or a device there throws `ToolsError`
+ * (`audit_file_unusable`) at once, never blocks and never writes through the link.
  */
 export function createJsonlEventSink(path: string, options: JsonlEventSinkOptions = {}): JsonlEventSink {
   const limits = options.limits ?? DEFAULT_AUDIT_LIMITS;
@@ -52,7 +55,7 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
     ((error: unknown) => process.stderr.write(`audit: could not write to ${path}: ${String(error)}\n`));
   const batched = options.flush === "batched";
   mkdirSync(dirname(path), { recursive: true });
-  let fd: number | undefined = openSync(path, "a", 0o600);
+  let fd: number | undefined = openAuditFile(path);
   let pending = "";
   let scheduled = false;
 
@@ -102,4 +105,38 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
       fd = undefined;
     },
   };
+}
+
+/** Opens (creating, 0600) the audit file for appending, only if it is a regular file. */
+function openAuditFile(path: string): number {
+  let fd: number;
+  try {
+    // O_NOFOLLOW: a planted link is not written through; O_NONBLOCK: a FIFO fails or opens at once.
+    fd = openSync(
+      path,
+      constants.O_WRONLY |
+        constants.O_APPEND |
+        constants.O_CREAT |
+        constants.O_NOFOLLOW |
+        constants.O_NONBLOCK,
+      0o600,
+    );
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "ENXIO") throw unusable(path, cause);
+    throw cause;
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw unusable(path);
+  }
+  return fd;
+}
+
+function unusable(path: string, cause?: unknown): ToolsError {
+  return new ToolsError(
+    "audit_file_unusable",
+    `The audit file ${path} is a symbolic link or not a regular file; nothing was written to it. Remove it (an audit trail is a plain file) or choose another location.`,
+    cause === undefined ? undefined : { cause },
+  );
 }
