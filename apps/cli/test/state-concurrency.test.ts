@@ -16,6 +16,7 @@ const STATE_SOURCES = [
   "grant-consumption",
   "schema-migrations",
   "state-error",
+  "state-files",
   "state-paths",
 ];
 const SOURCE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "state");

@@ -10,7 +10,7 @@ import ts from "typescript";
 
 const SOURCE = fileURLToPath(new URL("../src/", import.meta.url));
 // The sink and what it imports at run time (events.ts and tool.ts only lend it types).
-const MODULES = ["node/jsonl-event-sink", "audit-bounds", "canonical-json"];
+const MODULES = ["node/jsonl-event-sink", "audit-bounds", "canonical-json", "errors"];
 
 /** How the child ends after emitting its events. */
 export type ChildEnding = "return" | "exit" | "throw" | "sigkill" | "emit-on-exit";
