@@ -76,7 +76,7 @@ export function openStateRuntime(location: RuntimeLocation, io: CliIo): StateRun
     });
   } catch (cause) {
     state.close();
-    if (cause instanceof ToolsError && cause.code === "audit_file_unusable")
+    if (ToolsError.isInstance(cause) && cause.code === "audit_file_unusable")
       throw notRegular(auditPath, cause);
     throw cause;
   }
