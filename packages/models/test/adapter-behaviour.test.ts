@@ -178,6 +178,23 @@ describe.each(CASES)("%s", (_label, provider, stream) => {
     expect((await server.whenClosed(0)).completed).toBe(false);
   });
 
+  it("cancels during the SDK's retry wait without sitting it out", async () => {
+    // retry-after 30 s: the SDK waits that long before its retry, longer than this test may take.
+    // Both SDKs end the wait on abort; this keeps it so across upgrades.
+    const server = await startServer([
+      statusReply(429, { headers: { "retry-after": "30" } }),
+      textTurn("late"),
+    ]);
+    const controller = new AbortController();
+    const pending = adapter(server, { maxRetries: 1 }).createTurn(
+      request({ signal: controller.signal, ...(stream ? { onText: () => {} } : {}) }),
+    );
+    await waitFor(() => server.requests.length === 1 && server.requests[0]?.closed === true);
+    controller.abort();
+    expect(await pending).toMatchObject({ ok: false, code: "model_cancelled" });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("sends nothing when the signal is already aborted", async () => {
     const server = await startServer([textTurn("never")]);
     const controller = new AbortController();

@@ -4,6 +4,7 @@
  * `input_json_delta`) / `content_block_stop`, `message_delta` (stop reason, usage), `message_stop`.
  */
 import type { ModelStopReason } from "../../model-client.js";
+import { decodeAnthropicRequest } from "./anthropic-decode.js";
 import { jsonEvent, type SseEvent, splitText, type WireContext, type WireFormat } from "./wire-format.js";
 
 const STOP_REASONS: Record<ModelStopReason, string> = {
@@ -134,6 +135,8 @@ export const anthropicWire: WireFormat = {
     if (text !== "") events.push(blockDelta(0, { type: "text_delta", text }));
     return events;
   },
+
+  decode: decodeAnthropicRequest,
 
   errorEvent(errorType, message) {
     return jsonEvent({ type: "error", error: { type: errorType ?? "overloaded_error", message } }, "error");

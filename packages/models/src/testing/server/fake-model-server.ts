@@ -98,6 +98,7 @@ export async function createFakeModelServer(
       headers: headersOf(request),
       body: body === undefined ? text : body,
       stream: isRecord(body) && body.stream === true,
+      modelRequest: isRecord(body) ? WIRES[api].decode(body) : undefined,
       completed: false,
       closed: false,
     };

@@ -1,4 +1,5 @@
 import type { ModelResult, ModelTurn } from "../../model-client.js";
+import type { DecodedModelRequest } from "./decode-helpers.js";
 
 /** The wire API a request to the fake model server used. */
 export type FakeModelApi = "openai" | "anthropic";
@@ -15,6 +16,12 @@ export interface FakeModelServerRequest {
   readonly body: unknown;
   /** Whether the client asked for a streamed (SSE) answer. */
   readonly stream: boolean;
+  /**
+   * The body decoded back into the provider-neutral request (system, messages, tools, output
+   * limit), the shape the scripted model records, so one assertion fits both wire APIs; undefined
+   * when the body was no JSON object.
+   */
+  readonly modelRequest: DecodedModelRequest | undefined;
   /** Whether the whole answer was written; false while it is being written and when the client hung up first. */
   completed: boolean;
   /** Whether the connection has closed (answer written, or the client went away). */

@@ -1,3 +1,4 @@
+export type { DecodedModelRequest } from "./decode-helpers.js";
 export {
   createFakeModelServer,
   type FakeModelServer,

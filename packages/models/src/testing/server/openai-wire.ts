@@ -4,6 +4,7 @@
  * split across chunks and a final usage chunk when `stream_options.include_usage` is set.
  */
 import type { ModelStopReason, ModelTurn } from "../../model-client.js";
+import { decodeOpenAiRequest } from "./openai-decode.js";
 import { jsonEvent, type SseEvent, splitText, type WireContext, type WireFormat } from "./wire-format.js";
 
 const FINISH_REASONS: Record<ModelStopReason, string> = {
@@ -121,6 +122,8 @@ export const openAiWire: WireFormat = {
     if (text !== "") events.push(delta(context, { content: text }));
     return events;
   },
+
+  decode: decodeOpenAiRequest,
 
   errorEvent(errorType, message) {
     return jsonEvent({ error: { message, type: errorType ?? "server_error", param: null, code: null } });

@@ -1,4 +1,5 @@
 import type { ModelTurn } from "../../model-client.js";
+import type { DecodedModelRequest } from "./decode-helpers.js";
 
 /** One server-sent event; `event` is omitted for APIs that only send `data:` lines. */
 export interface SseEvent {
@@ -28,6 +29,8 @@ export interface WireFormat {
   partialStream(text: string, context: WireContext): SseEvent[];
   /** The API's error body for a status. */
   errorBody(status: number, message: string): unknown;
+  /** The request body decoded back into the provider-neutral request. */
+  decode(body: Record<string, unknown>): DecodedModelRequest;
   /** The API's error event inside a stream. */
   errorEvent(errorType: string | undefined, message: string): SseEvent;
 }
