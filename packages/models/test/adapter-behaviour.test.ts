@@ -180,7 +180,7 @@ describe.each(CASES)("%s", (_label, provider, stream) => {
 
   it("cancels during the SDK's retry wait without sitting it out", async () => {
     // retry-after 30 s: the SDK waits that long before its retry, longer than this test may take.
-    // Both SDKs end the wait on abort; this keeps it so across upgrades.
+    // The Anthropic SDK ends its wait on abort; the openai SDK does not, so its adapter stops waiting for it.
     const server = await startServer([
       statusReply(429, { headers: { "retry-after": "30" } }),
       textTurn("late"),
@@ -190,6 +190,8 @@ describe.each(CASES)("%s", (_label, provider, stream) => {
       request({ signal: controller.signal, ...(stream ? { onText: () => {} } : {}) }),
     );
     await waitFor(() => server.requests.length === 1 && server.requests[0]?.closed === true);
+    // Give the client time to reach its wait (a shorter pause only makes the test less strict).
+    await new Promise((resolve) => setTimeout(resolve, 100));
     controller.abort();
     expect(await pending).toMatchObject({ ok: false, code: "model_cancelled" });
     expect(server.requests).toHaveLength(1);

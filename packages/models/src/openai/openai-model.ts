@@ -4,6 +4,7 @@
  * has `onText`; retries, backoff and per-attempt timeouts are the SDK's own.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { ABORTED, untilAborted } from "../abortable.js";
 import { type AdapterOptions, resolveAdapterOptions, sharedSdkOptions } from "../adapter-options.js";
 import {
   MODEL_ERROR_CODES,
@@ -65,10 +66,11 @@ export function createOpenAiModel(options: OpenAiModelOptions): ModelClient {
     };
     if (request.onText === undefined) {
       try {
-        const completion = await client.chat.completions.create(
-          { ...params, stream: false },
-          { signal: request.signal },
+        const completion = await untilAborted(
+          client.chat.completions.create({ ...params, stream: false }, { signal: request.signal }),
+          request.signal,
         );
+        if (completion === ABORTED) return failureFromSdkError(request.signal.reason, ERRORS, failureContext);
         return fromCompletion(completion, failureContext);
       } catch (error) {
         return failureFromSdkError(error, ERRORS, failureContext);
@@ -113,10 +115,14 @@ async function streamTurn(
   // The caller's callback may throw; that is its bug, rethrown as is once the stream is released.
   let callbackError: { error: unknown } | undefined;
   try {
-    const stream = await client.chat.completions.create(
-      { ...params, stream: true, stream_options: { include_usage: true } },
-      { signal: request.signal },
+    const stream = await untilAborted(
+      client.chat.completions.create(
+        { ...params, stream: true, stream_options: { include_usage: true } },
+        { signal: request.signal },
+      ),
+      request.signal,
     );
+    if (stream === ABORTED) return failureFromSdkError(request.signal.reason, ERRORS, failureContext);
     for await (const chunk of stream) {
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices?.[0];
