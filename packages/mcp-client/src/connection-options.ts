@@ -1,6 +1,7 @@
 import type { McpTransport } from "@agent/mcp-transport";
 import type { EventSink, JsonValue, RegisteredTool, ToolRegistry } from "@agent/tools";
-import type { RejectedTool } from "./discovery.js";
+import type { ListToolsOptions, RejectedTool } from "./discovery.js";
+import { McpClientError } from "./errors.js";
 import type { ClientInfo } from "./handshake.js";
 
 /** Where a connection stands. `disconnected`: the server went away; its tools answer `mcp_unavailable`. */
@@ -57,6 +58,8 @@ export interface McpServerConnectionOptions {
   /** Reconnect automatically after the server goes away; off by default. */
   reconnect?: Partial<ReconnectPolicy> | boolean;
   maxPages?: number;
+  /** Bytes of `tools/list` results one discovery may read in all pages together (default 32 MiB). */
+  maxListingBytes?: number;
 }
 
 /** What a connection knows, for listings. */
@@ -71,19 +74,66 @@ export interface McpServerSnapshot {
   excluded: string[];
 }
 
-/** The timeouts in effect: the caller's, with defaults for the rest. */
+/** The longest delay `setTimeout` honours: a longer one fires at once, so it is refused, not clamped. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * The timeouts in effect: the caller's, with defaults for the rest. Each must be a whole number of
+ * milliseconds from 1 to {@link MAX_TIMEOUT_MS}; anything else (NaN, Infinity, a fraction, a
+ * negative, a value `setTimeout` would fire at once) throws `invalid_option`.
+ */
 export function resolveTimeouts(timeouts: Partial<McpServerTimeouts> = {}): McpServerTimeouts {
-  return { ...DEFAULT_SERVER_TIMEOUTS, ...definedOnly(timeouts) };
+  const resolved = { ...DEFAULT_SERVER_TIMEOUTS, ...definedOnly(timeouts) };
+  for (const name of ["initializeMs", "listToolsMs", "closeMs", "callMs"] as const) {
+    if (name === "callMs" && resolved.callMs === undefined) continue;
+    assertWholeNumber(`timeouts.${name}`, resolved[name], 1, MAX_TIMEOUT_MS, "milliseconds");
+  }
+  return resolved;
 }
 
-/** The reconnect policy in effect, or undefined when reconnecting is off. */
+/** The reconnect policy in effect, or undefined when reconnecting is off; bad numbers throw `invalid_option`. */
 export function resolveReconnectPolicy(
   reconnect: McpServerConnectionOptions["reconnect"],
 ): ReconnectPolicy | undefined {
   if (!reconnect) return undefined;
-  return reconnect === true
-    ? DEFAULT_RECONNECT_POLICY
-    : { ...DEFAULT_RECONNECT_POLICY, ...definedOnly(reconnect) };
+  const policy =
+    reconnect === true
+      ? DEFAULT_RECONNECT_POLICY
+      : { ...DEFAULT_RECONNECT_POLICY, ...definedOnly(reconnect) };
+  assertWholeNumber("reconnect.maxAttempts", policy.maxAttempts, 1, Number.MAX_SAFE_INTEGER, "attempts");
+  assertWholeNumber("reconnect.initialDelayMs", policy.initialDelayMs, 0, MAX_TIMEOUT_MS, "milliseconds");
+  assertWholeNumber("reconnect.maxDelayMs", policy.maxDelayMs, 0, MAX_TIMEOUT_MS, "milliseconds");
+  return policy;
+}
+
+/** The discovery limits of a connection's options, checked: `maxPages` and `maxListingBytes` must be whole numbers >= 1. */
+export function resolveListingLimits(options: McpServerConnectionOptions): ListToolsOptions {
+  const limits: ListToolsOptions = {};
+  if (options.maxPages !== undefined) {
+    assertWholeNumber("maxPages", options.maxPages, 1, Number.MAX_SAFE_INTEGER, "pages");
+    limits.maxPages = options.maxPages;
+  }
+  if (options.maxListingBytes !== undefined) {
+    assertWholeNumber("maxListingBytes", options.maxListingBytes, 1, Number.MAX_SAFE_INTEGER, "bytes");
+    limits.maxBytes = options.maxListingBytes;
+  }
+  return limits;
+}
+
+/** Throws `invalid_option` unless `value` is a whole number within `[min, max]`. */
+export function assertWholeNumber(
+  name: string,
+  value: unknown,
+  min: number,
+  max: number,
+  unit: string,
+): void {
+  if (typeof value === "number" && Number.isInteger(value) && value >= min && value <= max) return;
+  const got = typeof value === "number" ? String(value) : typeof value;
+  throw new McpClientError(
+    "invalid_option",
+    `${name} must be a whole number of ${unit} from ${min} to ${max}, got ${got}.`,
+  );
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -1,6 +1,6 @@
 import type { McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent } from "@agent/tools";
-import { listTools, type ToolListing } from "./discovery.js";
+import { type ListToolsOptions, listTools, type ToolListing } from "./discovery.js";
 import { phaseTimeout, toMcpClientError } from "./errors.js";
 import { type ClientInfo, type InitializeResult, initializeServer } from "./handshake.js";
 import { createPhaseContext } from "./phase.js";
@@ -48,15 +48,10 @@ export async function runHandshakePhase(run: PhaseRun, clientInfo: ClientInfo): 
 }
 
 /** Discovery's listing as a bounded phase: every page of `tools/list` within `timeoutMs` in all. */
-export async function runListingPhase(run: PhaseRun, maxPages: number | undefined): Promise<ToolListing> {
+export async function runListingPhase(run: PhaseRun, limits: ListToolsOptions): Promise<ToolListing> {
   const phase = createPhaseContext(run.signal, run.timeoutMs);
   try {
-    return await listTools(
-      run.server,
-      run.transport,
-      phase.context,
-      maxPages === undefined ? {} : { maxPages },
-    );
+    return await listTools(run.server, run.transport, phase.context, limits);
   } catch (error) {
     if (!phase.timedOut()) throw error;
     throw phaseTimeout("mcp_tools_list_failed", "tools/list", run.timeoutMs, run.server, error);

@@ -35,6 +35,12 @@ export interface ListToolsOptions {
   maxPages?: number;
   /** More tools than this, in all pages together, is treated as a broken server (default 10,000). */
   maxTools?: number;
+  /**
+   * More than this many bytes of results, in all pages together, fails the listing with
+   * `mcp_tools_list_too_large` (default 32 MiB): a server cannot grow discovery's memory without bound.
+   * Sizes are measured as the JSON text of each page would be, counting a character as one byte.
+   */
+  maxBytes?: number;
 }
 
 /** The default cap on `tools/list` pages. */
@@ -42,6 +48,9 @@ export const DEFAULT_MAX_PAGES = 1_000;
 
 /** The default cap on the number of tools one server may list: memory for discovery stays bounded. */
 export const DEFAULT_MAX_TOOLS = 10_000;
+
+/** The default byte budget of one server's whole `tools/list` (all pages together). */
+export const DEFAULT_MAX_LISTING_BYTES = 32 * 1024 * 1024;
 
 /**
  * Lists a server's tools, following `nextCursor` to the end. Each entry is validated: a malformed one
@@ -56,6 +65,8 @@ export async function listTools(
 ): Promise<ToolListing> {
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const maxTools = options.maxTools ?? DEFAULT_MAX_TOOLS;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_LISTING_BYTES;
+  let bytes = 0;
   const entries: unknown[] = [];
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
@@ -76,6 +87,15 @@ export async function listTools(
       );
     }
     const page = response.result;
+    // Counted before the page is kept: what the budget refuses is dropped with the response.
+    bytes += jsonSize(page, maxBytes - bytes + 1);
+    if (bytes > maxBytes) {
+      throw new McpClientError(
+        "mcp_tools_list_too_large",
+        `tools/list sent more than ${maxBytes} bytes in ${pages} page(s) (the listing byte budget).`,
+        { server },
+      );
+    }
     if (!isRecord(page) || !Array.isArray(page.tools)) {
       throw new McpClientError(
         "invalid_tools_list",
@@ -106,6 +126,30 @@ export async function listTools(
     }
   } while (cursor !== undefined);
   return { ...readEntries(server, entries), pages };
+}
+
+/**
+ * The length of `value`'s JSON text, counting a character as one byte, or a number past `limit`
+ * once it is reached. Iterative: a deeply nested page cannot exhaust the stack.
+ */
+function jsonSize(value: unknown, limit: number): number {
+  let size = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0 && size <= limit) {
+    const item = pending.pop();
+    if (typeof item === "string") size += item.length + 2;
+    else if (Array.isArray(item)) {
+      size += item.length + 1;
+      for (const element of item) pending.push(element);
+    } else if (isRecord(item)) {
+      size += 2;
+      for (const [key, element] of Object.entries(item)) {
+        size += key.length + 4;
+        pending.push(element);
+      }
+    } else size += String(item).length;
+  }
+  return size;
 }
 
 function readCursor(value: unknown, server: string): string | undefined {

@@ -11,6 +11,10 @@ export const MCP_CLIENT_ERROR_CODES = {
   connectFailed: "mcp_connect_failed",
   connectionClosed: "mcp_connection_closed",
   notConnected: "mcp_not_connected",
+  /** An option passed to the client is out of range or of the wrong kind (thrown at construction). */
+  invalidOption: "invalid_option",
+  /** A server's tool listing exceeded the byte budget of one discovery. */
+  listingTooLarge: "mcp_tools_list_too_large",
 } as const;
 
 /** A code of {@link MCP_CLIENT_ERROR_CODES}. */

@@ -1,6 +1,7 @@
 export {
   DEFAULT_RECONNECT_POLICY,
   DEFAULT_SERVER_TIMEOUTS,
+  MAX_TIMEOUT_MS,
   type McpServerConnectionOptions,
   type McpServerSnapshot,
   type McpServerState,
@@ -8,6 +9,7 @@ export {
   type ReconnectPolicy,
 } from "./connection-options.js";
 export {
+  DEFAULT_MAX_LISTING_BYTES,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_TOOLS,
   type ListToolsOptions,

@@ -19,11 +19,12 @@ import {
   type McpServerState,
   type McpServerTimeouts,
   type ReconnectPolicy,
+  resolveListingLimits,
   resolveReconnectPolicy,
   resolveTimeouts,
 } from "./connection-options.js";
 import { type PhaseRun, runHandshakePhase, runListingPhase } from "./connection-phases.js";
-import type { RejectedTool } from "./discovery.js";
+import type { ListToolsOptions, RejectedTool } from "./discovery.js";
 import { McpClientError, toMcpClientError } from "./errors.js";
 import { DEFAULT_CLIENT_INFO, type InitializeResult } from "./handshake.js";
 import { instrumentTransport } from "./instrumented-transport.js";
@@ -46,6 +47,7 @@ export class McpServerConnection {
   readonly #events: EventSink;
   readonly #timeouts: McpServerTimeouts;
   readonly #reconnect: ReconnectPolicy | undefined;
+  readonly #listingLimits: ListToolsOptions;
   readonly #lifetime = new AbortController();
   #state: McpServerState = "idle";
   #transport: McpTransport | undefined;
@@ -70,6 +72,7 @@ export class McpServerConnection {
     this.#events = options.events ?? NULL_EVENT_SINK;
     this.#timeouts = resolveTimeouts(options.timeouts);
     this.#reconnect = resolveReconnectPolicy(options.reconnect);
+    this.#listingLimits = resolveListingLimits(options);
   }
 
   /** The current lifecycle state. */
@@ -216,7 +219,7 @@ export class McpServerConnection {
     const started = performance.now();
     const listing = await runListingPhase(
       this.#phase(transport, signal, this.#timeouts.listToolsMs),
-      this.#options.maxPages,
+      this.#listingLimits,
     );
     const { tools, rejected, excluded, mapped } = buildServerTools(listing, {
       include: this.#options.includeTool ?? (() => true),
