@@ -1,6 +1,13 @@
 export { MCP_TRANSPORT_ERROR_CODES, McpTransportError, type McpTransportErrorCode } from "./errors.js";
 export { escapeControlCharacters } from "./escape-control-characters.js";
-export { createRedactor } from "./redact.js";
+export {
+  createRedactor,
+  MIN_SECRET_LENGTH,
+  type Redactor,
+  type RedactorOptions,
+  redactJson,
+} from "./redact.js";
+export { createRedactingTransport } from "./redacting-transport.js";
 export {
   MCP_ERROR_CODES,
   type McpCloseReason,

@@ -1,0 +1,63 @@
+import { McpTransportError } from "./errors.js";
+import { type Redactor, redactJson } from "./redact.js";
+import {
+  type McpError,
+  type McpRequestContext,
+  type McpResponse,
+  type McpTransport,
+  toRequestContext,
+} from "./transport.js";
+
+/**
+ * Wraps a transport so that nothing the server sends reaches the caller with a secret in it:
+ * results, error messages and data, notifications, progress messages, close reasons and
+ * out-of-band errors all pass through `redactor` first (data through {@link Redactor.secrets},
+ * messages through the whole redactor). A redactor without secrets returns `transport` itself.
+ */
+export function createRedactingTransport<T extends McpTransport>(transport: T, redactor: Redactor): T {
+  if (!redactor.hasSecrets) return transport;
+  const cleanError = (error: McpError): McpError => {
+    const clean: McpError = { code: error.code, message: redactor(error.message) };
+    if (error.data !== undefined) clean.data = redactJson(error.data, redactor);
+    return clean;
+  };
+  const wrapped: McpTransport = {
+    async request(method, params, context): Promise<McpResponse> {
+      const response = await transport.request(method, params, withCleanProgress(context, redactor));
+      return response.ok
+        ? { ok: true, result: redactJson(response.result, redactor) }
+        : { ok: false, error: cleanError(response.error) };
+    },
+    async notify(method, params) {
+      const sent = await transport.notify(method, params);
+      return sent.ok ? sent : { ok: false, error: cleanError(sent.error) };
+    },
+    onNotification: (listener) =>
+      transport.onNotification((notification) => listener(redactJson(notification, redactor))),
+    onClose: (listener) =>
+      transport.onClose((reason) => listener({ kind: reason.kind, message: redactor(reason.message) })),
+    close: () => transport.close(),
+  };
+  const { onError } = transport;
+  if (onError) {
+    wrapped.onError = (listener) =>
+      onError.call(transport, (error) =>
+        listener(new McpTransportError(error.code, redactor(error.message), { cause: error })),
+      );
+  }
+  // Anything else the transport offers (a stdio pid, a session id) is kept; the caller redacts its text.
+  return Object.assign(Object.create(transport) as T, wrapped);
+}
+
+function withCleanProgress(context: McpRequestContext | AbortSignal, redactor: Redactor): McpRequestContext {
+  const normalized = toRequestContext(context);
+  const { onProgress } = normalized;
+  if (!onProgress) return normalized;
+  return {
+    ...normalized,
+    onProgress: (progress) =>
+      onProgress(
+        progress.message === undefined ? progress : { ...progress, message: redactor(progress.message) },
+      ),
+  };
+}

@@ -1,0 +1,124 @@
+import {
+  createRedactingTransport,
+  createRedactor,
+  type McpTransport,
+  redactJson,
+} from "@agent/mcp-transport";
+import { describe, expect, it } from "vitest";
+
+const SECRET = "s3cr/t+Tok?en=42";
+
+/** Every way a server might echo `secret` back. */
+function echoes(secret: string): Record<string, string> {
+  const bytes = Buffer.from(secret, "utf8");
+  return {
+    plain: secret,
+    percent: encodeURIComponent(secret),
+    percentEveryByte: [...bytes].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join(""),
+    percentUpper: [...bytes].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
+    json: JSON.stringify(secret).slice(1, -1),
+    unicodeEscapes: [...secret].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
+    hex: bytes.toString("hex"),
+    hexUpper: bytes.toString("hex").toUpperCase(),
+    base64: bytes.toString("base64"),
+    base64url: bytes.toString("base64url"),
+    basicAuth: Buffer.from(`user:${secret}`).toString("base64"),
+    embedded1: Buffer.from(`x${secret}yz`).toString("base64"),
+    embedded2: Buffer.from(`xy${secret}z`).toString("base64url"),
+  };
+}
+
+describe("createRedactor", () => {
+  for (const secret of [SECRET, "48213", "pässwörd-ünicode"]) {
+    for (const [form, text] of Object.entries(echoes(secret))) {
+      it(`removes ${JSON.stringify(secret)} echoed as ${form}`, () => {
+        const redact = createRedactor([secret]);
+        const echoed = `before ${text} after`;
+        const cleaned = redact.secrets(echoed);
+        expect(cleaned).toContain("[redacted]");
+        for (const [, encoded] of Object.entries(echoes(secret))) {
+          // No complete encoded form survives (base64 cores leave at most a partial character at each end).
+          if (encoded.length >= 8 && !/^[A-Za-z0-9+/=_-]+$/.test(encoded))
+            expect(cleaned).not.toContain(encoded);
+        }
+        expect(cleaned).not.toContain(secret);
+        expect(cleaned.startsWith("before ")).toBe(true);
+      });
+    }
+  }
+
+  it("keeps values too short to redact, and ordinary text", () => {
+    const redact = createRedactor(["on", "1234"]);
+    expect(redact.secrets("on 1234 one")).toBe("on [redacted] one");
+    expect(createRedactor(["abc"]).hasSecrets).toBe(false);
+    expect(createRedactor(["abcd"]).hasSecrets).toBe(true);
+  });
+});
+
+describe("redactJson", () => {
+  it("cleans strings, keys and numbers at any depth, keeping order and __proto__ as data", () => {
+    const redact = createRedactor(["48213"]);
+    let deep: unknown = "48213";
+    for (let depth = 0; depth < 20_000; depth += 1) deep = [deep];
+    const value = JSON.parse('{"b":1,"a":"x48213","__proto__":{"48213":48213},"n":482130}') as Record<
+      string,
+      unknown
+    >;
+    const cleaned = redactJson({ ...value, deep }, redact) as Record<string, unknown>;
+    expect(Object.keys(cleaned)).toEqual(["b", "a", "__proto__", "n", "deep"]);
+    expect(JSON.stringify({ ...cleaned, deep: null })).not.toContain("48213");
+    let leaf: unknown = cleaned.deep;
+    for (let depth = 0; depth < 20_000; depth += 1) leaf = (leaf as unknown[])[0];
+    expect(leaf).toBe("[redacted]");
+    expect(cleaned.a).toBe("x[redacted]");
+    expect(Object.getPrototypeOf(cleaned)).toBe(Object.prototype);
+    expect(cleaned.n).toBe("[redacted]");
+  });
+});
+
+describe("createRedactingTransport", () => {
+  it("cleans results, errors, notifications, progress and close reasons", async () => {
+    const secret = "tok-5f3a9";
+    const listeners: ((n: { method: string; params?: unknown }) => void)[] = [];
+    let closeListener: ((reason: { kind: "lost"; message: string }) => void) | undefined;
+    const progress: string[] = [];
+    const inner: McpTransport = {
+      request: async (method, _params, context) => {
+        const ctx = context as { onProgress?: (p: { progress: number; message?: string }) => void };
+        ctx.onProgress?.({ progress: 1, message: `at ${secret}` });
+        return method === "ok"
+          ? {
+              ok: true,
+              result: { content: [{ type: "text", text: Buffer.from(secret).toString("base64") }] },
+            }
+          : { ok: false, error: { code: -1, message: `bad ${secret}`, data: { echo: secret } } };
+      },
+      notify: async () => ({ ok: true }),
+      onNotification: (listener) => {
+        listeners.push(listener);
+        return () => {};
+      },
+      onClose: (listener) => {
+        closeListener = listener as typeof closeListener;
+        return () => {};
+      },
+      close: async () => {},
+    };
+    const transport = createRedactingTransport(inner, createRedactor([secret]));
+    const seen: unknown[] = [];
+    transport.onNotification((notification) => seen.push(notification));
+    transport.onClose((reason) => seen.push(reason));
+    const context = {
+      signal: new AbortController().signal,
+      onProgress: (p: { message?: string }) => progress.push(p.message ?? ""),
+    };
+    seen.push(await transport.request("ok", {}, context), await transport.request("fail", {}, context));
+    for (const listener of listeners) listener({ method: "notifications/message", params: { data: secret } });
+    closeListener?.({ kind: "lost", message: `lost ${secret}` });
+    const text = JSON.stringify([seen, progress]);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(Buffer.from(secret).toString("base64"));
+    // Progress, result, error message and data, notification, close reason.
+    expect(text.match(/\[redacted\]/g)?.length).toBeGreaterThanOrEqual(6);
+  });
+});
