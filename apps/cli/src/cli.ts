@@ -11,20 +11,24 @@ import { CliExit, EXIT_CODES, type ExitCode, interruptionExitCode } from "./exit
 import { openRuntime, openStateRuntime, type Runtime, type StateRuntime } from "./runtime/runtime.js";
 import { StateError } from "./state/index.js";
 import { type CliIo, safeText, writeLine } from "./terminal/io.js";
+import { createOutputGuard, type OutputGuard } from "./terminal/output-guard.js";
 
 /**
  * Runs one `agent` command line and returns its exit code. `signal` stops it as Ctrl-C does (exit
  * 130, or 143 when its reason is an `Interrupted` by SIGTERM). Servers and state are always closed
  * before it returns, whatever happened.
  */
-export async function runCli(argv: string[], io: CliIo, signal: AbortSignal): Promise<ExitCode> {
+export async function runCli(argv: string[], baseIo: CliIo, signal: AbortSignal): Promise<ExitCode> {
+  // Every write of this command, error messages included, passes the configuration's redactor.
+  const guard = createOutputGuard(baseIo);
+  const io = guard.io;
   try {
     const args = parseCliArgs(argv);
     if (args.command === "help") {
       writeLine(io.stdout, USAGE);
       return EXIT_CODES.ok;
     }
-    const code = await dispatch(args, io, signal);
+    const code = await dispatch(args, guard, signal);
     return signal.aborted ? interruptionExitCode(signal.reason) : code;
   } catch (error) {
     if (signal.aborted) return interruptionExitCode(signal.reason);
@@ -35,7 +39,8 @@ export async function runCli(argv: string[], io: CliIo, signal: AbortSignal): Pr
   }
 }
 
-async function dispatch(args: CliArgs, io: CliIo, signal: AbortSignal): Promise<ExitCode> {
+async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal): Promise<ExitCode> {
+  const { io } = guard;
   switch (args.command) {
     case "approvals list":
       return withState(args, io, (runtime) => approvalsListCommand(runtime, io, args));
@@ -49,15 +54,15 @@ async function dispatch(args: CliArgs, io: CliIo, signal: AbortSignal): Promise<
     case "audit":
       return withState(args, io, (runtime) => auditCommand(runtime.auditPath, io, args, signal));
     case "mcp list":
-      return withRuntime(args, io, (runtime) => mcpListCommand(runtime, io, args, signal));
+      return withRuntime(args, guard, (runtime) => mcpListCommand(runtime, io, args, signal));
     case "tools":
-      return withRuntime(args, io, (runtime) => toolsCommand(runtime, io, args, signal));
+      return withRuntime(args, guard, (runtime) => toolsCommand(runtime, io, args, signal));
     case "call":
-      return withRuntime(args, io, (runtime) =>
+      return withRuntime(args, guard, (runtime) =>
         callCommand(runtime, io, { toolName: operand(args), input: args.input, json: args.json }, signal),
       );
     case "resume":
-      return withRuntime(args, io, (runtime) =>
+      return withRuntime(args, guard, (runtime) =>
         resumeCommand(runtime, io, { runId: operand(args), json: args.json }, signal),
       );
     case "help":
@@ -78,8 +83,13 @@ async function withState<T>(
   }
 }
 
-async function withRuntime<T>(args: CliArgs, io: CliIo, run: (runtime: Runtime) => Promise<T>): Promise<T> {
-  const runtime = openRuntime(args, io);
+async function withRuntime<T>(
+  args: CliArgs,
+  guard: OutputGuard,
+  run: (runtime: Runtime) => Promise<T>,
+): Promise<T> {
+  const runtime = openRuntime(args, guard.io);
+  guard.protect(runtime.redactor);
   try {
     return await run(runtime);
   } finally {

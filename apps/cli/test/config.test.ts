@@ -156,8 +156,12 @@ describe("resolveConfigPath", () => {
 
 describe("expandVariables", () => {
   it("keeps lone dollars and reports only the variable name", () => {
-    expect(expandVariables("$HOME and $ and $$", {})).toEqual({ ok: true, value: "$HOME and $ and $$" });
-    expect(expandVariables("${A}${B:-}", { A: "1" })).toEqual({ ok: true, value: "1" });
+    expect(expandVariables("$HOME and $ and $$", {})).toEqual({
+      ok: true,
+      value: "$HOME and $ and $$",
+      substituted: [],
+    });
+    expect(expandVariables("${A}${B:-}", { A: "1" })).toEqual({ ok: true, value: "1", substituted: ["1"] });
     expect(expandVariables("x${MISSING}", { OTHER: "secret" })).toEqual({
       ok: false,
       problem: "missing_variable",

@@ -1,4 +1,5 @@
 import { parseMcpToolName } from "@agent/mcp-client";
+import { redactJson } from "@agent/mcp-transport";
 import { denyApprovalRequest, grantApprovalRequest, PolicyError } from "@agent/policy";
 import { executeToolCall, type JsonValue, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
@@ -93,7 +94,8 @@ function recordRun(
     status: statusOf(outcome),
     ...(outcome.type === "waiting"
       ? { requestId: outcome.requestId }
-      : { outcome: outcome as unknown as JsonValue }),
+      : // What a local tool read may hold a configured secret too: the state file never does.
+        { outcome: redactJson(outcome, runtime.redactor) as unknown as JsonValue }),
     ...fingerprintOf(runtime, call.toolName),
   });
 }

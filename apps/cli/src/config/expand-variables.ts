@@ -3,7 +3,12 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** The outcome of {@link expandVariables}: the expanded text, or what stopped it (never a value). */
 export type ExpansionResult =
-  | { ok: true; value: string }
+  | {
+      ok: true;
+      value: string;
+      /** The values taken from `env` (not defaults): they are treated as secrets in every output. */
+      substituted: string[];
+    }
   | { ok: false; problem: "missing_variable"; variable: string }
   | { ok: false; problem: "malformed_reference" };
 
@@ -18,6 +23,7 @@ const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?$/s;
 export function expandVariables(text: string, env: Environment): ExpansionResult {
   let result = "";
   let index = 0;
+  const substituted: string[] = [];
   while (index < text.length) {
     const dollar = text.indexOf("$", index);
     if (dollar === -1) break;
@@ -43,8 +49,9 @@ export function expandVariables(text: string, env: Environment): ExpansionResult
       return { ok: false, problem: "missing_variable", variable };
     } else {
       result += value;
+      substituted.push(value);
     }
     index = close + 1;
   }
-  return { ok: true, value: result + text.slice(index) };
+  return { ok: true, value: result + text.slice(index), substituted };
 }

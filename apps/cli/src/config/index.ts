@@ -1,5 +1,6 @@
 export { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode } from "./config-error.js";
 export { type ConfigIssue, formatFieldPath } from "./config-issues.js";
+export { type ConfigSecrets, collectConfigSecrets } from "./config-secrets.js";
 export { type Environment, type ExpansionResult, expandVariables } from "./expand-variables.js";
 export {
   type AgentConfig,

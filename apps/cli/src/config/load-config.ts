@@ -33,6 +33,8 @@ export interface AgentConfig {
   servers: ServerConfig[];
   /** Settings that were accepted but have no effect (other clients' keys), one sentence each. */
   warnings: string[];
+  /** Values `${VAR}` references took from the environment, in any server entry: secrets for redaction. */
+  substitutedValues: string[];
 }
 
 /** Where {@link resolveConfigPath} found the path. */
@@ -75,12 +77,14 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
   const directory = dirname(file);
   const warnings: string[] = [];
   const servers: ServerConfig[] = [];
+  const substitutedValues: string[] = [];
   let missingVariables = 0;
   // Server entries are checked even when the top level has problems, so one run reports everything.
   for (const [name, entry] of Object.entries(serverEntriesOf(raw))) {
     const result = readServerEntry(name, entry, { env, directory });
     issues.push(...result.issues);
     warnings.push(...result.warnings);
+    substitutedValues.push(...result.substitutedValues);
     missingVariables += result.missingVariables.length;
     if (result.server) servers.push(result.server);
   }
@@ -99,6 +103,7 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
     policy: definePolicy(parsed.data.policy ?? {}),
     servers,
     warnings,
+    substitutedValues,
   };
 }
 

@@ -101,6 +101,8 @@ export interface ServerEntryResult {
   issues: ConfigIssue[];
   /** Each failed `${VAR}` reference, by variable name, for the error code. */
   missingVariables: string[];
+  /** Every value a `${VAR}` reference in the entry took from the environment: secrets for redaction. */
+  substitutedValues: string[];
   warnings: string[];
 }
 
@@ -118,7 +120,13 @@ export interface ServerEntryContext {
  */
 export function readServerEntry(name: string, raw: unknown, context: ServerEntryContext): ServerEntryResult {
   const base: FieldPath = ["mcpServers", name];
-  const result: ServerEntryResult = { server: undefined, issues: [], missingVariables: [], warnings: [] };
+  const result: ServerEntryResult = {
+    server: undefined,
+    issues: [],
+    missingVariables: [],
+    substitutedValues: [],
+    warnings: [],
+  };
   const nameProblem = serverNameProblem(name);
   if (nameProblem) result.issues.push({ path: formatFieldPath(base), message: nameProblem });
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
@@ -253,6 +261,7 @@ class FieldExpander {
   expand(text: string, path: FieldPath, options: { nonEmpty?: boolean } = {}): string | undefined {
     const expanded = expandVariables(text, this.env);
     if (expanded.ok) {
+      this.result.substitutedValues.push(...expanded.substituted);
       if (options.nonEmpty === true && expanded.value === "") this.reject(path, "is empty after expansion");
       return expanded.value;
     }

@@ -1,9 +1,10 @@
 import { realpathSync } from "node:fs";
 import type { McpServerConnection } from "@agent/mcp-client";
+import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import { createPolicyGate } from "@agent/policy";
 import { type EventSink, type ToolGate, ToolRegistry, ToolsError } from "@agent/tools";
 import { createJsonlEventSink, type JsonlEventSink } from "@agent/tools/node";
-import { type AgentConfig, loadConfig, resolveConfigPath } from "../config/index.js";
+import { type AgentConfig, collectConfigSecrets, loadConfig, resolveConfigPath } from "../config/index.js";
 import { createLocalTools, type ProtectedPaths } from "../local-tools/index.js";
 import {
   auditLogPath,
@@ -15,6 +16,7 @@ import {
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { connectServers } from "./connect-servers.js";
 import { createServerConnection } from "./server-connections.js";
+import { loadIdentityKey } from "./server-identity.js";
 
 /** The durable part: state database and audit trail, all the approval commands need. */
 export interface StateRuntime {
@@ -42,6 +44,8 @@ export interface Runtime extends StateRuntime {
    * tools are pinned to it, and it is the cwd every call's approval digest binds.
    */
   workspaceRealPath: string;
+  /** Built from every secret of the configuration; every output of the command passes through it. */
+  redactor: Redactor;
   registry: ToolRegistry;
   gate: ToolGate;
   connections: McpServerConnection[];
@@ -97,9 +101,15 @@ export function openStateRuntime(location: RuntimeLocation, io: CliIo): StateRun
 export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
   const configPath = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
   const config = loadConfig(configPath.path, io.env);
-  for (const warning of config.warnings) writeLine(io.stderr, `warning: ${safeText(warning)}`);
+  const secrets = collectConfigSecrets(config);
+  for (const warning of [...config.warnings, ...secrets.warnings]) {
+    writeLine(io.stderr, `warning: ${safeText(warning)}`);
+  }
+  const redactor = createRedactor(secrets.values);
   const durable = openStateRuntime(location, io);
-  const { state, events: audit } = durable;
+  const { state } = durable;
+  // Every event reaches the audit trail through the redactor, whoever emits it.
+  const audit: EventSink = { emit: (event) => durable.events.emit(redactJson(event, redactor)) };
 
   const protectedPaths: ProtectedPaths = {
     configFile: config.file,
@@ -107,18 +117,21 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
     secretPaths: config.protectedPaths,
   };
   const workspaceRealPath = realPathOr(config.workspaceRoot);
+  const identityKey = loadIdentityKey(durable.stateDir);
   const registry = new ToolRegistry();
   registry.registerAll(createLocalTools({ workspaceRoot: workspaceRealPath, protectedPaths, events: audit }));
   const gate = createPolicyGate({ policy: config.policy, approvals: state.approvals, events: audit });
   const connections = config.servers
     .filter((server) => !server.disabled)
-    .map((server) => createServerConnection(server, registry, audit));
+    .map((server) => createServerConnection(server, registry, audit, redactor, identityKey));
 
   return {
     ...durable,
+    events: audit,
     config,
     protectedPaths,
     workspaceRealPath,
+    redactor,
     registry,
     gate,
     connections,

@@ -1,4 +1,4 @@
-import { escapeControlCharacters } from "@agent/mcp-transport";
+import { escapeControlCharacters, type Redactor, redactJson } from "@agent/mcp-transport";
 
 /** Where the CLI reads and writes; tests and the binary pass different ones. */
 export interface CliIo {
@@ -7,6 +7,8 @@ export interface CliIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** The configuration's secrets, removed from values before `writeJson` serializes them. */
+  readonly redactor?: Redactor | undefined;
 }
 
 /** The process's own streams, environment and directory. */
@@ -85,5 +87,6 @@ export function safeJson(value: unknown): string {
 
 /** Writes a value as one line of JSON (what `--json` promises: nothing else on stdout). */
 export function writeJson(io: CliIo, value: unknown): void {
-  io.stdout.write(`${safeJson(value)}\n`);
+  const clean = io.redactor ? redactJson(value, io.redactor) : value;
+  io.stdout.write(`${safeJson(clean)}\n`);
 }
