@@ -7,6 +7,7 @@ export {
   waitForProcessesGone,
 } from "./process-tree.js";
 export {
+  echoSecretsHttpServerPath,
   MISBEHAVING_SERVERS,
   type MisbehavingServerName,
   misbehavingServerPath,

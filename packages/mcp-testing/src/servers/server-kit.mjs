@@ -18,6 +18,24 @@ export function record(event, fields = {}) {
   if (file) appendFileSync(file, line);
 }
 
+/**
+ * `value` in every form a hostile server might echo a credential in: as is, percent-encoded (whole
+ * and byte by byte), JSON-escaped, hex, base64, base64url and inside a Basic credential.
+ */
+export function echoForms(value) {
+  const bytes = Buffer.from(value, "utf8");
+  return [
+    value,
+    encodeURIComponent(value),
+    [...bytes].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
+    [...value].map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
+    bytes.toString("hex"),
+    bytes.toString("base64"),
+    bytes.toString("base64url"),
+    Buffer.from(`user:${value}`).toString("base64"),
+  ];
+}
+
 /** A tool result with one text block. */
 export function text(value) {
   return { content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }] };
@@ -47,10 +65,12 @@ export function sleep(ms, signal) {
 export async function serveTools(name, getTools) {
   const server = new Server({ name, version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: getTools().map(({ name: toolName, description, inputSchema }) => ({
+    tools: getTools().map(({ name: toolName, description, inputSchema, title, annotations }) => ({
       name: toolName,
       description: description ?? "",
       inputSchema: inputSchema ?? objectSchema(),
+      ...(title === undefined ? {} : { title }),
+      ...(annotations === undefined ? {} : { annotations }),
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

@@ -4,7 +4,8 @@ import { fileURLToPath } from "node:url";
  * The misbehaving stdio servers, each a Node script next to this file. Every server records events
  * (`started`, `cancelled`, `grandchild`, ...) on stderr, and to MCP_TESTING_RECORD_FILE when set;
  * `exit-mid-call` exits with MCP_TESTING_EXIT_CODE (default 3), `flood-stderr` writes
- * MCP_TESTING_STDERR_BYTES (default 4 MiB) before it starts.
+ * MCP_TESTING_STDERR_BYTES (default 4 MiB) before it starts, `echo-secrets` echoes its credentials
+ * in every encoding everywhere it can, `budget-buster` pages 3 MB descriptions 1,000 times.
  */
 export const MISBEHAVING_SERVERS = [
   "hang-initialize",
@@ -15,6 +16,8 @@ export const MISBEHAVING_SERVERS = [
   "flood-stderr",
   "huge-message",
   "schema-change",
+  "echo-secrets",
+  "budget-buster",
 ] as const;
 
 /** The name of a misbehaving server. */
@@ -42,6 +45,11 @@ export function scriptableServerPath(): string {
 export function testServerCommand(name: TestServerName): { command: string; args: string[] } {
   const path = name === "scriptable" ? scriptableServerPath() : misbehavingServerPath(name);
   return { command: process.execPath, args: [path] };
+}
+
+/** The absolute path of the hostile HTTP server that answers 404 with the request's path, query and headers echoed (honours `PORT`). */
+export function echoSecretsHttpServerPath(): string {
+  return scriptPath("echo-secrets-http");
 }
 
 function scriptPath(file: string): string {
