@@ -3,7 +3,7 @@ import { resolvePolicyDecision } from "@agent/policy";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serverStderrTail } from "../runtime/server-processes.js";
-import { type CliIo, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
 import { formatTable, truncate } from "../terminal/table.js";
 
@@ -44,24 +44,27 @@ function printServers(runtime: Runtime, io: CliIo, snapshots: McpServerSnapshot[
   const style = styleFor(io.stdout, io.env);
   if (runtime.config.servers.length === 0) writeLine(io.stdout, "No MCP servers are configured.");
   for (const snapshot of snapshots) {
-    const name = style.bold(safeText(snapshot.name));
+    // Every server-provided field is one line of its own row: none can forge another row or server.
+    const name = style.bold(safeLine(snapshot.name));
     if (snapshot.state !== "ready") {
       writeLine(io.stdout, `${name}  ${style.red("failed")}  ${describeServerFailure(snapshot)}`);
       const stderr = serverStderrTail(snapshot.name);
-      if (stderr) for (const line of stderr.split("\n")) writeLine(io.stdout, style.dim(`  stderr: ${line}`));
+      if (stderr) {
+        for (const line of stderr.split("\n")) writeLine(io.stdout, style.dim(`  stderr: ${safeLine(line)}`));
+      }
       writeLine(io.stdout);
       continue;
     }
     writeLine(
       io.stdout,
-      `${name}  ${style.green("ready")}  protocol ${safeText(snapshot.protocolVersion ?? "?")}  ${snapshot.tools.length} tools`,
+      `${name}  ${style.green("ready")}  protocol ${safeLine(snapshot.protocolVersion ?? "?")}  ${snapshot.tools.length} tools`,
     );
     const rows = snapshot.tools.map((tool) => {
       const decision = resolvePolicyDecision(runtime.config.policy, {
         name: tool.name,
         effect: tool.effect,
       }).decision;
-      return [safeText(tool.name), tool.effect, decision, safeText(truncate(tool.description, 60))];
+      return [safeLine(tool.name), tool.effect, decision, safeLine(truncate(tool.description, 60))];
     });
     if (rows.length > 0) {
       for (const line of formatTable([["TOOL", "EFFECT", "POLICY", "DESCRIPTION"].map(style.dim), ...rows], {
@@ -71,17 +74,17 @@ function printServers(runtime: Runtime, io: CliIo, snapshots: McpServerSnapshot[
       }
     }
     for (const { remoteName, reason } of snapshot.rejected) {
-      writeLine(io.stdout, `  ${style.yellow("rejected")} ${safeText(remoteName)}: ${safeText(reason)}`);
+      writeLine(io.stdout, `  ${style.yellow("rejected")} ${safeLine(remoteName)}: ${safeLine(reason)}`);
     }
     if (snapshot.excluded.length > 0) {
-      writeLine(io.stdout, style.dim(`  excluded by config: ${safeText(snapshot.excluded.join(", "))}`));
+      writeLine(io.stdout, style.dim(`  excluded by config: ${safeLine(snapshot.excluded.join(", "))}`));
     }
     writeLine(io.stdout);
   }
   for (const server of runtime.config.servers.filter((candidate) => candidate.disabled)) {
     writeLine(
       io.stdout,
-      `${style.bold(safeText(server.name))}  ${style.dim("disabled in the configuration")}`,
+      `${style.bold(safeLine(server.name))}  ${style.dim("disabled in the configuration")}`,
     );
   }
 }

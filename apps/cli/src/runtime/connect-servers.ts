@@ -1,5 +1,5 @@
 import type { McpServerConnection } from "@agent/mcp-client";
-import { type CliIo, safeText, styleFor, writeLine } from "../terminal/io.js";
+import { type CliIo, safeLine, styleFor, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
 
 /**
@@ -16,7 +16,7 @@ export async function connectServers(
   const style = styleFor(io.stderr, io.env);
   if (progress) {
     const names = connections.map((connection) => connection.name).join(", ");
-    writeLine(io.stderr, style.dim(`Connecting to ${connections.length} MCP server(s): ${safeText(names)}…`));
+    writeLine(io.stderr, style.dim(`Connecting to ${connections.length} MCP server(s): ${safeLine(names)}…`));
   }
   await Promise.all(
     connections.map(async (connection) => {
@@ -31,8 +31,8 @@ export async function connectServers(
       const snapshot = connection.snapshot();
       const line =
         snapshot.state === "ready"
-          ? `${style.green("✓")} ${safeText(connection.name)}  ${snapshot.tools.length} tools  ${seconds}s`
-          : `${style.red("✗")} ${safeText(connection.name)}  ${describeServerFailure(snapshot)}`;
+          ? `${style.green("✓")} ${safeLine(connection.name)}  ${snapshot.tools.length} tools  ${seconds}s`
+          : `${style.red("✗")} ${safeLine(connection.name)}  ${describeServerFailure(snapshot)}`;
       writeLine(io.stderr, `  ${line}`);
     }),
   );

@@ -55,9 +55,23 @@ export function safeText(text: string): string {
   return escapeControlCharacters(text);
 }
 
-/** {@link safeText} for text that must stay on one line: newline and tab are escaped too. */
+// Everything that ends a line somewhere: newline and tab (kept by safeText), and the Unicode line
+// and paragraph separators, which editors, log viewers and some terminals break lines at.
+const LINE_BREAKING = /[\n\t\u2028\u2029]/g;
+const LINE_BREAKING_ESCAPES: Record<string, string> = {
+  "\n": "\\n",
+  "\t": "\\t",
+  "\u2028": "\\u2028",
+  "\u2029": "\\u2029",
+};
+
+/**
+ * {@link safeText} for text that must stay on one line (names, error messages, reasons, URLs):
+ * newline, tab and the Unicode line separators are escaped too, so no server string can start a
+ * line of its own (a forged table row, a fake "ready" server).
+ */
 export function safeLine(text: string): string {
-  return safeText(text).replaceAll("\n", "\\n").replaceAll("\t", "\\t");
+  return safeText(text).replace(LINE_BREAKING, (character) => LINE_BREAKING_ESCAPES[character] ?? character);
 }
 
 /** Writes one line to a stream. */

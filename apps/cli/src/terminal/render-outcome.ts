@@ -25,9 +25,10 @@ export function renderOutcome(io: CliIo, runId: string, outcome: ToolCallOutcome
     printOutput(io, outcome.output);
     return;
   }
-  writeLine(io.stderr, `${style.red(`error: ${safeText(outcome.error)}`)}: ${safeText(outcome.message)}`);
+  // The code, message and issues are one-line fields: a server's newline cannot start a line of ours.
+  writeLine(io.stderr, `${style.red(`error: ${safeLine(outcome.error)}`)}: ${safeLine(outcome.message)}`);
   for (const issue of outcome.issues ?? []) {
-    writeLine(io.stderr, `  ${safeText(issue.path.join(".") || "(input)")}: ${safeText(issue.message)}`);
+    writeLine(io.stderr, `  ${safeLine(issue.path.join(".") || "(input)")}: ${safeLine(issue.message)}`);
   }
   if (outcome.content) printContent(io, io.stderr, outcome.content);
 }
@@ -38,7 +39,7 @@ export function renderProgress(io: CliIo, progress: ToolProgress): void {
   // Escaped as one line of text: every part of it came from the server.
   const total = progress.total === undefined ? "" : `/${String(progress.total)}`;
   const message = progress.message ? ` ${progress.message}` : "";
-  const line = safeText(`  progress ${String(progress.progress)}${total}${message}`);
+  const line = safeLine(`  progress ${String(progress.progress)}${total}${message}`);
   writeLine(io.stderr, styleFor(io.stderr, io.env).dim(line));
 }
 

@@ -1,4 +1,4 @@
-import { safeText } from "./io.js";
+import { safeLine } from "./io.js";
 
 /** What a connection or its snapshot says about a server that is not ready. */
 export interface ServerStatus {
@@ -6,7 +6,7 @@ export interface ServerStatus {
   error?: { code: string; message: string } | undefined;
 }
 
-/** Why a server is not ready, for one line of human output: `code: message`, else its state; escaped. */
+/** Why a server is not ready, for one line of human output: `code: message`, else its state; escaped to one line. */
 export function describeServerFailure(server: ServerStatus): string {
-  return safeText(server.error ? `${server.error.code}: ${server.error.message}` : server.state);
+  return safeLine(server.error ? `${server.error.code}: ${server.error.message}` : server.state);
 }

@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url";
  * (`started`, `cancelled`, `grandchild`, ...) on stderr, and to MCP_TESTING_RECORD_FILE when set;
  * `exit-mid-call` exits with MCP_TESTING_EXIT_CODE (default 3), `flood-stderr` writes
  * MCP_TESTING_STDERR_BYTES (default 4 MiB) before it starts, `echo-secrets` echoes its credentials
- * in every encoding everywhere it can, `budget-buster` pages 3 MB descriptions 1,000 times.
+ * in every encoding everywhere it can, `budget-buster` pages 3 MB descriptions 1,000 times, `forge-lines` puts line breaks and a
+ * fake listing line into every one-line field (MCP_TESTING_FORGE_INITIALIZE=1: into its handshake error).
  */
 export const MISBEHAVING_SERVERS = [
   "hang-initialize",
@@ -18,6 +19,7 @@ export const MISBEHAVING_SERVERS = [
   "schema-change",
   "echo-secrets",
   "budget-buster",
+  "forge-lines",
 ] as const;
 
 /** The name of a misbehaving server. */
