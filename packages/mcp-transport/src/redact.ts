@@ -39,19 +39,20 @@ export interface RedactorOptions {
  * Builds a redactor for the given secrets. Each is found in its own form and as a server might
  * echo it: percent-encoded (any mix of escaped and plain characters, either hex case), JSON or
  * JavaScript escaped (`\u0041`, `\x41`, `\"`), hex (either case) and base64 or base64url, also
- * when embedded in a longer base64 text (all three alignments). Longest secrets are matched first.
+ * when embedded in a longer base64 text (all three alignments). Every match is replaced, overlapping
+ * ones as one. The search is plain substring search, so its cost grows with the text, not worse.
  */
 export function createRedactor(secrets: Iterable<string>, options: RedactorOptions = {}): Redactor {
   const minLength = options.minLength ?? MIN_SECRET_LENGTH;
   const values = [...new Set(secrets)].filter((secret) => secret.length >= minLength);
-  const pattern = buildPattern(values);
+  const forms = secretForms(values);
   const removeSecrets = (text: string): string =>
-    pattern === undefined ? text : text.replace(pattern, REDACTED);
+    values.length === 0 ? text : replaceRanges(text, findSecrets(text, values, forms));
   const redact = ((text: string): string =>
     removeSecrets(text)
       .replace(URL_USERINFO, `$1${REDACTED}@`)
       .replace(URL_QUERY, `$1?${REDACTED}`)) as Redactor;
-  return Object.assign(redact, { secrets: removeSecrets, hasSecrets: pattern !== undefined });
+  return Object.assign(redact, { secrets: removeSecrets, hasSecrets: values.length > 0 });
 }
 
 /**
@@ -116,60 +117,157 @@ export function displayUrl(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
-function buildPattern(secrets: string[]): RegExp | undefined {
-  const alternatives: { length: number; source: string }[] = [];
+/** The forms of the secrets that are searched as written: case-sensitive, and hex in lowercase. */
+interface SecretForms {
+  literal: string[];
+  hex: string[];
+}
+
+function secretForms(secrets: string[]): SecretForms {
+  const literal = new Set<string>();
+  const hex = new Set<string>();
   for (const secret of secrets) {
-    alternatives.push({ length: secret.length, source: spelledPattern(secret) });
+    literal.add(secret);
     const bytes = new TextEncoder().encode(secret);
-    alternatives.push({ length: secret.length, source: hexPattern(bytes) });
-    for (const core of base64Cores(bytes)) {
-      if (core.length >= MIN_ENCODED_LENGTH)
-        alternatives.push({ length: secret.length, source: escapeRegExp(core) });
+    hex.add([...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join(""));
+    for (const core of base64Cores(bytes)) if (core.length >= MIN_ENCODED_LENGTH) literal.add(core);
+  }
+  return { literal: [...literal], hex: [...hex] };
+}
+
+/** Every `[start, end)` range of `text` that spells a secret, in any of the forms it is searched in. */
+function findSecrets(text: string, secrets: string[], forms: SecretForms): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const form of forms.literal) addOccurrences(text, form, ranges);
+  // Hex in either case: A-F lowered keeps every offset (no other character changes).
+  if (HEX_RUN.test(text)) {
+    const lowered = text.replace(/[A-F]/g, (digit) => digit.toLowerCase());
+    for (const form of forms.hex) addOccurrences(lowered, form, ranges);
+  }
+  if (ESCAPE_CHARACTER.test(text)) {
+    const decoded = decodeEscapes(text);
+    for (const secret of secrets) {
+      const found: [number, number][] = [];
+      addOccurrences(decoded.text, secret, found);
+      for (const [start, end] of found) {
+        ranges.push([decoded.sources[start] ?? start, decoded.sources[end] ?? text.length]);
+      }
     }
   }
-  if (alternatives.length === 0) return undefined;
-  // Longest secrets first: one that contains another is replaced whole.
-  alternatives.sort((a, b) => b.length - a.length);
-  return new RegExp([...new Set(alternatives.map((alternative) => alternative.source))].join("|"), "gu");
+  return ranges;
 }
 
-/** Each character as itself, percent-encoded (any hex case), or JSON/JavaScript escaped. */
-function spelledPattern(secret: string): string {
-  let source = "";
-  for (const character of secret) {
-    const forms = [escapeRegExp(character)];
-    const bytes = new TextEncoder().encode(character);
-    forms.push([...bytes].map((byte) => `%${hexDigits(byte)}`).join(""));
-    const code = character.codePointAt(0) ?? 0;
-    if (code <= 0xffff) forms.push(`\\\\u${hexDigits(code >> 8)}${hexDigits(code & 0xff)}`);
-    if (code <= 0xff) forms.push(`\\\\x${hexDigits(code)}`);
-    const shortEscape = SHORT_ESCAPES[character];
-    if (shortEscape) forms.push(escapeRegExp(shortEscape));
-    if (character === " ") forms.push("\\+");
-    source += `(?:${forms.join("|")})`;
+const HEX_RUN = /[0-9a-fA-F]{8}/;
+const ESCAPE_CHARACTER = /[%\\]/;
+
+function addOccurrences(text: string, form: string, ranges: [number, number][]): void {
+  if (form.length === 0) return;
+  for (let index = text.indexOf(form); index !== -1; index = text.indexOf(form, index + 1)) {
+    ranges.push([index, index + form.length]);
   }
-  return source;
 }
 
-const SHORT_ESCAPES: Record<string, string> = {
-  '"': '\\"',
-  "\\": "\\\\",
-  "/": "\\/",
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-};
-
-/** The bytes as hex digits, each digit in either case. */
-function hexPattern(bytes: Uint8Array): string {
-  return [...bytes].map(hexDigits).join("");
+/** `text` with the ranges replaced by the marker, overlapping or adjacent ranges as one. */
+function replaceRanges(text: string, ranges: [number, number][]): string {
+  if (ranges.length === 0) return text;
+  ranges.sort((a, b) => a[0] - b[0]);
+  let result = "";
+  let position = 0;
+  let current: [number, number] | undefined;
+  for (const range of ranges) {
+    if (current && range[0] <= current[1]) {
+      current[1] = Math.max(current[1], range[1]);
+      continue;
+    }
+    if (current) {
+      result += text.slice(position, current[0]) + REDACTED;
+      position = current[1];
+    }
+    current = [range[0], range[1]];
+  }
+  if (current) result += text.slice(position, current[0]) + REDACTED;
+  return result + text.slice(current ? current[1] : position);
 }
 
-function hexDigits(byte: number): string {
-  return byte
-    .toString(16)
-    .padStart(2, "0")
-    .replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`);
+const SHORT_ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", n: "\n", r: "\r", t: "\t" };
+
+/**
+ * `text` with percent escapes (UTF-8, either hex case), `\uXXXX`, `\xXX` and JSON's short escapes
+ * decoded, and for each UTF-16 unit of the result the offset in `text` it came from (plus one
+ * entry for the end), so a match in the decoded text maps back to the characters to replace.
+ */
+function decodeEscapes(text: string): { text: string; sources: Int32Array } {
+  const parts: string[] = [];
+  // Decoding only shortens: one entry per character of `text`, plus the end, is always enough.
+  const sources = new Int32Array(text.length + 1);
+  let length = 0;
+  const emit = (characters: string, source: number, span: number): void => {
+    parts.push(characters);
+    for (let unit = 0; unit < characters.length; unit += 1) {
+      sources[length] = source + (span === 0 ? unit : 0);
+      length += 1;
+    }
+  };
+  let index = 0;
+  // The next of each escape character at or after `index`, searched again only once passed.
+  let percent = -1;
+  let backslash = -1;
+  while (index < text.length) {
+    if (percent !== text.length && percent < index) percent = indexOrEnd(text, "%", index);
+    if (backslash !== text.length && backslash < index) backslash = indexOrEnd(text, "\\", index);
+    const at = Math.min(percent, backslash);
+    // Plain text up to the next escape character, copied in one piece.
+    if (at > index) emit(text.slice(index, at), index, 0);
+    if (at === text.length) break;
+    const escape = readEscape(text, at);
+    if (escape) {
+      emit(escape.text, at, escape.end - at);
+      index = escape.end;
+    } else {
+      emit(text[at] ?? "", at, 0);
+      index = at + 1;
+    }
+  }
+  sources[length] = text.length;
+  return { text: parts.join(""), sources };
+}
+
+function indexOrEnd(text: string, character: string, from: number): number {
+  const index = text.indexOf(character, from);
+  return index === -1 ? text.length : index;
+}
+
+/** The escape sequence at `start` (a `%` run, `\\u`, `\\x` or a short escape), decoded, or undefined. */
+function readEscape(text: string, start: number): { text: string; end: number } | undefined {
+  if (text[start] === "%") return percentRun(text, start);
+  const next = text[start + 1] ?? "";
+  const digits = next === "u" ? 4 : next === "x" ? 2 : 0;
+  const hex = text.slice(start + 2, start + 2 + digits);
+  if (digits > 0 && hex.length === digits && /^[0-9a-fA-F]+$/.test(hex)) {
+    return { text: String.fromCharCode(Number.parseInt(hex, 16)), end: start + 2 + digits };
+  }
+  const short = SHORT_ESCAPES[next];
+  return short === undefined ? undefined : { text: short, end: start + 2 };
+}
+
+/** The character a run of percent escapes at `start` spells (one UTF-8 sequence), or undefined. */
+function percentRun(text: string, start: number): { text: string; end: number } | undefined {
+  const byteAt = (offset: number): number | undefined => {
+    if (text[offset] !== "%") return undefined;
+    const hex = text.slice(offset + 1, offset + 3);
+    return /^[0-9a-fA-F]{2}$/.test(hex) ? Number.parseInt(hex, 16) : undefined;
+  };
+  const lead = byteAt(start);
+  if (lead === undefined) return undefined;
+  if (lead < 0x80) return { text: String.fromCharCode(lead), end: start + 3 };
+  const length = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  const bytes = [lead];
+  for (let next = 1; next < length; next += 1) {
+    const byte = byteAt(start + next * 3);
+    if (byte === undefined) return undefined;
+    bytes.push(byte);
+  }
+  return { text: new TextDecoder().decode(new Uint8Array(bytes)), end: start + length * 3 };
 }
 
 /**
@@ -204,10 +302,6 @@ function toBase64(bytes: Uint8Array): string {
     }
   }
   return text;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 }
 
 function safeDecode(text: string): string {
