@@ -37,6 +37,9 @@ const IDENTIFYING_FIELDS = [
 
 // Deeper values take the copying path, which treats them exactly as before (a cycle throws there).
 const MAX_SCAN_DEPTH = 32;
+// The copying path keeps this many levels; deeper values are replaced by a marker, so a hostile
+// nesting cannot exhaust the stack of the process writing its audit trail.
+const MAX_COPY_DEPTH = 64;
 
 /**
  * Makes an event safe and bounded for a durable audit record: credential-looking fields redacted,
@@ -112,25 +115,26 @@ function fitsInBytes(text: string, limit: number): boolean {
   return text.length <= limit && Buffer.byteLength(text) <= limit;
 }
 
-function boundValue(value: unknown, limits: AuditLimits): unknown {
+function boundValue(value: unknown, limits: AuditLimits, ancestors: object[] = []): unknown {
   if (typeof value === "string") {
     return fitsInBytes(value, limits.maxStringBytes)
       ? value
       : { omitted: "string", bytes: Buffer.byteLength(value), sha256: sha256Hex(value) };
   }
+  if (typeof value !== "object" || value === null) return value;
+  if (ancestors.includes(value)) throw new TypeError("boundForAudit: the event contains a cycle");
+  if (ancestors.length >= MAX_COPY_DEPTH) return { omitted: "nested value", maxDepth: MAX_COPY_DEPTH };
+  const inner = [...ancestors, value];
   if (Array.isArray(value)) {
-    const items = value.slice(0, limits.maxArrayItems).map((item) => boundValue(item, limits));
+    const items = value.slice(0, limits.maxArrayItems).map((item) => boundValue(item, limits, inner));
     if (value.length > limits.maxArrayItems)
       items.push({ omittedItems: value.length - limits.maxArrayItems });
     return items;
   }
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [
-        key,
-        SECRET_KEY_PATTERN.test(key) ? "[redacted]" : boundValue(item, limits),
-      ]),
-    );
-  }
-  return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      SECRET_KEY_PATTERN.test(key) ? "[redacted]" : boundValue(item, limits, inner),
+    ]),
+  );
 }

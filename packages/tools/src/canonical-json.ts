@@ -14,8 +14,9 @@ export type JsonObject = { [key: string]: JsonValue };
  * code units, no whitespace, numbers in ECMAScript shortest form, strings escaped as JSON.stringify does.
  * Keys whose value is `undefined` are omitted, as JSON.stringify omits them. Anything JSON cannot
  * represent faithfully throws: non-finite numbers, bigint, functions, symbols, cycles, lone
- * surrogates (not valid Unicode, so not I-JSON), and objects JSON would flatten to `{}` (a Map, a
- * Set, a class instance without `toJSON`), since two different ones would serialize alike.
+ * surrogates (not valid Unicode, so not I-JSON), objects JSON would flatten to `{}` (a Map, a
+ * Set, a class instance without `toJSON`), since two different ones would serialize alike, and
+ * values nested more than {@link MAX_CANONICAL_DEPTH} levels deep (a TypeError, not a stack overflow).
  */
 export function canonicalJson(value: unknown): string {
   return serialize(value, new Set());
@@ -50,8 +51,14 @@ function serialize(value: unknown, ancestors: Set<object>): string {
   }
 }
 
+/** The deepest nesting {@link canonicalJson} serializes; deeper values throw a TypeError. */
+export const MAX_CANONICAL_DEPTH = 512;
+
 function serializeObject(value: object, ancestors: Set<object>): string {
   if (ancestors.has(value)) throw new TypeError("canonicalJson: the value contains a cycle");
+  if (ancestors.size >= MAX_CANONICAL_DEPTH) {
+    throw new TypeError(`canonicalJson: the value is nested more than ${MAX_CANONICAL_DEPTH} levels deep`);
+  }
   ancestors.add(value);
   try {
     if (Array.isArray(value)) {

@@ -26,6 +26,7 @@ export {
   type ToolCall,
 } from "./execute-tool-call.js";
 export type { ExecutionRunner, GateRequest, GateVerdict, ToolGate } from "./gate.js";
+export { exceedsJsonDepth, MAX_INPUT_DEPTH } from "./json-depth.js";
 export {
   type FailureDetails,
   type FailureObservation,

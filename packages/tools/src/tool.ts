@@ -1,6 +1,7 @@
 import { type ZodType, z } from "zod";
 import { digestJson, type JsonObject, type JsonValue } from "./canonical-json.js";
 import { ToolsError } from "./errors.js";
+import { exceedsJsonDepth, MAX_INPUT_DEPTH } from "./json-depth.js";
 import { removeStrictNulls, type StrictParameters, toStrictParameters } from "./strict-parameters.js";
 
 /** What a tool may do to the world; it decides the default policy, and nothing may lower it. */
@@ -164,6 +165,11 @@ class DeferredTool<Input> implements RegisteredTool<Input> {
 
   /** An arrow, so that it works detached from the tool, as the plain-data tools' `prepare` does. */
   readonly prepare = (rawInput: unknown): PrepareResult<Input> => {
+    // Before anything recursive (null removal, the validator) walks the input.
+    if (exceedsJsonDepth(rawInput)) {
+      const message = `the input is nested more than ${MAX_INPUT_DEPTH} levels deep`;
+      return { ok: false, issues: [{ path: [], message }] };
+    }
     let converted: Converted<Input>;
     try {
       converted = this.#convert();

@@ -1,4 +1,4 @@
-import type { JsonValue } from "@agent/tools";
+import { exceedsJsonDepth, type JsonValue, MAX_INPUT_DEPTH } from "@agent/tools";
 import { type ExitCode, usageError } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { CliIo } from "../terminal/io.js";
@@ -25,9 +25,14 @@ export async function callCommand(
 
 function parseInput(text: string | undefined): JsonValue {
   if (text === undefined) return {};
+  let input: JsonValue;
   try {
-    return JSON.parse(text) as JsonValue;
+    input = JSON.parse(text) as JsonValue;
   } catch (error) {
     throw usageError(`--input is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // Refused before anything recursive (the run record, the validator, the digest) sees it.
+  if (exceedsJsonDepth(input))
+    throw usageError(`--input is nested more than ${MAX_INPUT_DEPTH} levels deep.`);
+  return input;
 }
