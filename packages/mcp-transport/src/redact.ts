@@ -74,7 +74,9 @@ export function redactJson<T>(value: T, redactor: Redactor): T {
     else if (typeof source === "number") copy = clean(String(source)) === String(source) ? source : REDACTED;
     else if (Array.isArray(source)) {
       const array: unknown[] = new Array(source.length);
-      source.forEach((element, index) => pending.push({ source: element, target: array, key: index }));
+      for (let index = 0; index < source.length; index += 1) {
+        pending.push({ source: source[index], target: array, key: index });
+      }
       copy = array;
     } else if (typeof source === "object" && source !== null) {
       const object: Record<string, unknown> = {};
@@ -219,10 +221,10 @@ function decodeEscapes(text: string): { text: string; sources: Int32Array } {
     // Plain text up to the next escape character, copied in one piece.
     if (at > index) emit(text.slice(index, at), index, 0);
     if (at === text.length) break;
-    const escape = readEscape(text, at);
-    if (escape) {
-      emit(escape.text, at, escape.end - at);
-      index = escape.end;
+    const sequence = readEscape(text, at);
+    if (sequence) {
+      emit(sequence.text, at, sequence.end - at);
+      index = sequence.end;
     } else {
       emit(text[at] ?? "", at, 0);
       index = at + 1;
