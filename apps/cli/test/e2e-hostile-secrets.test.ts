@@ -87,32 +87,39 @@ function hostileConfig(sandbox: E2eSandbox, httpUrl: string): Record<string, unk
 
 describe.concurrent("no configured value is ever shown", () => {
   test("a server echoing its credentials in every encoding, everywhere, shows none of them", {
-    timeout: E2E_TIMEOUT_MS * 2,
+    timeout: E2E_TIMEOUT_MS * 3,
   }, async ({ sandbox }) => {
     const http = await startLoopbackHttpServer(echoSecretsHttpServerPath(), [], { path: "/mcp" });
     onTestFinished(() => http.kill());
     sandbox.writeConfig(hostileConfig(sandbox, http.url));
     const env = { E2E_VARIABLE: SECRETS.variable, E2E_HEADER: SECRETS.header };
 
+    // Three rounds, each run concurrently: listings, then calls (which write the state), then the
+    // commands that read what the calls left in the state directory.
+    const rounds = [
+      [
+        ["mcp", "list"],
+        ["mcp", "list", "--json"],
+        ["tools", "--format", "json"],
+        ["tools", "--format", "openai"],
+      ],
+      [
+        ["call", "mcp__leaky__leak", "--json"],
+        ["call", "mcp__leaky__leak"],
+        ["call", "mcp__leaky__fail"],
+        ["call", "mcp__leaky__fail", "--json"],
+        ["call", "mcp__leaky__error_result", "--json"],
+        ["call", "mcp__web__anything"],
+        ["call", "mcp__exits__leak"],
+      ],
+      [["approvals", "list"], ["approvals", "list", "--json"], ["audit"], ["audit", "--json"]],
+    ];
     const runs: [string, AgentResult][] = [];
-    for (const args of [
-      ["mcp", "list"],
-      ["mcp", "list", "--json"],
-      ["tools", "--format", "json"],
-      ["tools", "--format", "openai"],
-      ["call", "mcp__leaky__leak", "--json"],
-      ["call", "mcp__leaky__leak"],
-      ["call", "mcp__leaky__fail"],
-      ["call", "mcp__leaky__fail", "--json"],
-      ["call", "mcp__leaky__error_result", "--json"],
-      ["call", "mcp__web__anything"],
-      ["call", "mcp__exits__leak"],
-      ["approvals", "list"],
-      ["approvals", "list", "--json"],
-      ["audit"],
-      ["audit", "--json"],
-    ]) {
-      runs.push([args.join(" "), await sandbox.run(args, { env })]);
+    for (const round of rounds) {
+      const results = await Promise.all(round.map((args) => sandbox.run(args, { env })));
+      results.forEach((result, index) => {
+        runs.push([(round[index] ?? []).join(" "), result]);
+      });
     }
 
     for (const [command, result] of runs) {
