@@ -71,7 +71,7 @@ export async function createFakeModelServer(
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      // A bug in the script (a throwing step function) must be visible in the test, not hang it.
+      // An unreadable request (e.g. too large) must be visible in the test, not hang it.
       if (!response.headersSent) {
         writeJson(response, 500, { error: { message: `fake model server: ${describe(error)}` } });
       } else {
@@ -124,63 +124,14 @@ export async function createFakeModelServer(
       body: isRecord(body) ? body : {},
     };
     let reply: ModelTurn | FakeServerReply;
-    let events: SseEvent[] | undefined;
-    let json: unknown;
     try {
-      const resolved = await resolveStep(step, record);
-      reply = resolved;
-      if (!("kind" in reply)) {
-        if (record.stream) events = wire.stream(reply, context);
-        else json = wire.json(reply, context);
-      }
+      reply = await resolveStep(step, record);
     } catch (error) {
-      writeJson(response, 400, wire.errorBody(400, describe(error)));
+      // A throwing step function is a bug in the test: answer it visibly (a 400 is not retried).
+      writeJson(response, 400, wire.errorBody(400, `fake model server: the step failed: ${describe(error)}`));
       return;
     }
-    if (!("kind" in reply)) {
-      if (events !== undefined) await writeStream(response, events, true);
-      else writeJson(response, 200, json);
-      return;
-    }
-    switch (reply.kind) {
-      case "status":
-        writeJson(
-          response,
-          reply.status,
-          reply.body ??
-            wire.errorBody(reply.status, reply.message ?? `fake model server: status ${reply.status}`),
-          reply.headers,
-        );
-        return;
-      case "hang":
-        if (reply.partial === true || reply.streamText !== undefined) {
-          if (record.stream)
-            await writeStream(response, wire.partialStream(reply.streamText ?? "", context), false);
-          else {
-            response.writeHead(200, { "content-type": "application/json" });
-            response.write('{"id": ');
-          }
-        }
-        // Nothing more: the connection stays open until the client or close() ends it.
-        return;
-      case "stream_error": {
-        const message = reply.message ?? "fake model server: an error inside the stream";
-        if (!record.stream) {
-          const status = reply.status ?? 500;
-          writeJson(response, status, wire.errorBody(status, message));
-          return;
-        }
-        await writeStream(
-          response,
-          [...wire.partialStream("Hel", context), wire.errorEvent(reply.errorType, message)],
-          true,
-        );
-        return;
-      }
-      case "malformed":
-        writeMalformed(response, api, context, record.stream, reply.form ?? "invalid_json");
-        return;
-    }
+    await sendReply(response, reply, { api, wire, context, stream: record.stream });
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -221,6 +172,68 @@ export async function createFakeModelServer(
       return closing;
     },
   };
+}
+
+interface ReplyTarget {
+  api: FakeModelApi;
+  wire: WireFormat;
+  context: WireContext;
+  stream: boolean;
+}
+
+async function sendReply(
+  response: ServerResponse,
+  reply: ModelTurn | FakeServerReply,
+  { api, wire, context, stream }: ReplyTarget,
+): Promise<void> {
+  if (!("kind" in reply)) {
+    let encoded: { events: SseEvent[] } | { json: unknown };
+    try {
+      encoded = stream ? { events: wire.stream(reply, context) } : { json: wire.json(reply, context) };
+    } catch (error) {
+      // A turn the wire cannot carry (see anthropic-wire.ts) is a script error, answered visibly.
+      writeJson(response, 400, wire.errorBody(400, describe(error)));
+      return;
+    }
+    if ("events" in encoded) await writeStream(response, encoded.events, true);
+    else writeJson(response, 200, encoded.json);
+    return;
+  }
+  switch (reply.kind) {
+    case "status":
+      writeJson(
+        response,
+        reply.status,
+        reply.body ??
+          wire.errorBody(reply.status, reply.message ?? `fake model server: status ${reply.status}`),
+        reply.headers,
+      );
+      return;
+    case "hang":
+      if (reply.partial === true || reply.streamText !== undefined) {
+        if (stream) await writeStream(response, wire.partialStream(reply.streamText ?? "", context), false);
+        else {
+          response.writeHead(200, { "content-type": "application/json" });
+          response.write('{"id": ');
+        }
+      }
+      // Nothing more: the connection stays open until the client or close() ends it.
+      return;
+    case "stream_error": {
+      const message = reply.message ?? "fake model server: an error inside the stream";
+      if (!stream) {
+        const status = reply.status ?? 500;
+        writeJson(response, status, wire.errorBody(status, message));
+        return;
+      }
+      const events = [...wire.partialStream("Hel", context), wire.errorEvent(reply.errorType, message)];
+      await writeStream(response, events, true);
+      return;
+    }
+    case "malformed":
+      writeMalformed(response, api, context, stream, reply.form ?? "invalid_json");
+      return;
+  }
 }
 
 function writeMalformed(
