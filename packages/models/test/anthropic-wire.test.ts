@@ -90,3 +90,20 @@ describe.each([
     ]);
   });
 });
+
+describe("Anthropic streaming", () => {
+  it("returns the raw streamed arguments of a tool call cut short, not the SDK's lenient repair", async () => {
+    const server = await startServer([
+      {
+        ...toolCallTurn([{ id: "toolu_1", name: "echo", raw: '{"text": "unterminated' }]),
+        stopReason: "max_tokens",
+      },
+    ]);
+    const { result } = await turn(model(server.anthropicBaseUrl), { tools: [ECHO] }, true);
+    expect(result).toMatchObject({
+      ok: true,
+      stopReason: "max_tokens",
+      toolCalls: [{ id: "toolu_1", name: "echo", arguments: '{"text": "unterminated' }],
+    });
+  });
+});

@@ -111,18 +111,31 @@ export function toUsage(usage: Partial<Anthropic.Messages.Usage> | null | undefi
   };
 }
 
-/** Reads the text (joined) and tool calls (arguments as JSON text) of an answer's content blocks. */
-export function fromContent(content: readonly Anthropic.Messages.ContentBlock[]): {
+/**
+ * Reads the text (joined) and tool calls of an answer's content blocks. A tool call's arguments are
+ * the raw JSON text streamed for its block (`rawInputs`, by block index) when there is one, else its
+ * `input` serialized: the SDK's lenient parse of a stream cut short (at `max_tokens`) would turn
+ * `{"path": "/etc` into `{}`, and the caller must see what the model really produced.
+ */
+export function fromContent(
+  content: readonly Anthropic.Messages.ContentBlock[],
+  rawInputs: ReadonlyMap<number, string> = new Map(),
+): {
   text: string | null;
   toolCalls: ModelToolCall[];
 } {
   const texts: string[] = [];
   const toolCalls: ModelToolCall[] = [];
-  for (const block of content) {
+  content.forEach((block, index) => {
     if (block.type === "text") texts.push(block.text);
     else if (block.type === "tool_use") {
-      toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
+      const raw = rawInputs.get(index);
+      toolCalls.push({
+        id: block.id,
+        name: block.name,
+        arguments: raw !== undefined && raw !== "" ? raw : JSON.stringify(block.input ?? {}),
+      });
     }
-  }
+  });
   return { text: texts.length > 0 ? texts.join("") : null, toolCalls };
 }

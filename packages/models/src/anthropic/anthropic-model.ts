@@ -89,13 +89,17 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
   return { provider: PROVIDER, model: resolved.model, createTurn };
 }
 
-function fromMessage(message: Anthropic.Messages.Message, context: FailureContext): ModelResult {
+function fromMessage(
+  message: Anthropic.Messages.Message,
+  context: FailureContext,
+  rawInputs?: ReadonlyMap<number, string>,
+): ModelResult {
   if (!Array.isArray(message?.content)) {
     return modelFailure(MODEL_ERROR_CODES.invalidResponse, "the answer has no content", context);
   }
   return {
     ok: true,
-    ...fromContent(message.content),
+    ...fromContent(message.content, rawInputs),
     stopReason: toStopReason(message.stop_reason),
     usage: toUsage(message.usage),
   };
@@ -111,6 +115,12 @@ async function streamTurn(
   // The caller's callback may throw; that is its bug, rethrown as is once the stream is released.
   let callbackError: { error: unknown } | undefined;
   const stream = client.messages.stream(params, { signal: request.signal });
+  const rawInputs = new Map<number, string>();
+  stream.on("streamEvent", (event) => {
+    if (event.type === "content_block_delta" && event.delta.type === "input_json_delta") {
+      rawInputs.set(event.index, (rawInputs.get(event.index) ?? "") + event.delta.partial_json);
+    }
+  });
   stream.on("text", (delta) => {
     if (callbackError !== undefined) return;
     try {
@@ -122,7 +132,7 @@ async function streamTurn(
   });
   try {
     const message = await stream.finalMessage();
-    return fromMessage(message, failureContext);
+    return fromMessage(message, failureContext, rawInputs);
   } catch (error) {
     if (callbackError !== undefined) throw callbackError.error;
     return failureFromSdkError(error, ERRORS, failureContext);
