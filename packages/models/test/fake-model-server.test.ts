@@ -120,6 +120,14 @@ describe("createFakeModelServer", () => {
     expect(JSON.stringify(await refused.json())).toContain("not a JSON object");
   });
 
+  it("waits in whenClosed for a request that has not arrived yet", async () => {
+    const server = await startServer([textTurn("later")]);
+    const closed = server.whenClosed(0);
+    await post(`${server.openAiBaseUrl}/chat/completions`, {}).then((response) => response.text());
+    expect(await closed).toMatchObject({ completed: true, closed: true });
+    await expect(server.whenClosed(-1)).rejects.toThrow(RangeError);
+  });
+
   it("closes idempotently, dropping a hanging connection", async () => {
     const server = await createFakeModelServer([{ kind: "hang" }]);
     const pending = post(`${server.openAiBaseUrl}/chat/completions`, {}).catch((error: unknown) => error);

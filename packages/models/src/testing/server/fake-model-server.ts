@@ -37,7 +37,10 @@ export interface FakeModelServer {
   readonly remaining: number;
   /** Appends steps to the script. */
   push(...steps: FakeServerStep[]): void;
-  /** Resolves once the connection of request `index` (0-based) has closed, answered or abandoned. */
+  /**
+   * Resolves once request `index` (0-based) has arrived and its connection has closed, answered or
+   * abandoned. It waits for a request that has not arrived yet.
+   */
   whenClosed(index: number): Promise<FakeModelServerRequest>;
   /** Stops listening and drops open connections (hanging answers included); idempotent. */
   close(): Promise<void>;
@@ -67,6 +70,8 @@ export async function createFakeModelServer(
   }
   const queue = [...steps];
   const tracked: Tracked[] = [];
+  // whenClosed() calls for requests that have not arrived yet, by index.
+  const arrivals = new Map<number, Array<(entry: Tracked) => void>>();
   let closing: Promise<void> | undefined;
 
   const server = createServer((request, response) => {
@@ -109,7 +114,10 @@ export async function createFakeModelServer(
         resolve(record);
       });
     });
-    tracked.push({ record, closed });
+    const entry = { record, closed };
+    tracked.push(entry);
+    for (const arrived of arrivals.get(tracked.length - 1) ?? []) arrived(entry);
+    arrivals.delete(tracked.length - 1);
 
     const wire = WIRES[api];
     const step = queue.shift();
@@ -158,11 +166,14 @@ export async function createFakeModelServer(
       queue.push(...more);
     },
     whenClosed(index) {
-      const entry = tracked[index];
-      if (entry === undefined) {
-        return Promise.reject(new RangeError(`no request ${index}: the server received ${tracked.length}`));
+      if (!Number.isInteger(index) || index < 0) {
+        return Promise.reject(new RangeError(`index must be a non-negative integer, got ${String(index)}`));
       }
-      return entry.closed;
+      const entry = tracked[index];
+      if (entry !== undefined) return entry.closed;
+      return new Promise<Tracked>((resolve) => {
+        arrivals.set(index, [...(arrivals.get(index) ?? []), resolve]);
+      }).then((arrived) => arrived.closed);
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
