@@ -1,5 +1,5 @@
 export { STORE_POSTGRES_ERROR_CODES, StorePostgresError, type StorePostgresErrorCode } from "./errors.js";
-export { migrate, POSTGRES_MIGRATIONS, type PostgresMigration } from "./migrations.js";
+export { migrate, POSTGRES_MIGRATIONS, type PostgresMigration, STORE_COMPONENT } from "./migrations.js";
 export {
   assertPostgresUrl,
   type OpenPostgresStateOptions,

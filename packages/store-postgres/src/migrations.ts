@@ -106,42 +106,51 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
 // Any constant, the same for every process: migrations of one database run one at a time.
 const MIGRATION_LOCK_KEY = 7_416_263_001;
 
+/** The component whose schema {@link POSTGRES_MIGRATIONS} is: the stores of this package. */
+export const STORE_COMPONENT = "store-postgres";
+
 /**
- * Brings the schema up to date in one transaction under an advisory lock, so processes on several
- * machines starting at once apply each step exactly once. Refuses a database migrated by a newer
- * version of this package rather than guessing at a schema it does not know.
+ * Brings one component's schema up to date in one transaction under an advisory lock, so processes
+ * on several machines starting at once apply each step exactly once. A component is a named set of
+ * migrations with its own version numbers (this package's stores; an application's own tables), so
+ * each can evolve on its own. Refuses a database migrated by a newer version of the component rather
+ * than guessing at a schema it does not know.
  */
 export async function migrate(
   client: PoolClient,
   migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
+  component: string = STORE_COMPONENT,
 ): Promise<number> {
   await client.query("BEGIN");
   try {
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
     await client.query(`
       CREATE TABLE IF NOT EXISTS agent_schema_migrations (
-        version INTEGER PRIMARY KEY,
+        component TEXT NOT NULL,
+        version INTEGER NOT NULL,
         description TEXT NOT NULL,
-        applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+        applied_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (component, version)
       )`);
     const applied = await client.query<{ version: number }>(
-      "SELECT COALESCE(MAX(version), 0)::int AS version FROM agent_schema_migrations",
+      "SELECT COALESCE(MAX(version), 0)::int AS version FROM agent_schema_migrations WHERE component = $1",
+      [component],
     );
     const current = applied.rows[0]?.version ?? 0;
     const newest = migrations.at(-1)?.version ?? 0;
     if (current > newest) {
       throw new StorePostgresError(
         "store_schema_newer",
-        `the database's schema is version ${current}, newer than this package knows (${newest}); upgrade the harness`,
+        `the database's ${component} schema is version ${current}, newer than this version knows (${newest}); upgrade the harness`,
       );
     }
     for (const step of migrations) {
       if (step.version <= current) continue;
       await client.query(step.sql);
-      await client.query("INSERT INTO agent_schema_migrations (version, description) VALUES ($1, $2)", [
-        step.version,
-        step.description,
-      ]);
+      await client.query(
+        "INSERT INTO agent_schema_migrations (component, version, description) VALUES ($1, $2, $3)",
+        [component, step.version, step.description],
+      );
     }
     await client.query("COMMIT");
     return newest;

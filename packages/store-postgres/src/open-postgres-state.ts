@@ -1,6 +1,6 @@
 import pg from "pg";
 import { StorePostgresError, translateDatabaseError } from "./errors.js";
-import { migrate } from "./migrations.js";
+import { migrate, type PostgresMigration } from "./migrations.js";
 import { PostgresApprovalStore } from "./postgres-approval-store.js";
 import { PostgresRunStore } from "./postgres-run-store.js";
 
@@ -15,6 +15,8 @@ export interface OpenPostgresStateOptions {
   now?: () => Date;
   /** Connections this process keeps at most (default 4). */
   maxConnections?: number;
+  /** An application's own tables, migrated with the stores' (e.g. the CLI's one-call runs). */
+  extraMigrations?: { component: string; migrations: readonly PostgresMigration[] };
 }
 
 /** The stores of one PostgreSQL database, migrated and ready. */
@@ -53,6 +55,9 @@ export async function openPostgresState(options: OpenPostgresStateOptions): Prom
     const client = await pool.connect();
     try {
       await migrate(client);
+      if (options.extraMigrations) {
+        await migrate(client, options.extraMigrations.migrations, options.extraMigrations.component);
+      }
     } finally {
       client.release();
     }

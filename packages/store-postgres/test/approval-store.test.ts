@@ -31,7 +31,7 @@ describe("PostgresApprovalStore across connections", () => {
     const states = await Promise.all(Array.from({ length: 6 }, () => openPostgresState({ url })));
     try {
       const versions = await states[0]?.pool.query(
-        "SELECT version FROM agent_schema_migrations ORDER BY version",
+        "SELECT version FROM agent_schema_migrations WHERE component = 'store-postgres' ORDER BY version",
       );
       expect(versions?.rows).toEqual(POSTGRES_MIGRATIONS.map(({ version }) => ({ version })));
     } finally {
@@ -88,7 +88,7 @@ describe("PostgresApprovalStore across connections", () => {
   it("refuses a database migrated by a newer version, and a URL that is not postgres, without echoing it", async () => {
     const { state, url } = await freshState();
     await state.pool.query(
-      "INSERT INTO agent_schema_migrations (version, description) VALUES (99, 'future')",
+      "INSERT INTO agent_schema_migrations (component, version, description) VALUES ('store-postgres', 99, 'future')",
     );
     await expect(openPostgresState({ url })).rejects.toMatchObject({ code: "store_schema_newer" });
     const secretUrl = "mysql://user:hunter2@127.0.0.1/db";
