@@ -18,6 +18,7 @@ import { benchDiscovery } from "./discovery.mjs";
 import { loadModules } from "./modules.mjs";
 import { benchStartup } from "./startup.mjs";
 import { formatMs, formatRate, renderTable, resultRow } from "./stats.mjs";
+import { benchStores } from "./stores.mjs";
 
 // Sized to finish in well under two minutes on a 2-core machine.
 const CALLS = {
@@ -130,6 +131,14 @@ function startupRows(startup) {
   ];
 }
 
+function storeRows(stores) {
+  const call = "governed call held, approved and run (store operations only)";
+  return [
+    row(`${call}: PostgreSQL vs SQLite`, stores.postgres, stores.sqlite, formatMs),
+    row(`${call}: SQLite vs in memory`, stores.sqlite, stores.memory, formatMs),
+  ];
+}
+
 function row(metric, ours, baseline, format, extra = {}) {
   return resultRow({ metric, ours, raw: baseline, format, ...extra });
 }
@@ -168,7 +177,7 @@ function report(rows, discovery) {
 
 // `--only=calls,discovery,servers` runs a subset, e.g. while working on one of them.
 function selectedSuites() {
-  const all = ["calls", "discovery", "servers"];
+  const all = ["calls", "discovery", "servers", "stores"];
   const option = process.argv.slice(2).find((argument) => argument.startsWith("--only="));
   if (!option) return new Set(all);
   const chosen = option.slice("--only=".length).split(",");
@@ -196,6 +205,7 @@ async function main() {
     if (suites.has("servers")) {
       rows.push(...startupRows(await benchStartup(modules, cleanup, { events, progress, ...STARTUP })));
     }
+    if (suites.has("stores")) rows.push(...storeRows(await benchStores(cleanup, { progress })));
     progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     return report(rows, discovery) ? 0 : 1;
   } catch (error) {
