@@ -20,6 +20,16 @@ export interface SdkErrorClasses {
   APIConnectionTimeoutError: AnyClass;
 }
 
+/** Picks the error classes out of a loaded SDK module. */
+export function sdkErrorClasses(sdk: SdkErrorClasses): SdkErrorClasses {
+  return {
+    APIError: sdk.APIError,
+    APIUserAbortError: sdk.APIUserAbortError,
+    APIConnectionError: sdk.APIConnectionError,
+    APIConnectionTimeoutError: sdk.APIConnectionTimeoutError,
+  };
+}
+
 /** What the adapter knows about the failed call besides the error. */
 export interface FailureContext {
   provider: string;

@@ -7,7 +7,8 @@ import * as testing from "../src/testing/index.js";
 import * as server from "../src/testing/server/index.js";
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
-const IMPORT = /^\s*(?:import|export)\s[^;]*?from\s+"([^"]+)"/gm;
+// Static imports and re-exports; `import type` is erased at build time and loads nothing.
+const IMPORT = /^\s*(import|export)\s+(type\s+)?[^;]*?from\s+"([^"]+)"/gm;
 
 /** Every module specifier reachable from an entry through relative imports. */
 function reachableSpecifiers(entry: string): Set<string> {
@@ -16,8 +17,8 @@ function reachableSpecifiers(entry: string): Set<string> {
   const visit = (file: string): void => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const [, specifier] of readFileSync(file, "utf8").matchAll(IMPORT)) {
-      if (specifier === undefined) continue;
+    for (const [, , typeOnly, specifier] of readFileSync(file, "utf8").matchAll(IMPORT)) {
+      if (specifier === undefined || typeOnly !== undefined) continue;
       if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier.replace(/\.js$/, ".ts")));
       else specifiers.add(specifier);
     }
@@ -35,6 +36,12 @@ describe("package boundaries", () => {
       expect(specifiers.filter((specifier) => specifier.startsWith("@agent/"))).toEqual([]);
     },
   );
+
+  it("the root entry loads neither SDK on import (the adapters load theirs on the first request)", () => {
+    const specifiers = [...reachableSpecifiers("index.ts")];
+    expect(specifiers).not.toContain("openai");
+    expect(specifiers).not.toContain("@anthropic-ai/sdk");
+  });
 
   it("the server subpath imports no other @agent package", () => {
     expect(

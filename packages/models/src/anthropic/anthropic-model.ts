@@ -3,12 +3,7 @@
  * SDK's `messages.stream()` helper when the request has `onText`; retries, backoff and per-attempt
  * timeouts are the SDK's own.
  */
-import Anthropic, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { type AdapterOptions, resolveAdapterOptions, sharedSdkOptions } from "../adapter-options.js";
 import { ModelClientError } from "../errors.js";
 import { MODEL_ERROR_CODES, type ModelClient, type ModelRequest, type ModelResult } from "../model-client.js";
@@ -19,6 +14,7 @@ import {
   failureFromSdkError,
   modelFailure,
   type SdkErrorClasses,
+  sdkErrorClasses,
 } from "../sdk-failure.js";
 import {
   fromContent,
@@ -34,12 +30,6 @@ export interface AnthropicModelOptions extends AdapterOptions {
   maxOutputTokens?: number;
 }
 
-const ERRORS: SdkErrorClasses = {
-  APIError,
-  APIUserAbortError,
-  APIConnectionError,
-  APIConnectionTimeoutError,
-};
 const PROVIDER = "anthropic";
 const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
@@ -55,19 +45,27 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
       `createAnthropicModel: \`maxOutputTokens\` must be a positive integer, got ${String(options.maxOutputTokens)}`,
     );
   }
-  const client = new Anthropic({
-    ...sharedSdkOptions(resolved),
-    // Everything is explicit: the SDK would otherwise read ANTHROPIC_BASE_URL, profiles, ... silently.
-    authToken: null,
-    webhookKey: null,
-    baseURL: resolved.baseUrl ?? "https://api.anthropic.com",
-    // Traces could carry prompt text; the agent loop reports requests as its own events instead.
-    openTelemetry: false,
-  });
+  // The SDK is loaded on the first request, not on import: importing it costs ~190 ms of CPU, which
+  // every command of a CLI that merely can run an agent would otherwise pay.
+  let loaded: Promise<{ client: Anthropic; errors: SdkErrorClasses }> | undefined;
+  const load = () =>
+    (loaded ??= import("@anthropic-ai/sdk").then((sdk) => ({
+      client: new sdk.Anthropic({
+        ...sharedSdkOptions(resolved),
+        // Everything is explicit: the SDK would otherwise read ANTHROPIC_BASE_URL, profiles, ... silently.
+        authToken: null,
+        webhookKey: null,
+        baseURL: resolved.baseUrl ?? "https://api.anthropic.com",
+        // Traces could carry prompt text; the agent loop reports requests as its own events instead.
+        openTelemetry: false,
+      }),
+      errors: sdkErrorClasses(sdk),
+    })));
 
   async function createTurn(request: ModelRequest): Promise<ModelResult> {
     const failureContext = failureContextFor(PROVIDER, resolved, request.signal);
     if (request.signal.aborted) return cancelledBeforeSend(failureContext);
+    const { client, errors } = await load();
     const params: CreateParams = {
       model: resolved.model,
       max_tokens: request.maxOutputTokens ?? maxOutputTokens,
@@ -80,10 +78,10 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
         const message = await client.messages.create(params, { signal: request.signal });
         return fromMessage(message, failureContext);
       } catch (error) {
-        return failureFromSdkError(error, ERRORS, failureContext);
+        return failureFromSdkError(error, errors, failureContext);
       }
     }
-    return streamTurn(client, params, request, request.onText, failureContext);
+    return streamTurn(client, errors, params, request, request.onText, failureContext);
   }
 
   return { provider: PROVIDER, model: resolved.model, createTurn };
@@ -107,6 +105,7 @@ function fromMessage(
 
 async function streamTurn(
   client: Anthropic,
+  errors: SdkErrorClasses,
   params: CreateParams,
   request: ModelRequest,
   onText: (delta: string) => void,
@@ -135,6 +134,6 @@ async function streamTurn(
     return fromMessage(message, failureContext, rawInputs);
   } catch (error) {
     if (callbackError !== undefined) throw callbackError.error;
-    return failureFromSdkError(error, ERRORS, failureContext);
+    return failureFromSdkError(error, errors, failureContext);
   }
 }

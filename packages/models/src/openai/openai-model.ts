@@ -3,7 +3,7 @@
  * any compatible server (`baseUrl`: Ollama, vLLM, llama.cpp, LM Studio). Streams when the request
  * has `onText`; retries, backoff and per-attempt timeouts are the SDK's own.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type OpenAI from "openai";
 import { ABORTED, untilAborted } from "../abortable.js";
 import { type AdapterOptions, resolveAdapterOptions, sharedSdkOptions } from "../adapter-options.js";
 import {
@@ -20,6 +20,7 @@ import {
   failureFromSdkError,
   modelFailure,
   type SdkErrorClasses,
+  sdkErrorClasses,
 } from "../sdk-failure.js";
 import {
   ToolCallAssembler,
@@ -33,12 +34,6 @@ import {
 /** Options of {@link createOpenAiModel}. */
 export type OpenAiModelOptions = AdapterOptions;
 
-const ERRORS: SdkErrorClasses = {
-  APIError,
-  APIUserAbortError,
-  APIConnectionError,
-  APIConnectionTimeoutError,
-};
 const PROVIDER = "openai";
 
 type CreateParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, "stream">;
@@ -46,18 +41,26 @@ type CreateParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonSt
 /** Creates a {@link ModelClient} for OpenAI Chat Completions or any OpenAI-compatible server. */
 export function createOpenAiModel(options: OpenAiModelOptions): ModelClient {
   const resolved = resolveAdapterOptions("createOpenAiModel", options);
-  const client = new OpenAI({
-    ...sharedSdkOptions(resolved),
-    // Everything is explicit: the SDK would otherwise read OPENAI_BASE_URL, OPENAI_ORG_ID, ... silently.
-    baseURL: resolved.baseUrl ?? "https://api.openai.com/v1",
-    organization: null,
-    project: null,
-    webhookSecret: null,
-  });
+  // The SDK is loaded on the first request, not on import: importing it costs ~70 ms of CPU, which
+  // every command of a CLI that merely can run an agent would otherwise pay.
+  let loaded: Promise<{ client: OpenAI; errors: SdkErrorClasses }> | undefined;
+  const load = () =>
+    (loaded ??= import("openai").then((sdk) => ({
+      client: new sdk.OpenAI({
+        ...sharedSdkOptions(resolved),
+        // Everything is explicit: the SDK would otherwise read OPENAI_BASE_URL, OPENAI_ORG_ID, ... silently.
+        baseURL: resolved.baseUrl ?? "https://api.openai.com/v1",
+        organization: null,
+        project: null,
+        webhookSecret: null,
+      }),
+      errors: sdkErrorClasses(sdk),
+    })));
 
   async function createTurn(request: ModelRequest): Promise<ModelResult> {
     const failureContext = failureContextFor(PROVIDER, resolved, request.signal);
     if (request.signal.aborted) return cancelledBeforeSend(failureContext);
+    const { client, errors } = await load();
     const params: CreateParams = {
       model: resolved.model,
       messages: toChatMessages(request),
@@ -70,13 +73,13 @@ export function createOpenAiModel(options: OpenAiModelOptions): ModelClient {
           client.chat.completions.create({ ...params, stream: false }, { signal: request.signal }),
           request.signal,
         );
-        if (completion === ABORTED) return failureFromSdkError(request.signal.reason, ERRORS, failureContext);
+        if (completion === ABORTED) return failureFromSdkError(request.signal.reason, errors, failureContext);
         return fromCompletion(completion, failureContext);
       } catch (error) {
-        return failureFromSdkError(error, ERRORS, failureContext);
+        return failureFromSdkError(error, errors, failureContext);
       }
     }
-    return streamTurn(client, params, request, request.onText, failureContext);
+    return streamTurn(client, errors, params, request, request.onText, failureContext);
   }
 
   return { provider: PROVIDER, model: resolved.model, createTurn };
@@ -102,6 +105,7 @@ function fromCompletion(
 
 async function streamTurn(
   client: OpenAI,
+  errors: SdkErrorClasses,
   params: CreateParams,
   request: ModelRequest,
   onText: (delta: string) => void,
@@ -122,7 +126,7 @@ async function streamTurn(
       ),
       request.signal,
     );
-    if (stream === ABORTED) return failureFromSdkError(request.signal.reason, ERRORS, failureContext);
+    if (stream === ABORTED) return failureFromSdkError(request.signal.reason, errors, failureContext);
     for await (const chunk of stream) {
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices?.[0];
@@ -142,11 +146,11 @@ async function streamTurn(
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
   } catch (error) {
-    return failureFromSdkError(error, ERRORS, failureContext);
+    return failureFromSdkError(error, errors, failureContext);
   }
   if (callbackError !== undefined) throw callbackError.error;
   // The SDK ends the iteration quietly when its signal aborts.
-  if (request.signal.aborted) return failureFromSdkError(request.signal.reason, ERRORS, failureContext);
+  if (request.signal.aborted) return failureFromSdkError(request.signal.reason, errors, failureContext);
   if (finishReason === null) {
     return modelFailure(
       MODEL_ERROR_CODES.invalidResponse,
