@@ -2,7 +2,9 @@ import {
   MCP_ERROR_CODES,
   type McpCloseReason,
   type McpNotification,
+  type McpRequestAnswer,
   type McpRequestContext,
+  type McpRequestHandler,
   type McpResponse,
   type McpSendResult,
   type McpTransport,
@@ -72,6 +74,7 @@ export class FakeTransport implements McpTransport {
   readonly #closeListeners = new Set<(reason: McpCloseReason) => void>();
   readonly #errorListeners = new Set<(error: McpTransportError) => void>();
   readonly #pending = new Set<(response: McpResponse) => void>();
+  readonly #requestHandlers = new Map<string, McpRequestHandler>();
   #closeReason: McpCloseReason | undefined;
   #nextId = 1;
 
@@ -179,6 +182,27 @@ export class FakeTransport implements McpTransport {
   onNotification(listener: (notification: McpNotification) => void): () => void {
     this.#notificationListeners.add(listener);
     return () => this.#notificationListeners.delete(listener);
+  }
+
+  onRequest(method: string, handler: McpRequestHandler): () => void {
+    this.#requestHandlers.set(method, handler);
+    return () => {
+      if (this.#requestHandlers.get(method) === handler) this.#requestHandlers.delete(method);
+    };
+  }
+
+  /**
+   * Sends a request from the "server" to the client and resolves with the client's answer: `-32601`
+   * when the client registered no handler for `method`, as a real transport answers.
+   */
+  async serverRequest(
+    method: string,
+    params?: unknown,
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<McpRequestAnswer> {
+    const handler = this.#requestHandlers.get(method);
+    if (!handler) return mcpFailure(MCP_ERROR_CODES.methodNotFound, "Method not found");
+    return handler(params, { signal });
   }
 
   onClose(listener: (reason: McpCloseReason) => void): () => void {

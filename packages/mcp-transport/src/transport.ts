@@ -48,6 +48,18 @@ export interface McpNotification {
   params?: unknown;
 }
 
+/** The client's answer to one request from the server: a result, or a JSON-RPC error. */
+export type McpRequestAnswer = { ok: true; result: Record<string, unknown> } | { ok: false; error: McpError };
+
+/**
+ * Answers the server's requests of one method (`roots/list`, `elicitation/create`, ...). The signal
+ * aborts when the server cancels the request or the connection ends.
+ */
+export type McpRequestHandler = (
+  params: unknown,
+  context: { signal: AbortSignal },
+) => Promise<McpRequestAnswer>;
+
 /** Why a connection ended. */
 export interface McpCloseReason {
   /** `client`: we closed it. `exited`: the server process ended. `lost`: the connection dropped. `protocol`: the server broke the protocol (e.g. a message over the size cap). */
@@ -66,6 +78,13 @@ export interface McpTransport {
   notify(method: string, params?: unknown): Promise<McpSendResult>;
   /** Subscribes to server notifications; returns the unsubscribe function. */
   onNotification(listener: (notification: McpNotification) => void): () => void;
+  /**
+   * Answers the server's requests of `method` with `handler` (one handler per method; a later one
+   * replaces it); returns the function that removes it. A method without a handler is answered with
+   * `-32601` (method not found), `ping` with `{}`. Optional: a transport without it answers every
+   * server request but `ping` with `-32601`.
+   */
+  onRequest?(method: string, handler: McpRequestHandler): () => void;
   /** Subscribes to the end of the connection (called at most once); returns the unsubscribe function. */
   onClose(listener: (reason: McpCloseReason) => void): () => void;
   /** Closes the connection and releases everything it holds. Idempotent; never rejects. */

@@ -177,6 +177,31 @@ describe("createSdkTransport", () => {
     }
   });
 
+  it("answers the server's requests with the registered handler, errors included, until it is removed", async () => {
+    const { server, transport } = await harness();
+    const remove = transport.onRequest("roots/list", async () => ({
+      ok: true,
+      result: { roots: [{ uri: "file:///work" }] },
+    }));
+    transport.onRequest("elicitation/create", async () => ({
+      ok: false,
+      error: { code: MCP_ERROR_CODES.invalidParams, message: "bad form" },
+    }));
+    await initialize(transport);
+    await expect(server.request({ method: "roots/list", params: {} }, ResultSchema)).resolves.toEqual({
+      roots: [{ uri: "file:///work" }],
+    });
+    await expect(
+      server.request({ method: "elicitation/create", params: {} }, ResultSchema),
+    ).rejects.toMatchObject({
+      code: MCP_ERROR_CODES.invalidParams,
+    });
+    remove();
+    await expect(server.request({ method: "roots/list", params: {} }, ResultSchema)).rejects.toMatchObject({
+      code: MCP_ERROR_CODES.methodNotFound,
+    });
+  });
+
   it("fails pending and later requests at once when the server side closes", async () => {
     const { transport, closeServerSide } = await harness();
     await initialize(transport);

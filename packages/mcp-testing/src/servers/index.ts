@@ -8,10 +8,12 @@ export {
 } from "./process-tree.js";
 export {
   echoSecretsHttpServerPath,
+  legacyServerPath,
   MISBEHAVING_SERVERS,
   type MisbehavingServerName,
   misbehavingServerPath,
   scriptableServerPath,
+  sseServerPath,
   type TestServerName,
   testServerCommand,
 } from "./server-paths.js";

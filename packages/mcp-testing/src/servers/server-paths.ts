@@ -38,6 +38,16 @@ export function misbehavingServerPath(name: MisbehavingServerName): string {
   return scriptPath(name);
 }
 
+/** The absolute path of the 2024-11-05 server on the old SDK (`stdio`, or `sse` on PORT: GET /sse, POST /messages). */
+export function legacyServerPath(): string {
+  return scriptPath("legacy-2024-server");
+}
+
+/** The absolute path of the current SDK's legacy HTTP+SSE server (express on PORT: GET /sse, POST /messages). */
+export function sseServerPath(): string {
+  return scriptPath("sse-server");
+}
+
 /** The absolute path of the well-behaved scriptable server (tools from MCP_TESTING_TOOLS, `slow`, `env`, `fail`, `echo`). */
 export function scriptableServerPath(): string {
   return scriptPath("scriptable-server");

@@ -1,7 +1,5 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { assertNonNegative, describeValue } from "../assert-argument.js";
-import { MCP_TRANSPORT_ERROR_CODES, McpTransportError } from "../errors.js";
 import { createRedactor, credentialValues, displayUrl } from "../redact.js";
 import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
 import { describeError } from "../sdk/fold-error.js";
@@ -10,6 +8,7 @@ import { withinTime } from "../within-time.js";
 import type { HttpAuthOptions } from "./auth-provider.js";
 import { createBoundedFetch } from "./bounded-fetch.js";
 import { authRedactor, retryAfterAuthorization } from "./http-auth.js";
+import { CLOSE_MARGIN_MS, readHttpOptions } from "./http-options.js";
 
 /** Options of {@link createStreamableHttpTransport}. */
 export interface StreamableHttpTransportOptions extends HttpAuthOptions {
@@ -33,23 +32,11 @@ export interface StreamableHttpMcpTransport extends SdkMcpTransport {
   sessionId(): string | undefined;
 }
 
-const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-const DEFAULT_CLOSE_TIMEOUT_MS = 3000;
-const CLOSE_MARGIN_MS = 500;
-
 /** Connects to a Streamable HTTP MCP endpoint through the SDK's client transport, with bounded responses and redacted messages. */
 export function createStreamableHttpTransport(
   options: StreamableHttpTransportOptions,
 ): StreamableHttpMcpTransport {
-  const url = parseEndpoint(options.url);
-  const headers = { ...options.headers };
-  for (const [name, value] of Object.entries(headers)) {
-    if (typeof value !== "string") invalid(`headers.${name} must be a string, got ${describeValue(value)}.`);
-  }
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  assertNonNegative("maxResponseBytes", maxResponseBytes, "bytes");
-  const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
-  assertNonNegative("closeTimeoutMs", closeTimeoutMs, "milliseconds");
+  const { url, headers, maxResponseBytes, closeTimeoutMs } = readHttpOptions(options);
 
   let failure: McpCloseReason | undefined;
   let closing = false;
@@ -93,24 +80,4 @@ export function createStreamableHttpTransport(
     },
   });
   return { ...transport, sessionId: () => sdkTransport.sessionId };
-}
-
-function parseEndpoint(value: string | URL): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    // The value itself is not echoed: it may carry a token.
-    return invalid("url must be an absolute http(s) URL.");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    invalid(`url must use http or https, got ${url.protocol}`);
-  if (url.username || url.password) {
-    invalid("url must not contain credentials (user:password@); pass them in headers, e.g. Authorization.");
-  }
-  return url;
-}
-
-function invalid(message: string): never {
-  throw new McpTransportError(MCP_TRANSPORT_ERROR_CODES.invalidArgument, message);
 }

@@ -1,6 +1,12 @@
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type Progress, type Request, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type Progress,
+  type Request,
+  type Result,
+  ResultSchema,
+  McpError as SdkMcpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import { assertNonNegative, describeValue } from "../assert-argument.js";
 import { MCP_TRANSPORT_ERROR_CODES, McpTransportError } from "../errors.js";
 import {
@@ -10,6 +16,7 @@ import {
   type McpNotification,
   type McpProgress,
   type McpRequestContext,
+  type McpRequestHandler,
   type McpResponse,
   type McpSendResult,
   type McpTransport,
@@ -44,6 +51,8 @@ export interface SdkMcpTransport extends McpTransport {
   closeReason(): McpCloseReason | undefined;
   /** Subscribes to out-of-band problems (`close_failed`, `protocol_noise`); returns the unsubscribe function. */
   onError(listener: (error: McpTransportError) => void): () => void;
+  /** Answers the server's requests of `method`; see {@link McpTransport.onRequest}. */
+  onRequest(method: string, handler: McpRequestHandler): () => void;
 }
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
@@ -63,6 +72,7 @@ export function createSdkTransport(
   const notificationListeners = new Set<(notification: McpNotification) => void>();
   const closeListeners = new Set<(reason: McpCloseReason) => void>();
   const errorListeners = new Set<(error: McpTransportError) => void>();
+  const requestHandlers = new Map<string, McpRequestHandler>();
   let reason: McpCloseReason | undefined;
   let closing: Promise<void> | undefined;
 
@@ -87,6 +97,14 @@ export function createSdkTransport(
         ? { method: notification.method }
         : { method: notification.method, params: notification.params };
     for (const listener of [...notificationListeners]) callSafely(listener, event);
+  };
+  // `ping` keeps Protocol's own handler; a method nobody registered is "method not found", as before.
+  protocol.fallbackRequestHandler = async (request, extra) => {
+    const handler = requestHandlers.get(request.method);
+    if (!handler) throw new SdkMcpError(MCP_ERROR_CODES.methodNotFound, "Method not found");
+    const answer = await handler(request.params, { signal: extra.signal });
+    if (answer.ok) return answer.result as Result;
+    throw new SdkMcpError(answer.error.code, answer.error.message, answer.error.data);
   };
   protocol.onerror = (error) => {
     if (error instanceof McpTransportError) return report(error);
@@ -206,6 +224,14 @@ export function createSdkTransport(
     onNotification(listener) {
       notificationListeners.add(listener);
       return () => notificationListeners.delete(listener);
+    },
+
+    onRequest(method, handler) {
+      assertMethod(method);
+      requestHandlers.set(method, handler);
+      return () => {
+        if (requestHandlers.get(method) === handler) requestHandlers.delete(method);
+      };
     },
 
     onClose(listener) {

@@ -1,0 +1,92 @@
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { createRedactor, credentialValues, displayUrl } from "../redact.js";
+import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
+import { describeError } from "../sdk/fold-error.js";
+import type { McpCloseReason } from "../transport.js";
+import type { HttpAuthOptions } from "./auth-provider.js";
+import { createBoundedFetch } from "./bounded-fetch.js";
+import { authRedactor, retryAfterAuthorization } from "./http-auth.js";
+import { CLOSE_MARGIN_MS, type HttpEndpointOptions, readHttpOptions } from "./http-options.js";
+
+const STREAM_ENDED = "the event stream ended; the server's session is gone (connect again)";
+
+/** Options of {@link createSseTransport}. */
+export interface SseTransportOptions extends HttpEndpointOptions, HttpAuthOptions {
+  /** Replaces the global `fetch` (a proxy agent, a test double); used for the event stream and the POSTs. */
+  fetch?: FetchLike;
+}
+
+/**
+ * Connects to a server over the legacy HTTP+SSE transport (protocol 2024-11-05: a GET event stream
+ * that names a POST endpoint) through the SDK's client transport, with the hygiene of Streamable HTTP:
+ * every event bounded by `maxResponseBytes`, credentials redacted from every message, requests
+ * cancellable. The event stream is the connection: when it drops, the connection is `lost` (the SDK
+ * would open a new stream, which on this transport is a new session the server knows nothing of).
+ */
+export function createSseTransport(options: SseTransportOptions): SdkMcpTransport {
+  const { url, headers, maxResponseBytes, closeTimeoutMs } = readHttpOptions(options);
+  let failure: McpCloseReason | undefined;
+  let closing = false;
+  let streams = 0;
+  const fail = (reason: McpCloseReason): void => {
+    if (failure || closing) return;
+    failure = reason;
+    void sdkTransport.close();
+  };
+  const base = options.fetch ?? ((input, init) => fetch(input, init));
+  const bounded = createBoundedFetch(base, maxResponseBytes, {
+    onOversized: (message) => fail({ kind: "protocol", message }),
+    onNetworkError: (error) =>
+      fail({ kind: "lost", message: `the connection to ${displayUrl(url)} failed: ${describeError(error)}` }),
+    // Sessions of this transport travel in the endpoint's query, not in a header: see below.
+    onSessionExpired: () => {},
+  });
+  const streamEnded = (): void => fail({ kind: "lost", message: STREAM_ENDED });
+  const guarded: FetchLike = async (input, init) => {
+    const isStream = (init?.method ?? "GET").toUpperCase() === "GET";
+    if (isStream) {
+      streams += 1;
+      if (streams > 1) {
+        streamEnded();
+        throw new Error(STREAM_ENDED);
+      }
+    }
+    const response = await bounded(input, init);
+    if (!isStream) {
+      if (response.status === 404) {
+        fail({ kind: "lost", message: "the server no longer knows this session (HTTP 404); connect again" });
+      }
+      return response;
+    }
+    if (!response.ok || !response.body) {
+      fail({ kind: "lost", message: `the event stream was refused (HTTP ${response.status})` });
+      return response;
+    }
+    // The end of the stream is the end of the session: say so now, not when the SDK would retry.
+    const body = response.body.pipeThrough(new TransformStream({ flush: streamEnded }));
+    const watched = new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    Object.defineProperty(watched, "url", { value: response.url });
+    return watched;
+  };
+  const { authProvider } = options;
+  const sdkTransport = new SSEClientTransport(url, {
+    requestInit: { headers },
+    fetch: guarded,
+    ...(authProvider ? { authProvider } : {}),
+  });
+  return createSdkTransport(sdkTransport, {
+    describeClose: () => failure,
+    closeTimeoutMs: closeTimeoutMs + CLOSE_MARGIN_MS,
+    redact: authRedactor(createRedactor(credentialValues(url, headers)), authProvider),
+    ...(authProvider ? { retryAfter: retryAfterAuthorization(authProvider) } : {}),
+    closeTransport: async () => {
+      closing = true;
+      await sdkTransport.close();
+    },
+  });
+}
