@@ -1,11 +1,25 @@
 import type { McpTransport } from "@agent/mcp-transport";
 import type { EventSink, JsonValue, RegisteredTool, ToolRegistry } from "@agent/tools";
+import type { McpClientFeatures } from "./client-features.js";
 import type { ListToolsOptions, RejectedTool } from "./discovery.js";
 import { McpClientError } from "./errors.js";
-import type { ClientInfo } from "./handshake.js";
+import type { ClientInfo, InitializeResult } from "./handshake.js";
+import { parseMcpToolName } from "./names.js";
+import type { RejectedEntry } from "./server-catalog.js";
 
-/** Where a connection stands. `disconnected`: the server went away; its tools answer `mcp_unavailable`. */
-export type McpServerState = "idle" | "connecting" | "ready" | "disconnected" | "failed" | "closed";
+/**
+ * Where a connection stands. `disconnected`: the server went away; its tools answer `mcp_unavailable`.
+ * `dormant`: closed after `idleTimeoutMs` without use; its tools stay registered and the next use
+ * reconnects (handshake, discovery, comparison of definitions) before it is sent.
+ */
+export type McpServerState =
+  | "idle"
+  | "connecting"
+  | "ready"
+  | "dormant"
+  | "disconnected"
+  | "failed"
+  | "closed";
 
 /** Time limits of the lifecycle phases, in milliseconds. */
 export interface McpServerTimeouts {
@@ -55,6 +69,13 @@ export interface McpServerConnectionOptions {
   clientInfo?: ClientInfo;
   /** Which remote tools to register (the others are listed as excluded); all by default. */
   includeTool?: (remoteName: string) => boolean;
+  /** What the client offers the server (roots, elicitation, sampling); nothing by default. */
+  features?: McpClientFeatures;
+  /**
+   * Close the connection after this long without a request in flight, and reopen it on next use
+   * (a new handshake and discovery, definitions compared as on a reconnect). Unset: never.
+   */
+  idleTimeoutMs?: number;
   /** Reconnect automatically after the server goes away; off by default. */
   reconnect?: Partial<ReconnectPolicy> | boolean;
   maxPages?: number;
@@ -72,6 +93,8 @@ export interface McpServerSnapshot {
   tools: { name: string; remoteName: string; effect: RegisteredTool["effect"]; description: string }[];
   rejected: RejectedTool[];
   excluded: string[];
+  /** How many resources, resource templates and prompts the server listed (zero when it offers none). */
+  catalog: { resources: number; resourceTemplates: number; prompts: number; rejected: RejectedEntry[] };
 }
 
 /** The longest delay `setTimeout` honours: a longer one fires at once, so it is refused, not clamped. */
@@ -138,4 +161,55 @@ export function assertWholeNumber(
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
+}
+
+/** The idle timeout in effect, or undefined for none; throws `invalid_option` unless it is a whole number of milliseconds from 1 to {@link MAX_TIMEOUT_MS}. */
+export function resolveIdleTimeout(options: McpServerConnectionOptions): number | undefined {
+  const { idleTimeoutMs } = options;
+  if (idleTimeoutMs === undefined) return undefined;
+  assertWholeNumber("idleTimeoutMs", idleTimeoutMs, 1, MAX_TIMEOUT_MS, "milliseconds");
+  return idleTimeoutMs;
+}
+
+/** What a snapshot is made of. */
+export interface SnapshotParts {
+  name: string;
+  state: McpServerState;
+  initialized: InitializeResult | undefined;
+  error: McpServerSnapshot["error"];
+  tools: readonly RegisteredTool[];
+  rejected: readonly RejectedTool[];
+  excluded: readonly string[];
+  catalog: {
+    resources: readonly unknown[];
+    templates: readonly unknown[];
+    prompts: readonly unknown[];
+    rejected: RejectedEntry[];
+  };
+}
+
+/** A connection's {@link McpServerSnapshot}, copied so that later changes do not show through. */
+export function buildSnapshot(parts: SnapshotParts): McpServerSnapshot {
+  const { catalog } = parts;
+  return {
+    name: parts.name,
+    state: parts.state,
+    protocolVersion: parts.initialized?.protocolVersion,
+    serverInfo: parts.initialized?.serverInfo,
+    error: parts.error,
+    tools: parts.tools.map((tool) => ({
+      name: tool.name,
+      remoteName: parseMcpToolName(tool.name)?.remoteName ?? tool.name,
+      effect: tool.effect,
+      description: tool.description,
+    })),
+    rejected: [...parts.rejected],
+    excluded: [...parts.excluded],
+    catalog: {
+      resources: catalog.resources.length,
+      resourceTemplates: catalog.templates.length,
+      prompts: catalog.prompts.length,
+      rejected: catalog.rejected,
+    },
+  };
 }

@@ -19,11 +19,15 @@ export interface PhaseRun {
  * The handshake as a bounded phase: `initialize` within `timeoutMs` (the whole phase), reported as
  * `mcp_initialized` or `mcp_initialize_failed`; a failure throws a `McpClientError` naming the server.
  */
-export async function runHandshakePhase(run: PhaseRun, clientInfo: ClientInfo): Promise<InitializeResult> {
+export async function runHandshakePhase(
+  run: PhaseRun,
+  clientInfo: ClientInfo,
+  capabilities: Record<string, unknown>,
+): Promise<InitializeResult> {
   const started = performance.now();
   const phase = createPhaseContext(run.signal, run.timeoutMs);
   try {
-    const result = await initializeServer(run.transport, phase.context, clientInfo);
+    const result = await initializeServer(run.transport, phase.context, clientInfo, capabilities);
     emitEvent(run.events, {
       type: "mcp_initialized",
       server: run.server,

@@ -2,6 +2,8 @@ import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
 import type { JsonValue } from "@agent/tools";
 import { McpClientError } from "./errors.js";
 import { remoteToolNameProblem } from "./names.js";
+import { listAllPages } from "./paginate.js";
+import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
 import { describeValue, isRecord } from "./records.js";
 
 /** A remote tool as the server declared it, validated for shape but not yet converted. */
@@ -41,6 +43,8 @@ export interface ListToolsOptions {
    * Sizes are measured as the JSON text of each page would be, counting a character as one byte.
    */
   maxBytes?: number;
+  /** What the negotiated protocol version defines (default: the latest version's features). */
+  features?: ProtocolFeatures;
 }
 
 /** The default cap on `tools/list` pages. */
@@ -55,7 +59,8 @@ export const DEFAULT_MAX_LISTING_BYTES = 32 * 1024 * 1024;
 /**
  * Lists a server's tools, following `nextCursor` to the end. Each entry is validated: a malformed one
  * is rejected with a visible reason while the others are kept; a repeated cursor, too many pages, or
- * two tools with one name fail the whole listing.
+ * two tools with one name fail the whole listing. Fields the negotiated version does not define
+ * (`features`) are dropped from each entry, as if the server had not sent them.
  */
 export async function listTools(
   server: string,
@@ -63,107 +68,37 @@ export async function listTools(
   context: McpRequestContext,
   options: ListToolsOptions = {},
 ): Promise<ToolListing> {
-  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
-  const maxTools = options.maxTools ?? DEFAULT_MAX_TOOLS;
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_LISTING_BYTES;
-  let bytes = 0;
-  const entries: unknown[] = [];
-  const seenCursors = new Set<string>();
-  let cursor: string | undefined;
-  let pages = 0;
-  do {
-    if (pages >= maxPages) {
-      throw new McpClientError("invalid_tools_list", `tools/list did not end within ${maxPages} pages.`, {
-        server,
-      });
-    }
-    const response = await transport.request("tools/list", cursor === undefined ? {} : { cursor }, context);
-    pages += 1;
-    if (!response.ok) {
-      throw new McpClientError(
-        "mcp_tools_list_failed",
-        `tools/list failed (${response.error.code}): ${response.error.message}`,
-        { server },
-      );
-    }
-    const page = response.result;
-    // Counted before the page is kept: what the budget refuses is dropped with the response.
-    bytes += jsonSize(page, maxBytes - bytes + 1);
-    if (bytes > maxBytes) {
-      throw new McpClientError(
-        "mcp_tools_list_too_large",
-        `tools/list sent more than ${maxBytes} bytes in ${pages} page(s) (the listing byte budget).`,
-        { server },
-      );
-    }
-    if (!isRecord(page) || !Array.isArray(page.tools)) {
-      throw new McpClientError(
-        "invalid_tools_list",
-        `tools/list returned ${describeValue(page)} without a tools array.`,
-        {
-          server,
-        },
-      );
-    }
-    entries.push(...page.tools);
-    if (entries.length > maxTools) {
-      throw new McpClientError("invalid_tools_list", `tools/list listed more than ${maxTools} tools.`, {
-        server,
-      });
-    }
-    cursor = readCursor(page.nextCursor, server);
-    if (cursor !== undefined) {
-      if (seenCursors.has(cursor)) {
-        throw new McpClientError(
-          "invalid_tools_list",
-          `tools/list repeated the cursor ${describeValue(cursor)}.`,
-          {
-            server,
-          },
-        );
-      }
-      seenCursors.add(cursor);
-    }
-  } while (cursor !== undefined);
-  return { ...readEntries(server, entries), pages };
+  const { entries, pages } = await listAllPages(transport, context, {
+    server,
+    method: "tools/list",
+    key: "tools",
+    maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
+    maxItems: options.maxTools ?? DEFAULT_MAX_TOOLS,
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_LISTING_BYTES,
+    failedCode: "mcp_tools_list_failed",
+    invalidCode: "invalid_tools_list",
+    tooLargeCode: "mcp_tools_list_too_large",
+  });
+  const features = options.features ?? protocolFeatures(LATEST_PROTOCOL_VERSION);
+  return {
+    ...readEntries(
+      server,
+      entries.map((entry) => withinVersion(entry, features)),
+    ),
+    pages,
+  };
 }
 
-/**
- * The length of `value`'s JSON text, counting a character as one byte, or a number past `limit`
- * once it is reached. Iterative: a deeply nested page cannot exhaust the stack.
- */
-function jsonSize(value: unknown, limit: number): number {
-  let size = 0;
-  const pending: unknown[] = [value];
-  while (pending.length > 0 && size <= limit) {
-    const item = pending.pop();
-    if (typeof item === "string") size += item.length + 2;
-    else if (Array.isArray(item)) {
-      size += item.length + 1;
-      for (const element of item) pending.push(element);
-    } else if (isRecord(item)) {
-      size += 2;
-      for (const [key, element] of Object.entries(item)) {
-        size += key.length + 4;
-        pending.push(element);
-      }
-    } else size += String(item).length;
-  }
-  return size;
-}
-
-function readCursor(value: unknown, server: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") {
-    throw new McpClientError(
-      "invalid_tools_list",
-      `tools/list returned a non-string nextCursor (${describeValue(value)}).`,
-      {
-        server,
-      },
-    );
-  }
-  return value;
+/** An entry without the fields its protocol version does not define. */
+function withinVersion(entry: unknown, features: ProtocolFeatures): unknown {
+  if (!isRecord(entry)) return entry;
+  const { annotations, outputSchema, title, ...rest } = entry;
+  return {
+    ...rest,
+    ...(features.toolAnnotations && annotations !== undefined ? { annotations } : {}),
+    ...(features.structuredContent && outputSchema !== undefined ? { outputSchema } : {}),
+    ...(features.toolTitle && title !== undefined ? { title } : {}),
+  };
 }
 
 function readEntries(

@@ -5,6 +5,10 @@ export const MCP_CLIENT_ERROR_CODES = {
   invalidInitializeResult: "invalid_initialize_result",
   toolsListFailed: "mcp_tools_list_failed",
   invalidToolsList: "invalid_tools_list",
+  /** `resources/list`, `resources/templates/list` or `prompts/list` failed. */
+  listFailed: "mcp_list_failed",
+  /** A resources or prompts listing was malformed, looped or never ended. */
+  invalidList: "invalid_list",
   duplicateRemoteTool: "duplicate_remote_tool",
   toolNameClash: "tool_name_clash",
   invalidServerName: "invalid_server_name",

@@ -28,17 +28,19 @@ export interface InitializeResult {
 /**
  * Performs the MCP handshake: offers our newest protocol version, accepts the server's answer only
  * if it is one we support (else throws `unsupported_protocol_version` and sends nothing more), then
- * sends `notifications/initialized` as a notification (no id, nothing awaited).
+ * sends `notifications/initialized` as a notification (no id, nothing awaited). `capabilities` are
+ * the client's, as `clientCapabilities` builds them (none by default).
  */
 export async function initializeServer(
   transport: McpTransport,
   context: McpRequestContext,
   clientInfo: ClientInfo = DEFAULT_CLIENT_INFO,
+  capabilities: Record<string, unknown> = {},
 ): Promise<InitializeResult> {
   const response = await transport.request(
     "initialize",
-    // We declare no client capabilities: we answer no sampling, roots or elicitation requests.
-    { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo },
+    // Only what the caller offers (roots, elicitation, sampling): any other server request gets -32601.
+    { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities, clientInfo },
     context,
   );
   if (!response.ok) {

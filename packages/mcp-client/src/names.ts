@@ -56,3 +56,28 @@ export function parseMcpToolName(name: string): { server: string; remoteName: st
   if (separator <= 0 || separator + 2 >= rest.length) return undefined;
   return { server: rest.slice(0, separator), remoteName: rest.slice(separator + 2) };
 }
+
+/**
+ * Prefix of the tools through which the model reaches a server's resources and prompts:
+ * `mcp_server__<server>__read_resource`. No server tool can take such a name (those all begin with
+ * `mcp__`), and since a server name cannot contain `__`, no two servers' names collide either.
+ */
+export const MCP_SERVER_TOOL_PREFIX = "mcp_server__";
+
+/** The built-in actions on a server, each a tool named {@link serverToolName}. */
+export type ServerToolAction = "list_resources" | "read_resource" | "get_prompt";
+
+/** The name of a built-in tool acting on a server: `mcp_server__<server>__<action>`. */
+export function serverToolName(server: string, action: ServerToolAction): string {
+  return `${MCP_SERVER_TOOL_PREFIX}${server}__${action}`;
+}
+
+/** The server a tool name belongs to (a server's own tool or a built-in one), or undefined for a local tool. */
+export function serverOfToolName(name: string): string | undefined {
+  const remote = parseMcpToolName(name);
+  if (remote) return remote.server;
+  if (!name.startsWith(MCP_SERVER_TOOL_PREFIX)) return undefined;
+  const rest = name.slice(MCP_SERVER_TOOL_PREFIX.length);
+  const separator = rest.indexOf("__");
+  return separator > 0 ? rest.slice(0, separator) : undefined;
+}

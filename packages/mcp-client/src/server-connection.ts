@@ -1,4 +1,4 @@
-import type { McpCloseReason, McpRequestContext, McpResponse, McpTransport } from "@agent/mcp-transport";
+import type { McpCloseReason, McpResponse, McpTransport } from "@agent/mcp-transport";
 import {
   type EventSink,
   emitEvent,
@@ -7,33 +7,45 @@ import {
   type RegisteredTool,
   type ToolContext,
   type ToolFailure,
-  ToolsError,
   toolFailure,
 } from "@agent/tools";
 import { retryWithBackoff } from "./backoff.js";
+import { type CallTarget, sendForCall } from "./call-request.js";
+import { clientCapabilities, type McpRoot } from "./client-features.js";
 import { closeTransportWithin } from "./close-transport.js";
 import { createCoalescingRunner } from "./coalescing-runner.js";
+import { type CatalogKinds, ConnectionCatalog, catalogKinds } from "./connection-catalog.js";
 import {
+  buildSnapshot,
   type McpServerConnectionOptions,
   type McpServerSnapshot,
   type McpServerState,
   type McpServerTimeouts,
   type ReconnectPolicy,
+  resolveIdleTimeout,
   resolveListingLimits,
   resolveReconnectPolicy,
   resolveTimeouts,
 } from "./connection-options.js";
 import { type PhaseRun, runHandshakePhase, runListingPhase } from "./connection-phases.js";
 import type { ListToolsOptions, RejectedTool } from "./discovery.js";
+import { Dormancy } from "./dormancy.js";
 import { McpClientError, toMcpClientError } from "./errors.js";
 import { DEFAULT_CLIENT_INFO, type InitializeResult } from "./handshake.js";
 import { instrumentTransport } from "./instrumented-transport.js";
-import { assertServerName, mcpToolName, parseMcpToolName } from "./names.js";
-import { buildServerTools, type MappedTools } from "./server-tools.js";
+import { assertServerName, mcpToolName, serverToolName } from "./names.js";
+import { createPhaseContext } from "./phase.js";
+import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
+import { isRecord } from "./records.js";
+import type { McpPrompt, McpResource, McpResourceTemplate } from "./server-catalog.js";
+import { installServerRequestHandlers } from "./server-requests.js";
+import { buildServerTools, type MappedTools, replaceServerGroup } from "./server-tools.js";
 import { messageOf, since } from "./time.js";
 import { mcpToolGroup } from "./tool-mapping.js";
 
 const LIST_CHANGED = "notifications/tools/list_changed";
+const RESOURCES_CHANGED = "notifications/resources/list_changed";
+const PROMPTS_CHANGED = "notifications/prompts/list_changed";
 
 /**
  * One governed connection to an MCP server: handshake, discovery into the registry (as one atomic
@@ -61,6 +73,10 @@ export class McpServerConnection {
   #mapped: MappedTools = new Map();
   #error: { code: string; message: string } | undefined;
   readonly #refresher = createCoalescingRunner(() => this.#refreshAfterListChanged());
+  readonly #catalog: ConnectionCatalog;
+  readonly #idle: Dormancy | undefined;
+  readonly #callTarget: CallTarget;
+  #roots: readonly McpRoot[];
   #reconnecting: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
@@ -68,11 +84,53 @@ export class McpServerConnection {
     assertServerName(options.name);
     this.name = options.name;
     this.group = mcpToolGroup(options.name);
+    this.#callTarget = {
+      server: options.name,
+      state: () => this.#state,
+      transport: () => this.#transport,
+      dormancy: () => this.#idle,
+      callMs: () => this.#timeouts.callMs,
+      events: () => this.#events,
+    };
     this.#options = options;
     this.#events = options.events ?? NULL_EVENT_SINK;
     this.#timeouts = resolveTimeouts(options.timeouts);
     this.#reconnect = resolveReconnectPolicy(options.reconnect);
     this.#listingLimits = resolveListingLimits(options);
+    this.#roots = options.features?.roots ?? [];
+    this.#catalog = new ConnectionCatalog(
+      {
+        server: this.name,
+        serverIdentity: options.identity,
+        request: (method, params, context) => this.#requestForCall(method, params, context),
+      },
+      this.#events,
+      {
+        readyTransport: () =>
+          this.#state === "ready" && this.#transport ? this.#instrument(this.#transport) : undefined,
+        kinds: () => this.#catalogKinds(),
+        fail: async (error) => {
+          if (this.#state === "ready") await this.#fail(this.#toClientError(error));
+        },
+        signal: this.#lifetime.signal,
+        listMs: this.#timeouts.listToolsMs,
+      },
+    );
+    const idleTimeoutMs = resolveIdleTimeout(options);
+    if (idleTimeoutMs !== undefined) {
+      this.#idle = new Dormancy(
+        idleTimeoutMs,
+        () => void this.#goDormant(idleTimeoutMs),
+        () =>
+          this.#establish(this.#lifetime.signal).then(
+            () => true,
+            async (error: unknown) => {
+              await this.#fail(this.#toClientError(error));
+              return false;
+            },
+          ),
+      );
+    }
   }
 
   /** The current lifecycle state. */
@@ -88,6 +146,38 @@ export class McpServerConnection {
   /** The negotiated protocol version, once initialized. */
   get protocolVersion(): string | undefined {
     return this.#initialized?.protocolVersion;
+  }
+
+  /** The resources the server listed last (none when it offers no resources). */
+  resources(): readonly McpResource[] {
+    return this.#catalog.resources;
+  }
+
+  /** The resource templates the server listed last. */
+  resourceTemplates(): readonly McpResourceTemplate[] {
+    return this.#catalog.templates;
+  }
+
+  /** The prompts the server listed last (none when it offers no prompts). */
+  prompts(): readonly McpPrompt[] {
+    return this.#catalog.prompts;
+  }
+
+  /**
+   * Replaces the roots offered to the server and, when connected, tells it with
+   * `notifications/roots/list_changed`. Only for a connection that offers roots (`features.roots`).
+   */
+  async setRoots(roots: readonly McpRoot[]): Promise<void> {
+    if (!this.#options.features?.roots) {
+      throw new McpClientError("invalid_option", `Server "${this.name}" was not offered roots.`, {
+        server: this.name,
+      });
+    }
+    const changed = JSON.stringify(roots) !== JSON.stringify(this.#roots);
+    this.#roots = roots.map((root) => ({ ...root }));
+    if (changed && this.#state === "ready" && this.#transport) {
+      await this.#transport.notify("notifications/roots/list_changed");
+    }
   }
 
   /** Connects, performs the handshake and registers the server's tools; throws {@link McpClientError} on failure, leaving the registry as it was. */
@@ -108,11 +198,12 @@ export class McpServerConnection {
     return this.#discoverAndRegister(this.#transport, signal);
   }
 
-  /** Resolves once no rediscovery triggered by `list_changed` is running or queued. */
+  /** Resolves once no rediscovery triggered by a `list_changed` (tools, resources, prompts) is running or queued. */
   async toolsSettled(): Promise<void> {
     await this.#refresher.settled();
     while (this.#reconnecting) await this.#reconnecting;
     await this.#refresher.settled();
+    await this.#catalog.settled();
   }
 
   /** Reconnects now: a new transport, handshake and discovery; a changed definition replaces the old one. */
@@ -124,21 +215,16 @@ export class McpServerConnection {
 
   /** A summary for listings (`agent mcp list`). */
   snapshot(): McpServerSnapshot {
-    return {
+    return buildSnapshot({
       name: this.name,
       state: this.#state,
-      protocolVersion: this.protocolVersion,
-      serverInfo: this.#initialized?.serverInfo,
+      initialized: this.#initialized,
       error: this.#error,
-      tools: this.#options.registry.listGroup(this.group).map((tool) => ({
-        name: tool.name,
-        remoteName: parseMcpToolName(tool.name)?.remoteName ?? tool.name,
-        effect: tool.effect,
-        description: tool.description,
-      })),
-      rejected: [...this.#rejected],
-      excluded: [...this.#excluded],
-    };
+      tools: this.#options.registry.listGroup(this.group),
+      rejected: this.#rejected,
+      excluded: this.#excluded,
+      catalog: this.#catalog,
+    });
   }
 
   /** Closes the connection within `closeMs`, removing the server's tools. Idempotent; never throws (a failure is an `mcp_close_failed` event). */
@@ -150,8 +236,10 @@ export class McpServerConnection {
   async #closeOnce(): Promise<void> {
     this.#state = "closed";
     this.#lifetime.abort();
+    this.#idle?.stop();
     this.#options.registry.removeGroup(this.group);
     this.#mapped = new Map();
+    this.#catalog.clear();
     await this.#closeTransport();
   }
 
@@ -174,13 +262,26 @@ export class McpServerConnection {
     this.#initialized = await runHandshakePhase(
       this.#phase(transport, signal, this.#timeouts.initializeMs),
       this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      clientCapabilities(this.#options.features ?? {}),
     );
     // A list_changed sent before the listing starts is answered by the listing itself.
     this.#listChangedWhileConnecting = false;
-    await this.#discoverAndRegister(transport, signal);
+    this.#catalog.connecting();
+    await this.#discoverAndRegister(transport, signal, true);
     this.#state = "ready";
     this.#error = undefined;
+    this.#idle?.restart();
     if (this.#listChangedWhileConnecting) this.#refresher.request();
+    this.#catalog.connected();
+  }
+
+  /** What the negotiated version defines; the latest version's before the handshake. */
+  #features(): ProtocolFeatures {
+    return protocolFeatures(this.#initialized?.protocolVersion ?? LATEST_PROTOCOL_VERSION);
+  }
+
+  #catalogKinds(): CatalogKinds {
+    return catalogKinds(this.#initialized?.capabilities ?? {});
   }
 
   async #open(): Promise<McpTransport> {
@@ -204,32 +305,56 @@ export class McpServerConnection {
     }
     this.#transport = transport;
     this.#unsubscribe = [
-      transport.onNotification((notification) => {
-        if (notification.method !== LIST_CHANGED) return;
-        // While connecting, the listing in progress may already be stale: list again once ready.
-        if (this.#state === "connecting") this.#listChangedWhileConnecting = true;
-        else if (this.#state === "ready") this.#refresher.request();
-      }),
+      transport.onNotification((notification) => this.#onNotification(notification.method)),
       transport.onClose((reason) => this.#onTransportClosed(transport, reason)),
+      ...installServerRequestHandlers(transport, {
+        server: this.name,
+        features: this.#options.features ?? {},
+        events: this.#events,
+        roots: () => this.#roots,
+        protocol: () => this.#features(),
+      }),
     ];
     return transport;
   }
 
-  async #discoverAndRegister(transport: McpTransport, signal: AbortSignal | undefined): Promise<GroupChange> {
+  #onNotification(method: string): void {
+    // While connecting, the listing in progress may already be stale: list again once ready.
+    const connecting = this.#state === "connecting";
+    if (method === LIST_CHANGED) {
+      if (connecting) this.#listChangedWhileConnecting = true;
+      else if (this.#state === "ready") this.#refresher.request();
+      return;
+    }
+    const kind =
+      method === RESOURCES_CHANGED ? "resources" : method === PROMPTS_CHANGED ? "prompts" : undefined;
+    if (kind && (connecting || this.#state === "ready")) this.#catalog.changed(kind, connecting);
+  }
+
+  async #discoverAndRegister(
+    transport: McpTransport,
+    signal: AbortSignal | undefined,
+    withCatalog = false,
+  ): Promise<GroupChange> {
     const started = performance.now();
-    const listing = await runListingPhase(
-      this.#phase(transport, signal, this.#timeouts.listToolsMs),
-      this.#listingLimits,
-    );
+    const listing = await runListingPhase(this.#phase(transport, signal, this.#timeouts.listToolsMs), {
+      ...this.#listingLimits,
+      features: this.#features(),
+    });
     const { tools, rejected, excluded, mapped } = buildServerTools(listing, {
       include: this.#options.includeTool ?? (() => true),
       callRemote: (remoteName, args, context) => this.#callTool(remoteName, args, context),
       previous: this.#mapped,
       ...(this.#options.identity === undefined ? {} : { serverIdentity: this.#options.identity }),
     });
+    const kinds = this.#catalogKinds();
+    if (withCatalog) {
+      const phase = createPhaseContext(signal, this.#timeouts.listToolsMs);
+      await this.#catalog.refresh(this.#instrument(transport), phase.context, kinds);
+    }
     // close() may have run while the listing was under way: a closed server registers nothing.
     this.#throwIfClosed();
-    const change = this.#register(tools);
+    const change = this.#register([...tools, ...this.#catalog.tools(kinds)]);
     this.#mapped = mapped;
     this.#rejected = rejected;
     this.#excluded = excluded;
@@ -258,19 +383,7 @@ export class McpServerConnection {
   }
 
   #register(tools: RegisteredTool[]): GroupChange {
-    let change: GroupChange;
-    try {
-      change = this.#options.registry.replaceGroup(this.group, tools);
-    } catch (error) {
-      if (ToolsError.isInstance(error) && error.code === "duplicate_tool") {
-        throw new McpClientError(
-          "tool_name_clash",
-          `Server "${this.name}" cannot register its tools: ${error.message}`,
-          { server: this.name, cause: error },
-        );
-      }
-      throw error;
-    }
+    const change = replaceServerGroup(this.#options.registry, this.name, tools);
     const { added, removed, changed } = change;
     const wasListed = this.#listedOnce;
     this.#listedOnce = true;
@@ -296,19 +409,50 @@ export class McpServerConnection {
     args: unknown,
     context: ToolContext,
   ): Promise<McpResponse | ToolFailure> {
-    const transport = this.#transport;
-    if (this.#state !== "ready" || !transport) {
-      return toolFailure("mcp_unavailable", `Server "${this.name}" is not connected (${this.#state}).`);
+    const toolName = mcpToolName(this.name, remoteName);
+    const before = this.#mapped.get(remoteName)?.tool;
+    const response = await sendForCall(
+      this.#callTarget,
+      { method: "tools/call", params: { name: remoteName, arguments: args }, toolName },
+      context,
+      () => {
+        // Reopened after idling: the call was validated and authorized against the old definition.
+        if (this.#mapped.get(remoteName)?.tool === before) return undefined;
+        return toolFailure(
+          "mcp_unavailable",
+          `The definition of ${toolName} changed when the connection to "${this.name}" was reopened; call it again.`,
+        );
+      },
+    );
+    if ("ok" in response && response.ok && !this.#features().structuredContent && isRecord(response.result)) {
+      // The negotiated version has no structuredContent: the server's extra field is not passed on.
+      const { structuredContent: _dropped, ...result } = response.result;
+      return { ok: true, result };
     }
-    const requestContext: McpRequestContext = {
-      signal: context.signal,
-      onProgress: (progress) => context.reportProgress(progress),
-      ...(this.#timeouts.callMs === undefined ? {} : { timeoutMs: this.#timeouts.callMs }),
-    };
-    return this.#instrument(transport, {
-      callId: context.callId,
-      toolName: mcpToolName(this.name, remoteName),
-    }).request("tools/call", { name: remoteName, arguments: args }, requestContext);
+    return response;
+  }
+
+  /** A request of a built-in tool (`resources/read`, `prompts/get`) for the call in `context`. */
+  #requestForCall(
+    method: string,
+    params: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<McpResponse | ToolFailure> {
+    const action = method === "prompts/get" ? "get_prompt" : "read_resource";
+    return sendForCall(
+      this.#callTarget,
+      { method, params, toolName: serverToolName(this.name, action) },
+      context,
+      () => undefined,
+    );
+  }
+
+  /** Closes an idle connection; its tools stay registered and the next use reopens it. */
+  async #goDormant(idleMs: number): Promise<void> {
+    if (this.#state !== "ready") return;
+    this.#state = "dormant";
+    emitEvent(this.#events, { type: "mcp_idle_closed", server: this.name, idleMs });
+    await this.#closeTransport();
   }
 
   #instrument(transport: McpTransport, call?: { callId: string; toolName: string }): McpTransport {
@@ -354,6 +498,7 @@ export class McpServerConnection {
   async #fail(error: McpClientError): Promise<void> {
     if (this.#state === "closed") return;
     this.#state = "failed";
+    this.#idle?.stop();
     this.#error = { code: error.code, message: error.message };
     this.#options.registry.removeGroup(this.group);
     emitEvent(this.#events, {

@@ -1,6 +1,13 @@
-import type { JsonValue, RegisteredTool } from "@agent/tools";
+import {
+  type GroupChange,
+  type JsonValue,
+  type RegisteredTool,
+  type ToolRegistry,
+  ToolsError,
+} from "@agent/tools";
 import type { McpToolDescriptor, RejectedTool, ToolListing } from "./discovery.js";
-import { type RemoteToolCaller, type ToLocalToolOptions, toLocalTool } from "./tool-mapping.js";
+import { McpClientError } from "./errors.js";
+import { mcpToolGroup, type RemoteToolCaller, type ToLocalToolOptions, toLocalTool } from "./tool-mapping.js";
 
 /** The tools one discovery mapped, by remote name, each with the key of the definition it came from. */
 export type MappedTools = ReadonlyMap<string, { key: string; tool: RegisteredTool }>;
@@ -75,4 +82,27 @@ function definitionKey(descriptor: McpToolDescriptor): string {
     descriptor.annotations ?? null,
     descriptor.title ?? null,
   ]);
+}
+
+/**
+ * Replaces a server's group in the registry atomically; a name taken outside the group (a local
+ * `read_file`, another server's tool) throws `tool_name_clash` and leaves the registry as it was.
+ */
+export function replaceServerGroup(
+  registry: ToolRegistry,
+  server: string,
+  tools: readonly RegisteredTool[],
+): GroupChange {
+  try {
+    return registry.replaceGroup(mcpToolGroup(server), tools);
+  } catch (error) {
+    if (ToolsError.isInstance(error) && error.code === "duplicate_tool") {
+      throw new McpClientError(
+        "tool_name_clash",
+        `Server "${server}" cannot register its tools: ${error.message}`,
+        { server, cause: error },
+      );
+    }
+    throw error;
+  }
 }

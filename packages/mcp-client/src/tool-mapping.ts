@@ -127,14 +127,7 @@ export function mapCallResult(
   outputSchema?: ZodType,
 ): McpToolOutput | ToolFailure {
   if (!("ok" in response)) return response;
-  if (!response.ok) {
-    const { code, message } = response.error;
-    if (code === MCP_ERROR_CODES.cancelled)
-      return toolFailure("cancelled", `The server call was cancelled: ${message}`);
-    if (code === MCP_ERROR_CODES.timeout)
-      return toolFailure("timeout", `The server did not answer in time: ${message}`);
-    return toolFailure("mcp_error", `The server call failed (${code}): ${message}`, { code });
-  }
+  if (!response.ok) return responseFailure(response.error);
   const result = response.result;
   if (!isRecord(result) || !Array.isArray(result.content)) {
     return invalidResult(`tools/call returned ${describeValue(result)} without a content array`);
@@ -161,7 +154,18 @@ export function mapCallResult(
   return output;
 }
 
-function invalidResult(message: string, data?: unknown): ToolFailure {
+/** A transport or JSON-RPC error as a tool failure: `cancelled` and `timeout` keep their meaning, the rest is `mcp_error` with its code. */
+export function responseFailure(error: { code: number; message: string }): ToolFailure {
+  const { code, message } = error;
+  if (code === MCP_ERROR_CODES.cancelled)
+    return toolFailure("cancelled", `The server call was cancelled: ${message}`);
+  if (code === MCP_ERROR_CODES.timeout)
+    return toolFailure("timeout", `The server did not answer in time: ${message}`);
+  return toolFailure("mcp_error", `The server call failed (${code}): ${message}`, { code });
+}
+
+/** The failure for a server answer that does not have the shape its method defines. */
+export function invalidResult(message: string, data?: unknown): ToolFailure {
   return toolFailure("mcp_error", `The server's answer is invalid: ${message}.`, {
     code: MCP_ERROR_CODES.internalError,
     ...(data === undefined ? {} : { data }),

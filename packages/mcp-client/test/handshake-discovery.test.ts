@@ -14,7 +14,7 @@ const context = () => ({ signal: new AbortController().signal, timeoutMs: 1_000 
 
 describe("handshake", () => {
   it("offers the newest version and accepts each supported answer", async () => {
-    for (const version of ["2025-11-25", "2025-06-18", "2025-03-26"]) {
+    for (const version of ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]) {
       const transport = new FakeTransport(fakeServer({ protocolVersion: version }));
       await expect(initializeServer(transport, context())).resolves.toMatchObject({
         protocolVersion: version,
@@ -25,7 +25,7 @@ describe("handshake", () => {
 
   it("fails a server that answers an unsupported version and calls nothing else", async () => {
     const { connection, transport, registry, events } = createFakeSetup(
-      fakeServer({ protocolVersion: "2024-11-05" }),
+      fakeServer({ protocolVersion: "2024-10-07" }),
     );
     await expect(connection.start()).rejects.toMatchObject({ code: "unsupported_protocol_version" });
     expect(transport.methods).toEqual(["initialize"]);

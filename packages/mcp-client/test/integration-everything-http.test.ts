@@ -16,6 +16,7 @@ import {
 } from "./integration-cancellation.js";
 import {
   delay,
+  EVERYTHING_BUILTIN_TOOLS,
   EVERYTHING_CAPABILITY_GATED_TOOLS,
   type EverythingHttpServer,
   everythingHttp,
@@ -52,7 +53,8 @@ describe("server-everything over Streamable HTTP on loopback, through the whole 
     const expected = loadReferenceListing("server-everything")
       .tools.map((tool) => tool.name)
       .filter((name) => !EVERYTHING_CAPABILITY_GATED_TOOLS.includes(name))
-      .map((name) => `mcp__everything__${name}`);
+      .map((name) => `mcp__everything__${name}`)
+      .concat(EVERYTHING_BUILTIN_TOOLS);
     const registered = harness.registry.listGroup(harness.connection.group);
     expect(registered.map((tool) => tool.name).sort()).toEqual(expected.sort());
     expect(registered.every((tool) => tool.effect === "external")).toBe(true);

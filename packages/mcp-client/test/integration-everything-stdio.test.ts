@@ -15,7 +15,12 @@ import {
   lateResponses,
   requestIdOf,
 } from "./integration-cancellation.js";
-import { EVERYTHING_CAPABILITY_GATED_TOOLS, everythingStdio, waitFor } from "./integration-helpers.js";
+import {
+  EVERYTHING_BUILTIN_TOOLS,
+  EVERYTHING_CAPABILITY_GATED_TOOLS,
+  everythingStdio,
+  waitFor,
+} from "./integration-helpers.js";
 
 const CALLED_TOOLS = ["echo", "get-tiny-image", "get-structured-content", "get-sum"];
 
@@ -44,7 +49,7 @@ describe("server-everything over stdio, through the whole client", () => {
     );
     const registered = harness.registry.listGroup(harness.connection.group);
     expect(registered.map((tool) => tool.name).sort()).toEqual(
-      listed.map((name) => `mcp__everything__${name}`).sort(),
+      [...listed.map((name) => `mcp__everything__${name}`), ...EVERYTHING_BUILTIN_TOOLS].sort(),
     );
     expect(harness.connection.snapshot()).toMatchObject({ rejected: [], excluded: [] });
     expect(registered.every((tool) => tool.effect === "external")).toBe(true);

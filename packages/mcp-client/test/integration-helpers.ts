@@ -246,7 +246,14 @@ export function misbehavingHarness(
   return { ...harness, records: () => readRecordFile(recordFile) };
 }
 
-/** server-everything's tools that it registers only for clients declaring roots, sampling or elicitation (this client declares none). */
+/** The built-in tools through which server-everything's resources and prompts are reached. */
+export const EVERYTHING_BUILTIN_TOOLS: readonly string[] = [
+  "mcp_server__everything__list_resources",
+  "mcp_server__everything__read_resource",
+  "mcp_server__everything__get_prompt",
+];
+
+/** server-everything's tools that it registers only for clients declaring roots, sampling or elicitation (none by default). */
 export const EVERYTHING_CAPABILITY_GATED_TOOLS: readonly string[] = [
   "get-roots-list",
   "trigger-sampling-request",

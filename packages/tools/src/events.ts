@@ -117,6 +117,35 @@ export type AgentEvent = EventBase &
         /** The error's code, when failed. */
         code?: string;
       }
+    | { type: "mcp_idle_closed"; server: string; idleMs: number }
+    | {
+        type: "mcp_resources_listed";
+        server: string;
+        resources: number;
+        templates: number;
+        rejected: number;
+        durationMs: number;
+      }
+    | { type: "mcp_prompts_listed"; server: string; count: number; rejected: number; durationMs: number }
+    // Field names only, never the values the user typed.
+    | {
+        type: "mcp_elicitation";
+        server: string;
+        action: "accept" | "decline" | "cancel" | "none";
+        outcome: "answered" | "invalid_request" | "invalid_answer" | "failed";
+        fields: string[];
+        sensitive: boolean;
+        durationMs: number;
+      }
+    // No prompt or completion text: the policy decision and approval carry the call's own events.
+    | {
+        type: "mcp_sampling";
+        server: string;
+        ok: boolean;
+        code?: number;
+        maxTokens?: number;
+        durationMs: number;
+      }
   );
 
 /** The `type` of an {@link AgentEvent}. */

@@ -20,6 +20,8 @@ type ScenarioSteps = { calls: { tool: string; input: Record<string, unknown> }[]
 const SCENARIO_STEPS: Readonly<Record<string, ScenarioSteps>> = {
   tools_call: { calls: [{ tool: "add_numbers", input: { a: 5, b: 3 } }] },
   "sse-retry": { calls: [{ tool: "test_reconnection", input: {} }] },
+  // The form is accepted with nothing filled in: the client itself must apply the schema's defaults.
+  "elicitation-sep1034-client-defaults": { calls: [{ tool: "test_client_elicitation_defaults", input: {} }] },
 };
 const AUTH_STEPS: ScenarioSteps = { calls: [{ tool: "test-tool", input: {} }] };
 
@@ -42,6 +44,7 @@ async function main(): Promise<number> {
     connect: () => createStreamableHttpTransport({ url, ...(authProvider ? { authProvider } : {}) }),
     registry,
     timeouts: { initializeMs: 20_000, listToolsMs: 20_000, closeMs: 3_000 },
+    features: { elicitation: async () => ({ action: "accept", content: {} }) },
   });
   const gate = createPolicyGate({
     policy: definePolicy({

@@ -1,0 +1,197 @@
+import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
+import { type EventSink, emitEvent, type RegisteredTool } from "@agent/tools";
+import { createCoalescingRunner } from "./coalescing-runner.js";
+import { createPhaseContext } from "./phase.js";
+import {
+  listPrompts,
+  listResources,
+  listResourceTemplates,
+  type McpPrompt,
+  type McpResource,
+  type McpResourceTemplate,
+  type RejectedEntry,
+} from "./server-catalog.js";
+import { createPromptTool, createResourceTools, type ServerCatalogPort } from "./server-tools-builtin.js";
+import { since } from "./time.js";
+
+/** Which listings a server's capabilities call for. */
+export interface CatalogKinds {
+  resources: boolean;
+  prompts: boolean;
+}
+
+/** The kinds a server's `initialize` capabilities declare. */
+export function catalogKinds(capabilities: Record<string, unknown>): CatalogKinds {
+  return { resources: capabilities.resources !== undefined, prompts: capabilities.prompts !== undefined };
+}
+
+/** What the catalog needs of its connection to list again after a `list_changed`. */
+export interface CatalogConnection {
+  /** The transport to list on (instrumented), while the connection is ready; else undefined. */
+  readyTransport(): McpTransport | undefined;
+  kinds(): CatalogKinds;
+  /** Fails the connection closed: a listing that cannot be read again cannot be trusted. */
+  fail(error: unknown): Promise<void>;
+  signal: AbortSignal;
+  listMs: number;
+}
+
+/**
+ * One connection's resources, templates and prompts: listed at discovery and again on
+ * `list_changed` (bursts coalesced), each listing replacing the previous one whole, and the built-in
+ * tools that read them (created once, so rediscovery keeps them as they are).
+ */
+export class ConnectionCatalog {
+  /** Kinds whose `list_changed` arrived and is not yet answered. */
+  #changed: Partial<CatalogKinds> = {};
+  readonly #refresher = createCoalescingRunner(() => this.#refreshChanged());
+  readonly #connection: CatalogConnection;
+  #resources: McpResource[] = [];
+  #templates: McpResourceTemplate[] = [];
+  #prompts: McpPrompt[] = [];
+  #rejected: { resources: RejectedEntry[]; prompts: RejectedEntry[] } = { resources: [], prompts: [] };
+  readonly #resourceTools: RegisteredTool[];
+  readonly #promptTool: RegisteredTool;
+  readonly #server: string;
+  readonly #events: EventSink;
+
+  constructor(
+    port: Omit<ServerCatalogPort, "resources" | "templates" | "prompts">,
+    events: EventSink,
+    connection: CatalogConnection,
+  ) {
+    this.#connection = connection;
+    this.#server = port.server;
+    this.#events = events;
+    const full: ServerCatalogPort = {
+      ...port,
+      resources: () => this.#resources,
+      templates: () => this.#templates,
+      prompts: () => this.#prompts,
+    };
+    this.#resourceTools = createResourceTools(full);
+    this.#promptTool = createPromptTool(full);
+  }
+
+  /** The resources listed last. */
+  get resources(): readonly McpResource[] {
+    return this.#resources;
+  }
+
+  /** The resource templates listed last. */
+  get templates(): readonly McpResourceTemplate[] {
+    return this.#templates;
+  }
+
+  /** The prompts listed last. */
+  get prompts(): readonly McpPrompt[] {
+    return this.#prompts;
+  }
+
+  /** Entries the last listings left out, and why. */
+  get rejected(): RejectedEntry[] {
+    return [...this.#rejected.resources, ...this.#rejected.prompts];
+  }
+
+  /** The built-in tools for the kinds the server offers. */
+  tools(kinds: CatalogKinds): RegisteredTool[] {
+    return [...(kinds.resources ? this.#resourceTools : []), ...(kinds.prompts ? [this.#promptTool] : [])];
+  }
+
+  /** Lists the given kinds again (throws `McpClientError` when a listing fails); the others are cleared when not offered. */
+  async refresh(
+    transport: McpTransport,
+    context: McpRequestContext,
+    kinds: Partial<CatalogKinds>,
+  ): Promise<void> {
+    if (kinds.resources === false) this.#clearResources();
+    if (kinds.prompts === false) this.#clearPrompts();
+    if (kinds.resources === true) {
+      const started = performance.now();
+      const resources = await listResources(this.#server, transport, context);
+      const templates = await listResourceTemplates(this.#server, transport, context);
+      this.#resources = resources.entries;
+      this.#templates = templates.entries;
+      this.#rejected.resources = [...resources.rejected, ...templates.rejected];
+      emitEvent(this.#events, {
+        type: "mcp_resources_listed",
+        server: this.#server,
+        resources: resources.entries.length,
+        templates: templates.entries.length,
+        rejected: this.#rejected.resources.length,
+        durationMs: since(started),
+      });
+    }
+    if (kinds.prompts === true) {
+      const started = performance.now();
+      const prompts = await listPrompts(this.#server, transport, context);
+      this.#prompts = prompts.entries;
+      this.#rejected.prompts = prompts.rejected;
+      emitEvent(this.#events, {
+        type: "mcp_prompts_listed",
+        server: this.#server,
+        count: prompts.entries.length,
+        rejected: prompts.rejected.length,
+        durationMs: since(started),
+      });
+    }
+  }
+
+  /**
+   * Notes a `list_changed` of `kind`: listed again at once, or, while connecting (`deferred`), once
+   * the connection is ready and {@link connected} is called.
+   */
+  changed(kind: keyof CatalogKinds, deferred: boolean): void {
+    this.#changed[kind] = true;
+    if (!deferred) this.#refresher.request();
+  }
+
+  /** A connection attempt starts: its own listing answers every earlier `list_changed`. */
+  connecting(): void {
+    this.#changed = {};
+  }
+
+  /** The connection is ready: answers the `list_changed` that arrived while it connected. */
+  connected(): void {
+    if (this.#changed.resources || this.#changed.prompts) this.#refresher.request();
+  }
+
+  /** Resolves once no listing triggered by `list_changed` is running or queued. */
+  settled(): Promise<void> {
+    return this.#refresher.settled();
+  }
+
+  async #refreshChanged(): Promise<void> {
+    const transport = this.#connection.readyTransport();
+    const kinds = this.#connection.kinds();
+    const wanted = this.#changed;
+    this.#changed = {};
+    if (!transport) return;
+    try {
+      const phase = createPhaseContext(this.#connection.signal, this.#connection.listMs);
+      await this.refresh(transport, phase.context, {
+        ...(wanted.resources && kinds.resources ? { resources: true } : {}),
+        ...(wanted.prompts && kinds.prompts ? { prompts: true } : {}),
+      });
+    } catch (error) {
+      await this.#connection.fail(error);
+    }
+  }
+
+  /** Forgets every listing (the server closed). */
+  clear(): void {
+    this.#clearResources();
+    this.#clearPrompts();
+  }
+
+  #clearResources(): void {
+    this.#resources = [];
+    this.#templates = [];
+    this.#rejected.resources = [];
+  }
+
+  #clearPrompts(): void {
+    this.#prompts = [];
+    this.#rejected.prompts = [];
+  }
+}

@@ -1,0 +1,180 @@
+import type { McpResponse } from "@agent/mcp-transport";
+import {
+  defineTool,
+  type JsonValue,
+  type RegisteredTool,
+  type ToolContext,
+  type ToolFailure,
+} from "@agent/tools";
+import { z } from "zod";
+import { serverToolName } from "./names.js";
+import { describeValue, isRecord } from "./records.js";
+import {
+  type McpPrompt,
+  type McpResource,
+  type McpResourceTemplate,
+  templateMatcher,
+} from "./server-catalog.js";
+import { invalidResult, mcpToolGroup, responseFailure } from "./tool-mapping.js";
+
+/** What a server's built-in tools read and send: its current listings and one request. */
+export interface ServerCatalogPort {
+  server: string;
+  /** What identifies the server beyond its name (see `McpServerConnectionOptions.identity`). */
+  serverIdentity: JsonValue | undefined;
+  resources(): readonly McpResource[];
+  templates(): readonly McpResourceTemplate[];
+  prompts(): readonly McpPrompt[];
+  /** Sends one request for the call in `context` (its signal, its audit attribution). */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<McpResponse | ToolFailure>;
+}
+
+/** The built-in tools of a server with resources: list them, read one the server advertised. */
+export function createResourceTools(port: ServerCatalogPort): RegisteredTool[] {
+  const { server } = port;
+  const list = defineTool({
+    name: serverToolName(server, "list_resources"),
+    description: `Lists the resources and resource templates the MCP server "${server}" offers. Read one with ${serverToolName(server, "read_resource")}.`,
+    schema: z.strictObject({}),
+    effect: "external",
+    group: mcpToolGroup(server),
+    identity: identity(port, "list_resources"),
+    execute: () => ({ resources: port.resources(), resourceTemplates: port.templates() }),
+  });
+  const read = defineTool({
+    name: serverToolName(server, "read_resource"),
+    description: `Reads one resource of the MCP server "${server}" by its URI: a URI that ${serverToolName(server, "list_resources")} lists, or one matching a listed template.`,
+    schema: z.strictObject({
+      uri: z.string().refine((uri) => isAdvertised(port, uri), {
+        message: `not a URI the server "${server}" advertised; list its resources first`,
+      }),
+    }),
+    effect: "external",
+    group: mcpToolGroup(server),
+    identity: identity(port, "read_resource"),
+    execute: async ({ uri }, context) =>
+      mapReadResult(await port.request("resources/read", { uri }, context)),
+  });
+  return [list as RegisteredTool, read as RegisteredTool];
+}
+
+/** The built-in tool of a server with prompts: get one, with its arguments. */
+export function createPromptTool(port: ServerCatalogPort): RegisteredTool {
+  const { server } = port;
+  const tool = defineTool({
+    name: serverToolName(server, "get_prompt"),
+    description: `Gets a prompt of the MCP server "${server}" by name, with its arguments (all strings).`,
+    schema: z
+      .strictObject({
+        name: z.string(),
+        arguments: z.record(z.string(), z.string()).optional(),
+      })
+      .superRefine((input, check) => {
+        const prompt = port.prompts().find((candidate) => candidate.name === input.name);
+        if (!prompt) {
+          check.addIssue({
+            code: "custom",
+            path: ["name"],
+            message: `the server "${server}" lists no such prompt`,
+          });
+          return;
+        }
+        for (const argument of prompt.arguments) {
+          if (argument.required && input.arguments?.[argument.name] === undefined) {
+            check.addIssue({ code: "custom", path: ["arguments", argument.name], message: "is required" });
+          }
+        }
+        for (const name of Object.keys(input.arguments ?? {})) {
+          if (!prompt.arguments.some((argument) => argument.name === name)) {
+            check.addIssue({
+              code: "custom",
+              path: ["arguments", name],
+              message: "is not an argument of this prompt",
+            });
+          }
+        }
+      }),
+    effect: "external",
+    group: mcpToolGroup(server),
+    identity: identity(port, "get_prompt"),
+    execute: async (input, context) =>
+      mapPromptResult(
+        await port.request(
+          "prompts/get",
+          { name: input.name, ...(input.arguments ? { arguments: input.arguments } : {}) },
+          context,
+        ),
+      ),
+  });
+  return tool as RegisteredTool;
+}
+
+function identity(port: ServerCatalogPort, action: string): JsonValue {
+  return { server: port.server, serverIdentity: port.serverIdentity ?? null, builtin: action };
+}
+
+/** Whether the server advertised `uri`: listed as a resource, or matching one of its templates. */
+export function isAdvertised(port: Pick<ServerCatalogPort, "resources" | "templates">, uri: string): boolean {
+  if (port.resources().some((resource) => resource.uri === uri)) return true;
+  return port.templates().some((template) => templateMatcher(template.uriTemplate)?.(uri) === true);
+}
+
+/** What a resource read returns to the model: MCP content blocks, so the shared output cap reads them as a tool result. */
+export interface ResourceReadOutput {
+  content: { type: "resource"; resource: Record<string, unknown> }[];
+}
+
+function mapReadResult(response: McpResponse | ToolFailure): ResourceReadOutput | ToolFailure {
+  if (!("ok" in response)) return response;
+  if (!response.ok) return responseFailure(response.error);
+  const result = response.result;
+  if (!isRecord(result) || !Array.isArray(result.contents)) {
+    return invalidResult(`resources/read returned ${describeValue(result)} without a contents array`);
+  }
+  const content: ResourceReadOutput["content"] = [];
+  for (const [index, item] of result.contents.entries()) {
+    const valid =
+      isRecord(item) &&
+      typeof item.uri === "string" &&
+      (typeof item.text === "string" || typeof item.blob === "string") &&
+      (item.mimeType === undefined || typeof item.mimeType === "string");
+    if (!valid) return invalidResult(`contents[${index}] needs a uri and a text or blob`);
+    content.push({ type: "resource", resource: item });
+  }
+  return { content };
+}
+
+/** What a prompt returns: its description and messages, checked for shape. */
+export interface PromptOutput {
+  description?: string;
+  messages: { role: "user" | "assistant"; content: Record<string, unknown> }[];
+}
+
+function mapPromptResult(response: McpResponse | ToolFailure): PromptOutput | ToolFailure {
+  if (!("ok" in response)) return response;
+  if (!response.ok) return responseFailure(response.error);
+  const result = response.result;
+  if (!isRecord(result) || !Array.isArray(result.messages)) {
+    return invalidResult(`prompts/get returned ${describeValue(result)} without a messages array`);
+  }
+  const messages: PromptOutput["messages"] = [];
+  for (const [index, message] of result.messages.entries()) {
+    if (
+      !isRecord(message) ||
+      (message.role !== "user" && message.role !== "assistant") ||
+      !isRecord(message.content) ||
+      typeof message.content.type !== "string"
+    ) {
+      return invalidResult(`messages[${index}] needs a role and a content block`);
+    }
+    messages.push({ role: message.role, content: message.content });
+  }
+  return {
+    ...(typeof result.description === "string" ? { description: result.description } : {}),
+    messages,
+  };
+}
