@@ -28,7 +28,7 @@ export function createSseTransport(options: SseTransportOptions): SdkMcpTranspor
   const { url, headers, maxResponseBytes, closeTimeoutMs } = readHttpOptions(options);
   let failure: McpCloseReason | undefined;
   let closing = false;
-  let streams = 0;
+  let streamOpened = false;
   const fail = (reason: McpCloseReason): void => {
     if (failure || closing) return;
     failure = reason;
@@ -45,12 +45,11 @@ export function createSseTransport(options: SseTransportOptions): SdkMcpTranspor
   const streamEnded = (): void => fail({ kind: "lost", message: STREAM_ENDED });
   const guarded: FetchLike = async (input, init) => {
     const isStream = (init?.method ?? "GET").toUpperCase() === "GET";
-    if (isStream) {
-      streams += 1;
-      if (streams > 1) {
-        streamEnded();
-        throw new Error(STREAM_ENDED);
-      }
+    // A second stream after one was open is the SDK reconnecting: on this transport, a new session.
+    // (A stream refused with 401 before any opened is the SDK's OAuth flow, which then tries again.)
+    if (isStream && streamOpened) {
+      streamEnded();
+      throw new Error(STREAM_ENDED);
     }
     const response = await bounded(input, init);
     if (!isStream) {
@@ -60,9 +59,12 @@ export function createSseTransport(options: SseTransportOptions): SdkMcpTranspor
       return response;
     }
     if (!response.ok || !response.body) {
-      fail({ kind: "lost", message: `the event stream was refused (HTTP ${response.status})` });
+      if (response.status !== 401 || !options.authProvider) {
+        fail({ kind: "lost", message: `the event stream was refused (HTTP ${response.status})` });
+      }
       return response;
     }
+    streamOpened = true;
     // The end of the stream is the end of the session: say so now, not when the SDK would retry.
     const body = response.body.pipeThrough(new TransformStream({ flush: streamEnded }));
     const watched = new Response(body, {
