@@ -5,6 +5,8 @@ export const POLICY_ERROR_CODES = {
   approvalNotPending: "approval_not_pending",
   approvalIdTaken: "approval_id_taken",
   sandboxRequired: "sandbox_required",
+  /** The sandbox cannot be set up here (bubblewrap missing or unable to create its namespaces). */
+  sandboxUnavailable: "sandbox_unavailable",
   unrepresentableInput: "unrepresentable_input",
 } as const;
 

@@ -13,6 +13,12 @@ export {
 export { POLICY_ERROR_CODES, PolicyError, type PolicyErrorCode } from "./errors.js";
 export { InMemoryApprovalStore, type InMemoryApprovalStoreOptions } from "./in-memory-approval-store.js";
 export {
+  allowedHostsOf,
+  allowHostsPolicy,
+  isAllowableHostName,
+  normalizeHostName,
+} from "./network-policy.js";
+export {
   DEFAULT_EFFECT_DECISIONS,
   definePolicy,
   type NetworkPolicy,

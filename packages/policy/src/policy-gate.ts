@@ -5,6 +5,7 @@ import {
   type GateRequest,
   type GateVerdict,
   NULL_EVENT_SINK,
+  type RegisteredTool,
   type ToolGate,
 } from "@agent/tools";
 import { approvalFields } from "./approval-decisions.js";
@@ -20,6 +21,13 @@ export interface PolicyGateOptions {
   approvals: ApprovalStore;
   /** Where admitted calls run; defaults to {@link NO_ISOLATION}. */
   sandbox?: Sandbox;
+  /**
+   * Where one tool's calls run, when that differs by tool (e.g. the sandbox its server process was
+   * launched in); `undefined` falls back to `sandbox`. `null` says no sandbox applies to the tool (the
+   * harness's own in-process code, or a remote server): it runs directly, its isolation reads `"none"`,
+   * and `sandbox: "required"` does not refuse it.
+   */
+  sandboxFor?: (tool: RegisteredTool) => Sandbox | null | undefined;
   /** The network policy calls run under (and are bound to); defaults to `policy.network`. */
   network?: NetworkPolicy;
   /** Receives `approval_requested` and `approval_consumed`. */
@@ -31,8 +39,8 @@ export interface PolicyGateOptions {
 
 /**
  * The `ToolGate` that `executeToolCall` needs: authorizes each validated call, holds `ask` calls until an
- * approval grant for exactly that action exists (consuming it once), refuses everything when isolation
- * is required but missing, and runs admitted calls in the sandbox.
+ * approval grant for exactly that action exists (consuming it once), refuses every call whose sandbox
+ * does not isolate when isolation is required, and runs admitted calls in their sandbox.
  */
 export function createPolicyGate(options: PolicyGateOptions): ToolGate {
   const { policy, approvals } = options;
@@ -42,31 +50,52 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
   const now = options.now ?? (() => new Date());
   const required = policy.sandbox === "required";
 
-  const run: ExecutionRunner = (execute) => executeInSandbox(execute, { network, sandbox, required });
-  // Verdicts hold nothing of the call: two frozen ones serve every call.
-  const verdicts = {
-    policy: Object.freeze({ type: "allow", via: "policy", isolation: sandbox.name, run }),
-    approval: Object.freeze({ type: "allow", via: "approval", isolation: sandbox.name, run }),
-  } as const;
-  const allow = (via: "policy" | "approval"): GateVerdict => verdicts[via];
+  // Verdicts hold nothing of the call: two frozen ones per sandbox serve every call.
+  const verdicts = new WeakMap<Sandbox, Record<"policy" | "approval", GateVerdict>>();
+  const allow = (placement: Placement, via: "policy" | "approval"): GateVerdict => {
+    let pair = verdicts.get(placement.sandbox);
+    if (!pair) {
+      // The network is a function of the sandbox (its own, or the gate's), so one pair per sandbox
+      // holds; `required` was checked at admission, before anything ran or a grant was used.
+      const { sandbox: chosen, network: enforced } = placement;
+      const run: ExecutionRunner = (execute) =>
+        executeInSandbox(execute, { network: enforced, sandbox: chosen });
+      pair = {
+        policy: Object.freeze({ type: "allow", via: "policy", isolation: chosen.name, run }),
+        approval: Object.freeze({ type: "allow", via: "approval", isolation: chosen.name, run }),
+      };
+      verdicts.set(placement.sandbox, pair);
+    }
+    return pair[via];
+  };
+  const place = (tool: RegisteredTool): Placement => {
+    const chosen = options.sandboxFor?.(tool);
+    if (chosen === null) return { sandbox: NO_ISOLATION, network, required: false };
+    const effective = chosen ?? sandbox;
+    return { sandbox: effective, network: effective.network ?? network, required };
+  };
 
   return {
     async admit(request: GateRequest): Promise<GateVerdict> {
+      const placement = place(request.tool);
       const authorization = authorize(request.tool, request.input, {
         policy,
         runId: request.runId,
         callId: request.callId,
         cwd: request.cwd,
-        network,
+        network: placement.network,
         now,
         ...(options.createId ? { createId: options.createId } : {}),
       });
       if (authorization.type === "deny") return { type: "deny", reason: authorization.reason };
       // Checked before any approval is asked for or consumed: a call that cannot run must not use up a grant.
-      if (required && !sandbox.isolates) {
-        return { type: "deny", reason: `sandbox_required: ${describeMissingIsolation(sandbox)}` };
+      if (placement.required && !placement.sandbox.isolates) {
+        return {
+          type: "deny",
+          reason: `sandbox_required: ${describeMissingIsolation(placement.sandbox)}`,
+        };
       }
-      if (authorization.type === "allow") return allow("policy");
+      if (authorization.type === "allow") return allow(placement, "policy");
 
       const { runId, actionDigest } = authorization.request;
       const useGrant = async (): Promise<boolean> => {
@@ -77,10 +106,10 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
         }
         return true;
       };
-      if (await useGrant()) return allow("approval");
+      if (await useGrant()) return allow(placement, "approval");
       const latest = await approvals.findLatestApproval(runId, actionDigest);
       // Granted between the two lookups: use it rather than ask again.
-      if (latest?.status === "granted" && (await useGrant())) return allow("approval");
+      if (latest?.status === "granted" && (await useGrant())) return allow(placement, "approval");
       if (latest?.status === "denied") {
         return { type: "deny", reason: `an operator denied approval ${latest.id} for this exact action` };
       }
@@ -98,6 +127,13 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
       return { type: "wait", requestId: saved.id };
     },
   };
+}
+
+/** Where one tool's calls run and under which network policy, and whether they must be isolated. */
+interface Placement {
+  sandbox: Sandbox;
+  network: NetworkPolicy;
+  required: boolean;
 }
 
 /**

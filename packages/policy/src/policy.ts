@@ -6,8 +6,11 @@ import { TOOL_PATTERN } from "./tool-pattern.js";
 /** What the policy says about a call: run it, hold it for a person, or refuse it. */
 export type PolicyDecision = "allow" | "ask" | "deny";
 
-/** Whether calls may reach the network; part of every action digest. Only an isolating sandbox enforces it. */
-export type NetworkPolicy = "deny" | "allow";
+/**
+ * Whether calls may reach the network: not at all, freely, or only the listed host names (through an
+ * allow-listing proxy). Part of every action digest; only an isolating sandbox enforces it.
+ */
+export type NetworkPolicy = "deny" | "allow" | { readonly allowHosts: readonly string[] };
 
 /** `required`: refuse every call unless the sandbox isolates; `optional`: run without isolation if need be. */
 export type SandboxRequirement = "optional" | "required";

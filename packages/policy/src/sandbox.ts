@@ -16,6 +16,11 @@ export interface Sandbox {
   readonly name: string;
   /** Whether it really confines the call (files, processes, network); `sandbox: "required"` needs this. */
   readonly isolates: boolean;
+  /**
+   * The network it enforces for every call, when that was fixed as it was set up (a server process
+   * launched with its own allow-list); the gate then binds this one into approval digests.
+   */
+  readonly network?: NetworkPolicy;
   run<T>(execute: () => Promise<T>, options: SandboxRunOptions): Promise<T>;
 }
 

@@ -4,6 +4,7 @@ import {
   denyApprovalRequest,
   grantApprovalRequest,
   InMemoryApprovalStore,
+  type NetworkPolicy,
   type Policy,
   PolicyError,
   type Sandbox,
@@ -48,8 +49,8 @@ function harness(
   return { env, store, events, registry };
 }
 
-function recordingSandbox(isolates: boolean): Sandbox & { runs: { network: string }[] } {
-  const runs: { network: string }[] = [];
+function recordingSandbox(isolates: boolean): Sandbox & { runs: { network: NetworkPolicy }[] } {
+  const runs: { network: NetworkPolicy }[] = [];
   return {
     name: isolates ? "test-jail" : "test-passthrough",
     isolates,

@@ -1,4 +1,4 @@
-import { executeInSandbox, NO_ISOLATION, PolicyError, type Sandbox } from "@agent/policy";
+import { executeInSandbox, type NetworkPolicy, NO_ISOLATION, PolicyError, type Sandbox } from "@agent/policy";
 import { describe, expect, it } from "vitest";
 
 describe("executeInSandbox", () => {
@@ -22,7 +22,7 @@ describe("executeInSandbox", () => {
   });
 
   it("hands the call and the network policy to an isolating sandbox", async () => {
-    const seen: string[] = [];
+    const seen: NetworkPolicy[] = [];
     const jail: Sandbox = {
       name: "jail",
       isolates: true,

@@ -8,6 +8,7 @@ export {
 } from "./process-tree.js";
 export {
   echoSecretsHttpServerPath,
+  escapeServerPath,
   legacyServerPath,
   MISBEHAVING_SERVERS,
   type MisbehavingServerName,

@@ -53,6 +53,11 @@ export function scriptableServerPath(): string {
   return scriptPath("scriptable-server");
 }
 
+/** The absolute path of the escape server: one tool per attempt to leave a sandbox (read, write, connect, proxy, daemon, fill, fork, remount). */
+export function escapeServerPath(): string {
+  return scriptPath("escape-server");
+}
+
 /** The command and arguments that start a test server with the current Node binary. */
 export function testServerCommand(name: TestServerName): { command: string; args: string[] } {
   const path = name === "scriptable" ? scriptableServerPath() : misbehavingServerPath(name);

@@ -7,6 +7,9 @@ export {
 export {
   type CloseEscalation,
   type StdioDiagnostics,
+  type StdioLaunch,
+  type StdioLaunchPlan,
+  type StdioLaunchSpec,
   StdioProcessTransport,
   type StdioServerParameters,
 } from "./stdio-process-transport.js";

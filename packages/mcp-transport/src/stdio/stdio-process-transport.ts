@@ -10,6 +10,31 @@ import { ByteRingBuffer } from "./byte-ring-buffer.js";
 import { LineFramer } from "./line-framer.js";
 import { describeExit, signalProcessGroup } from "./process-group.js";
 
+/** The process a stdio server would be started as: what a {@link StdioLaunch} may rewrite. */
+export interface StdioLaunchSpec {
+  command: string;
+  args: string[];
+  /** The whole environment the server gets (the safe defaults plus `env`). */
+  env: Record<string, string>;
+  cwd: string | undefined;
+}
+
+/** The process actually spawned, and what to release once it has exited. */
+export interface StdioLaunchPlan {
+  command: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd?: string | undefined;
+  /** Called once after the process has exited (or was never spawned); must not throw. */
+  dispose?: () => void | Promise<void>;
+}
+
+/**
+ * Turns the server's command into the one spawned, e.g. the same command inside a sandbox. When it
+ * throws or rejects, nothing is spawned and the connection ends with its message.
+ */
+export type StdioLaunch = (spec: StdioLaunchSpec) => StdioLaunchPlan | Promise<StdioLaunchPlan>;
+
 /** How to start a stdio MCP server and the limits its connection keeps. */
 export interface StdioServerParameters {
   /** The executable; looked up on the child's `PATH`. No shell is involved. */
@@ -24,6 +49,8 @@ export interface StdioServerParameters {
   maxMessageBytes?: number;
   /** Upper bound for `close()`: stdin closed, then SIGTERM, then SIGKILL to the process group (default 3000). */
   closeTimeoutMs?: number;
+  /** Rewrites the command before it is spawned (a sandbox's seam); by default it is spawned as given. */
+  launch?: StdioLaunch;
 }
 
 /** The last step `close()` needed to end the server. */
@@ -75,10 +102,13 @@ export class StdioProcessTransport implements Transport {
   private readonly stdoutDone: Promise<void>;
   private markStdoutDone!: () => void;
   private clientClosing = false;
+  private starting = false;
   private teardownPromise: Promise<void> | undefined;
   private escalation: CloseEscalation = "none";
   private skippedLines = 0;
   private readonly samples: string[] = [];
+  private dispose: (() => void | Promise<void>) | undefined;
+  private disposed: Promise<void> | undefined;
 
   constructor(private readonly parameters: StdioServerParameters) {
     assertParameters(parameters);
@@ -131,20 +161,31 @@ export class StdioProcessTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (this.child || this.reason) throw new Error("StdioProcessTransport can be started only once.");
+    if (this.child || this.reason || this.starting) {
+      throw new Error("StdioProcessTransport can be started only once.");
+    }
+    this.starting = true;
     const { command } = this.parameters;
+    let plan: StdioLaunchPlan;
+    try {
+      plan = await this.plan();
+    } catch (error) {
+      // Refused before anything ran (e.g. a required sandbox is unavailable): nothing is spawned.
+      throw this.startFailed(describeLaunchFailure(command, error), error);
+    }
+    this.dispose = plan.dispose;
+    if (this.clientClosing) {
+      throw this.startFailed(
+        `could not start the server "${escapeControlCharacters(command)}": closed before it started`,
+        new Error("The transport was closed before the server started."),
+      );
+    }
     await new Promise<void>((resolve, reject) => {
-      const failed = (error: unknown): void => {
-        this.markExited();
-        this.markStdoutDone();
-        this.endConnection({ kind: "exited", message: describeSpawnFailure(command, error) });
-        reject(error);
-      };
       let child: ChildProcessWithoutNullStreams;
       try {
-        child = spawn(command, [...(this.parameters.args ?? [])], {
-          cwd: this.parameters.cwd,
-          env: { ...getDefaultEnvironment(), ...this.parameters.env },
+        child = spawn(plan.command, [...plan.args], {
+          cwd: plan.cwd,
+          env: { ...plan.env },
           stdio: ["pipe", "pipe", "pipe"],
           // Its own process group, so one signal reaches the server and everything it started.
           detached: process.platform !== "win32",
@@ -152,13 +193,13 @@ export class StdioProcessTransport implements Transport {
           windowsHide: true,
         });
       } catch (error) {
-        failed(error);
+        reject(this.startFailed(describeSpawnFailure(command, error), error));
         return;
       }
       this.child = child;
       child.once("spawn", () => resolve());
       child.on("error", (error) => {
-        if (child.pid === undefined) failed(error);
+        if (child.pid === undefined) reject(this.startFailed(describeSpawnFailure(command, error), error));
         else this.onerror?.(error);
       });
       child.once("exit", (code, signal) => this.handleExit(code, signal));
@@ -173,6 +214,15 @@ export class StdioProcessTransport implements Transport {
       child.stderr.on("data", (chunk: Buffer) => this.stderr.push(chunk));
       child.stderr.on("error", () => {});
     });
+  }
+
+  /** Ends a connection whose process never ran, releases the launch, and returns `error` to throw. */
+  private startFailed(message: string, error: unknown): unknown {
+    this.markExited();
+    this.markStdoutDone();
+    this.endConnection({ kind: "exited", message });
+    void this.release();
+    return error;
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -193,6 +243,24 @@ export class StdioProcessTransport implements Transport {
       kind: "client",
       message: `closed by the client; the server ${this.describeShutdown()}`,
     });
+  }
+
+  private async plan(): Promise<StdioLaunchPlan> {
+    const spec: StdioLaunchSpec = {
+      command: this.parameters.command,
+      args: [...(this.parameters.args ?? [])],
+      env: { ...getDefaultEnvironment(), ...this.parameters.env },
+      cwd: this.parameters.cwd,
+    };
+    return this.parameters.launch ? await this.parameters.launch(spec) : spec;
+  }
+
+  /** Runs the launch plan's `dispose` once, after the process is gone; its failure is reported, not thrown. */
+  private release(): Promise<void> {
+    this.disposed ??= Promise.resolve()
+      .then(() => this.dispose?.())
+      .catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
+    return this.disposed;
   }
 
   private handleLine(line: Buffer): void {
@@ -223,6 +291,7 @@ export class StdioProcessTransport implements Transport {
     // Whatever the server left in its group is orphaned now; reap it while the group id is still ours.
     const pid = this.child?.pid;
     if (pid !== undefined) signalProcessGroup(pid, "SIGKILL");
+    void this.release();
     if (this.clientClosing || this.reason) return;
     void Promise.race([this.stdoutDone, delay(STDOUT_DRAIN_MS)]).then(() =>
       this.endConnection({ kind: "exited", message: `the server ${describeExit(code, signal)}` }),
@@ -271,6 +340,7 @@ export class StdioProcessTransport implements Transport {
     child?.stdin.destroy();
     child?.stdout.destroy();
     child?.stderr.destroy();
+    if (this.exit || child?.pid === undefined) await this.release();
   }
 
   private async waitForExit(ms: number): Promise<boolean> {
@@ -306,6 +376,11 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+function describeLaunchFailure(command: string, error: unknown): string {
+  const detail = error instanceof Error ? error.message : String(error);
+  return `could not start the server "${escapeControlCharacters(command)}": ${detail}`;
+}
+
 function describeSpawnFailure(command: string, error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const hint =
@@ -336,5 +411,8 @@ function assertParameters(parameters: StdioServerParameters): void {
   }
   if (parameters.closeTimeoutMs !== undefined) {
     assertNonNegative("closeTimeoutMs", parameters.closeTimeoutMs, "milliseconds");
+  }
+  if (parameters.launch !== undefined && typeof parameters.launch !== "function") {
+    fail("launch must be a function that returns the command to spawn.");
   }
 }

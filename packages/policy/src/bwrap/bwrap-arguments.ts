@@ -1,0 +1,135 @@
+// The bubblewrap command line. Order matters: bwrap applies mounts in argument order, so later
+// mounts cover earlier ones. The protected paths come last, so no `read` or `write` grant can
+// uncover them. Change this file only with the escape tests in test/bwrap-escape.test.ts.
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import type { SandboxProfile } from "./sandbox-profile.js";
+
+/** Where the network proxy's socket appears inside the sandbox. */
+export const PROXY_SOCKET_IN_SANDBOX = "/tmp/.agent-sandbox/proxy.sock";
+
+/** The loopback port inside the sandbox's own network namespace where the forwarder listens. */
+export const PROXY_PORT_IN_SANDBOX = 3128;
+
+/** How the allow-listing proxy is reached from inside: its socket, and the forwarder that exposes it on loopback. */
+export interface ProxyBridge {
+  /** The proxy's unix socket on the host. */
+  socketPath: string;
+  /** The Node binary that runs the forwarder inside the sandbox. */
+  node: string;
+  /** The forwarder script (`proxy-forwarder.mjs`). */
+  forwarder: string;
+}
+
+/** Everything one bwrap command line is made of. */
+export interface BwrapInvocation {
+  bwrap: string;
+  /** `prlimit` from util-linux, to set the resource limits; without it no rlimit is set. */
+  prlimit: string | undefined;
+  profile: SandboxProfile;
+  command: string;
+  args: readonly string[];
+  cwd: string | undefined;
+  /** Needed exactly when the profile's network is an allow-list. */
+  proxy?: ProxyBridge;
+}
+
+/** The program and arguments that run `command` inside bubblewrap under `profile`. */
+export function buildBwrapCommand(invocation: BwrapInvocation): { command: string; args: string[] } {
+  const { profile } = invocation;
+  const args: string[] = [
+    "--unshare-all",
+    ...(profile.network === "allow" ? ["--share-net"] : []),
+    "--die-with-parent",
+    "--new-session",
+    // Root (of the host, or of the sandbox's user namespace) would otherwise keep capabilities that
+    // let it remount the read-only binds writable.
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--size",
+    String(profile.limits.tmpBytes),
+    "--tmpfs",
+    "/tmp",
+  ];
+  const home = realOrSelf(profile.home);
+  const hidesHome = home !== "/";
+  if (hidesHome) args.push("--size", String(profile.limits.tmpBytes), "--tmpfs", home);
+
+  const read = existingRealPaths(profile.read);
+  const write = existingRealPaths(profile.write);
+  for (const path of read) args.push("--ro-bind", path, path);
+  for (const path of write) args.push("--bind", path, path);
+
+  const exposed = [...read, ...write];
+  const isVisible = (path: string): boolean =>
+    exposed.some((root) => isSameOrInside(root, path)) ||
+    (!isSameOrInside("/tmp", path) && !(hidesHome && isSameOrInside(home, path)));
+  for (const path of existingRealPaths(profile.hide)) {
+    if (!isVisible(path)) continue;
+    if (statSync(path).isDirectory()) args.push("--tmpfs", path, "--remount-ro", path);
+    else args.push("--ro-bind", "/dev/null", path);
+  }
+
+  let command = invocation.command;
+  let commandArgs = [...invocation.args];
+  const { proxy } = invocation;
+  if (typeof profile.network === "object") {
+    if (!proxy) throw new Error("An allow-list network needs the proxy bridge.");
+    args.push("--bind", proxy.socketPath, PROXY_SOCKET_IN_SANDBOX);
+    for (const file of [realOrSelf(proxy.node), realOrSelf(proxy.forwarder)])
+      args.push("--ro-bind", file, file);
+    const address = `http://127.0.0.1:${PROXY_PORT_IN_SANDBOX}`;
+    for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) {
+      args.push("--setenv", name, address);
+    }
+    commandArgs = [
+      realOrSelf(proxy.forwarder),
+      PROXY_SOCKET_IN_SANDBOX,
+      String(PROXY_PORT_IN_SANDBOX),
+      "--",
+      command,
+      ...commandArgs,
+    ];
+    command = realOrSelf(proxy.node);
+  }
+  if (invocation.cwd !== undefined) args.push("--chdir", invocation.cwd);
+  args.push("--", command, ...commandArgs);
+
+  if (invocation.prlimit === undefined) return { command: invocation.bwrap, args };
+  const { limits } = profile;
+  const rlimits = [`--nproc=${limits.processes}`, `--fsize=${limits.fileBytes}`];
+  if (limits.addressSpaceBytes !== undefined) rlimits.push(`--as=${limits.addressSpaceBytes}`);
+  return { command: invocation.prlimit, args: [...rlimits, "--", invocation.bwrap, ...args] };
+}
+
+/** Whether `path` is `root` or lies below it (both absolute). */
+export function isSameOrInside(root: string, path: string): boolean {
+  const rest = relative(root, path);
+  return rest === "" || (!isAbsolute(rest) && rest !== ".." && !rest.startsWith(`..${sep}`));
+}
+
+// Symbolic links resolved, so a bind lands where the kernel will look; missing paths are left out
+// (there is nothing to expose, and bwrap cannot bind what does not exist).
+function existingRealPaths(paths: readonly string[]): string[] {
+  const real = new Set<string>();
+  for (const path of paths) {
+    const absolute = resolve(path);
+    if (existsSync(absolute)) real.add(realpathSync(absolute));
+  }
+  return [...real];
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
