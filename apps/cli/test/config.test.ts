@@ -32,6 +32,7 @@ describe("loadConfig", () => {
         env: {},
         cwd: directory(),
         disabled: false,
+        sandbox: { network: "deny", write: [], read: [] },
       },
       {
         name: "local",
@@ -41,8 +42,11 @@ describe("loadConfig", () => {
         env: { MODE: "test" },
         cwd: join(directory(), "tools"),
         disabled: false,
+        sandbox: { network: "deny", write: [], read: [] },
       },
     ]);
+    // The CLI isolates unless the file says otherwise.
+    expect(config.policy.sandbox).toBe("required");
   });
 
   it("reads HTTP servers, the streamable-http alias, our own keys and the policy", () => {

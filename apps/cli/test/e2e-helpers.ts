@@ -96,6 +96,12 @@ export interface RunOptions {
   terminal?: boolean;
   /** Give the process a stdin pipe (to answer prompts); otherwise stdin is /dev/null. */
   stdin?: boolean;
+  /**
+   * Run stdio servers inside bubblewrap. Off by default: the test servers record their pids and
+   * write record files on the host, which a sandbox (own pid namespace, private /tmp) rightly
+   * prevents. Without it AGENT_BWRAP points at nothing, and configs default to sandbox "optional".
+   */
+  isolated?: boolean;
 }
 
 /** Whether {@link RunOptions.terminal} works here: it needs util-linux `script`. */
@@ -134,9 +140,16 @@ export class E2eSandbox {
     writeFileSync(this.#wireProxy, WIRE_PROXY_SOURCE);
   }
 
-  /** Writes the configuration file; `workspaceRoot` defaults to the sandbox's workspace. */
+  /**
+   * Writes the configuration file; `workspaceRoot` defaults to the sandbox's workspace and
+   * `policy.sandbox` to "optional" (see {@link RunOptions.isolated}).
+   */
   writeConfig(config: Record<string, unknown>): void {
-    writeFileSync(this.configPath, JSON.stringify({ workspaceRoot: "workspace", ...config }, null, 2));
+    const policy = { sandbox: "optional", ...(config.policy as Record<string, unknown> | undefined) };
+    writeFileSync(
+      this.configPath,
+      JSON.stringify({ workspaceRoot: "workspace", ...config, policy }, null, 2),
+    );
   }
 
   /** The record file of the server configured under `server`. */
@@ -219,7 +232,12 @@ export class E2eSandbox {
     const child = spawn(command, commandArgs, {
       cwd: options.cwd ?? this.root,
       // Only what a user's shell would surely have, so nothing of the test runner leaks in.
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: this.root, ...options.env },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: this.root,
+        ...(options.isolated ? {} : { AGENT_BWRAP: join(this.root, "no-bwrap-here") }),
+        ...options.env,
+      },
       stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
     });
     this.#children.add(child);

@@ -46,7 +46,7 @@ describe.concurrent("agent mcp list", () => {
     ]);
     for (const server of servers) {
       expect(Object.keys(server).sort()).toEqual(
-        ["error", "name", "protocolVersion", "rejected", "status", "tools"].sort(),
+        ["error", "isolation", "name", "protocolVersion", "rejected", "status", "tools"].sort(),
       );
     }
 

@@ -146,6 +146,9 @@ export type AgentEvent = EventBase &
         maxTokens?: number;
         durationMs: number;
       }
+    // A process that should run sandboxed cannot be: refused when `required`, otherwise run unisolated.
+    // `subject` is `mcp:<server>` or a tool name such as `run_command`.
+    | { type: "sandbox_unavailable"; subject: string; required: boolean; reason: string }
   );
 
 /** The `type` of an {@link AgentEvent}. */

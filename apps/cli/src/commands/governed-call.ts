@@ -35,10 +35,9 @@ export async function runGovernedCall(
   let outcome: ToolCallOutcome | undefined;
   try {
     const server = parseMcpToolName(call.toolName)?.server;
-    if (server) {
-      await runtime.connect([server], options.signal);
-      explainUnavailableServer(runtime, io, server);
-    }
+    // Connects nothing for a local tool, but settles the sandbox first.
+    await runtime.connect(server ? [server] : [], options.signal);
+    if (server) explainUnavailableServer(runtime, io, server);
     outcome = await execute(runtime, io, call, options.signal);
     if (outcome.type === "waiting" && !options.json && isInteractive(io) && !options.signal.aborted) {
       outcome = await askOperator(runtime, io, call, outcome, options.signal);

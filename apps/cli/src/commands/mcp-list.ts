@@ -2,6 +2,7 @@ import type { McpServerSnapshot } from "@agent/mcp-client";
 import { resolvePolicyDecision } from "@agent/policy";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { IsolationReport } from "../runtime/sandboxes.js";
 import { serverStderrTail } from "../runtime/server-processes.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
@@ -16,15 +17,21 @@ export async function mcpListCommand(
 ): Promise<ExitCode> {
   await runtime.connect(undefined, signal);
   const snapshots = runtime.connections.map((connection) => connection.snapshot());
-  if (options.json) writeJson(io, { servers: snapshots.map(toJson) });
+  if (options.json) writeJson(io, { servers: snapshots.map((snapshot) => toJson(runtime, snapshot)) });
   else printServers(runtime, io, snapshots);
   return snapshots.every((snapshot) => snapshot.state === "ready") ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
-function toJson(snapshot: McpServerSnapshot) {
+function isolationOf(runtime: Runtime, name: string): IsolationReport | undefined {
+  const server = runtime.config.servers.find((candidate) => candidate.name === name);
+  return server ? runtime.sandboxes.isolationOf(server) : undefined;
+}
+
+function toJson(runtime: Runtime, snapshot: McpServerSnapshot) {
   return {
     name: snapshot.name,
     status: snapshot.state === "ready" ? "ready" : "failed",
+    isolation: isolationOf(runtime, snapshot.name)?.isolation ?? "none",
     protocolVersion: snapshot.protocolVersion ?? null,
     error:
       snapshot.state === "ready"
@@ -46,8 +53,13 @@ function printServers(runtime: Runtime, io: CliIo, snapshots: McpServerSnapshot[
   for (const snapshot of snapshots) {
     // Every server-provided field is one line of its own row: none can forge another row or server.
     const name = style.bold(safeLine(snapshot.name));
+    const isolation = isolationOf(runtime, snapshot.name);
+    const isolationLine = isolation
+      ? `  isolation: ${isolation.isolation === "bwrap" ? style.green(safeLine(isolation.detail)) : style.yellow(safeLine(isolation.detail))}`
+      : undefined;
     if (snapshot.state !== "ready") {
       writeLine(io.stdout, `${name}  ${style.red("failed")}  ${describeServerFailure(snapshot)}`);
+      if (isolationLine) writeLine(io.stdout, isolationLine);
       const stderr = serverStderrTail(snapshot.name);
       if (stderr) {
         for (const line of stderr.split("\n")) writeLine(io.stdout, style.dim(`  stderr: ${safeLine(line)}`));
@@ -59,6 +71,7 @@ function printServers(runtime: Runtime, io: CliIo, snapshots: McpServerSnapshot[
       io.stdout,
       `${name}  ${style.green("ready")}  protocol ${safeLine(snapshot.protocolVersion ?? "?")}  ${snapshot.tools.length} tools`,
     );
+    if (isolationLine) writeLine(io.stdout, isolationLine);
     const rows = snapshot.tools.map((tool) => {
       const decision = resolvePolicyDecision(runtime.config.policy, {
         name: tool.name,

@@ -15,6 +15,9 @@ export const DEFAULT_CONFIG_FILE = "agent.config.json";
 /** The environment variable naming the configuration file. */
 export const CONFIG_ENV_VARIABLE = "AGENT_CONFIG";
 
+/** `policy.sandbox` when the file does not set it: every stdio server and command isolated, or not started. */
+export const DEFAULT_SANDBOX_REQUIREMENT = "required";
+
 /** A loaded configuration: validated, variables expanded, paths absolute, defaults filled in. */
 export interface AgentConfig {
   /** Absolute path of the file it was read from. */
@@ -29,6 +32,8 @@ export interface AgentConfig {
   toolTimeoutMs: number;
   /** The policy, with `@agent/policy` defaults for what the file leaves out. */
   policy: Policy;
+  /** `run_command`: whether shells may run a command line with `-c` (default false). */
+  runCommand: { allowShell: boolean };
   /** Every `mcpServers` entry, in file order, disabled ones included. */
   servers: ServerConfig[];
   /** Settings that were accepted but have no effect (other clients' keys), one sentence each. */
@@ -47,6 +52,7 @@ const fileSchema = z.strictObject({
   workspaceRoot: z.string().min(1, { message: "may not be empty" }).optional(),
   toolTimeoutMs: TIMEOUT_MS_SCHEMA.optional(),
   protectedPaths: z.array(z.string().min(1, { message: "may not be empty" })).optional(),
+  runCommand: z.strictObject({ allowShell: z.boolean().optional() }).optional(),
 });
 
 /**
@@ -75,13 +81,14 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
   const parsed = fileSchema.safeParse(raw);
   const issues: ConfigIssue[] = parsed.success ? [] : issuesFromZod(parsed.error, fileSchema);
   const directory = dirname(file);
+  const workspaceRoot = resolve(directory, parsed.success ? (parsed.data.workspaceRoot ?? ".") : ".");
   const warnings: string[] = [];
   const servers: ServerConfig[] = [];
   const substitutedValues: string[] = [];
   let missingVariables = 0;
   // Server entries are checked even when the top level has problems, so one run reports everything.
   for (const [name, entry] of Object.entries(serverEntriesOf(raw))) {
-    const result = readServerEntry(name, entry, { env, directory });
+    const result = readServerEntry(name, entry, { env, directory, workspaceRoot });
     issues.push(...result.issues);
     warnings.push(...result.warnings);
     substitutedValues.push(...result.substitutedValues);
@@ -97,10 +104,12 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
   return {
     file,
     directory,
-    workspaceRoot: resolve(directory, parsed.data.workspaceRoot ?? "."),
+    workspaceRoot,
     protectedPaths: (parsed.data.protectedPaths ?? []).map((path) => resolve(directory, path)),
     toolTimeoutMs: parsed.data.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-    policy: definePolicy(parsed.data.policy ?? {}),
+    // Unlike the library, the CLI isolates by default: a server that cannot be isolated does not start.
+    policy: definePolicy({ sandbox: DEFAULT_SANDBOX_REQUIREMENT, ...parsed.data.policy }),
+    runCommand: { allowShell: parsed.data.runCommand?.allowShell ?? false },
     servers,
     warnings,
     substitutedValues,

@@ -3,6 +3,7 @@ import { serverNameProblem } from "@agent/mcp-client";
 import { z } from "zod";
 import { type ConfigIssue, type FieldPath, formatFieldPath, issuesFromZod } from "./config-issues.js";
 import { type Environment, expandVariables } from "./expand-variables.js";
+import { resolveServerSandbox, SERVER_SANDBOX_SCHEMA, type ServerSandboxConfig } from "./sandbox-config.js";
 
 /** What every server entry may carry besides how to reach the server. */
 interface ServerOptions {
@@ -27,6 +28,8 @@ export interface StdioServerConfig extends ServerOptions {
   env: Record<string, string>;
   /** Absolute working directory of the server. */
   cwd: string;
+  /** What the server's bubblewrap sandbox grants: network, writable and extra readable paths. */
+  sandbox: ServerSandboxConfig;
 }
 
 /** A remote server spoken to over Streamable HTTP. */
@@ -80,6 +83,7 @@ const stdioEntrySchema = z.strictObject({
     )
     .optional(),
   cwd: z.string().min(1, { message: "may not be empty" }).optional(),
+  sandbox: SERVER_SANDBOX_SCHEMA.optional(),
   ...optionShape,
 });
 
@@ -111,6 +115,8 @@ export interface ServerEntryContext {
   env: Environment;
   /** The configuration file's directory. */
   directory: string;
+  /** The absolute workspace root, which relative sandbox paths resolve against. */
+  workspaceRoot: string;
 }
 
 /**
@@ -147,6 +153,14 @@ export function readServerEntry(name: string, raw: unknown, context: ServerEntry
     result.issues.push({ path: formatFieldPath([...base, ...kind.path]), message: kind.message });
     return result;
   }
+  if (kind === "http" && "sandbox" in entry) {
+    result.issues.push({
+      path: formatFieldPath([...base, "sandbox"]),
+      message:
+        "an HTTP server is remote: no local sandbox applies to it (sandbox is for stdio servers, which run on this machine)",
+    });
+    return result;
+  }
   const schema = kind === "stdio" ? stdioEntrySchema : httpEntrySchema;
   const parsed = schema.safeParse(entry);
   if (!parsed.success) {
@@ -157,7 +171,7 @@ export function readServerEntry(name: string, raw: unknown, context: ServerEntry
   const options = pickOptions(name, parsed.data);
   result.server =
     kind === "stdio"
-      ? readStdio(parsed.data as StdioEntry, options, expander, context.directory)
+      ? readStdio(parsed.data as StdioEntry, options, expander, context)
       : readHttp(parsed.data as HttpEntry, options, expander);
   // A server with any problem is not returned: half a server must not start.
   if (result.issues.length > 0) result.server = undefined;
@@ -171,7 +185,7 @@ function readStdio(
   data: StdioEntry,
   options: ServerOptions,
   expander: FieldExpander,
-  directory: string,
+  { directory, workspaceRoot }: ServerEntryContext,
 ): StdioServerConfig {
   const base: FieldPath = ["mcpServers", options.name];
   const command = expander.expand(data.command, [...base, "command"], { nonEmpty: true }) ?? "";
@@ -183,7 +197,10 @@ function readStdio(
   );
   // A bare name is looked up on PATH; a relative path is taken from where the server will run.
   const resolvedCommand = /[/\\]/.test(command) && !isAbsolute(command) ? resolve(cwd, command) : command;
-  return { ...options, type: "stdio", command: resolvedCommand, args, env, cwd };
+  const sandbox = resolveServerSandbox(data.sandbox, workspaceRoot, (path, field, index) =>
+    expander.expand(path, [...base, "sandbox", field, index], { nonEmpty: true }),
+  );
+  return { ...options, type: "stdio", command: resolvedCommand, args, env, cwd, sandbox };
 }
 
 function readHttp(data: HttpEntry, options: ServerOptions, expander: FieldExpander): HttpServerConfig {

@@ -32,6 +32,14 @@ export {
   MAX_READ_BYTES,
   type ReadFileOutput,
 } from "./read-file-tool.js";
+export {
+  createRunCommandTool,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  MAX_COMMAND_OUTPUT_BYTES,
+  MAX_COMMAND_TIMEOUT_MS,
+  type RunCommandOutput,
+  type RunCommandToolOptions,
+} from "./run-command-tool.js";
 export { refusePath } from "./tool-refusal.js";
 export { resolveWorkspacePath, type WorkspacePath, type WorkspacePathResult } from "./workspace-paths.js";
 export { createWriteFileTool, MAX_WRITE_BYTES, type WriteFileOutput } from "./write-file-tool.js";

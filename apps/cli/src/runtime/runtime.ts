@@ -1,11 +1,18 @@
 import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import type { McpServerConnection } from "@agent/mcp-client";
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import { createPolicyGate } from "@agent/policy";
 import { type EventSink, type ToolGate, ToolRegistry, ToolsError } from "@agent/tools";
 import { createJsonlEventSink, type JsonlEventSink } from "@agent/tools/node";
 import { type AgentConfig, collectConfigSecrets, loadConfig, resolveConfigPath } from "../config/index.js";
-import { createLocalTools, type ProtectedPaths } from "../local-tools/index.js";
+import {
+  createLocalTools,
+  createRunCommandTool,
+  listProtectedPaths,
+  PathGuard,
+  type ProtectedPaths,
+} from "../local-tools/index.js";
 import {
   auditLogPath,
   ensureStateDirectory,
@@ -15,6 +22,7 @@ import {
 } from "../state/index.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { connectServers } from "./connect-servers.js";
+import { createSandboxes, type Sandboxes } from "./sandboxes.js";
 import { createServerConnection } from "./server-connections.js";
 import { loadIdentityKey } from "./server-identity.js";
 
@@ -49,6 +57,8 @@ export interface Runtime extends StateRuntime {
   registry: ToolRegistry;
   gate: ToolGate;
   connections: McpServerConnection[];
+  /** The bubblewrap sandboxes of the stdio servers and of `run_command`. */
+  sandboxes: Sandboxes;
   /** Connects the named servers (all enabled ones by default) concurrently, showing progress. */
   connect(names?: readonly string[], signal?: AbortSignal): Promise<void>;
   /** Closes every server (bounded in time) and the state; never throws. */
@@ -118,12 +128,44 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
   };
   const workspaceRealPath = realPathOr(config.workspaceRoot);
   const identityKey = loadIdentityKey(durable.stateDir);
+  const sandboxes = createSandboxes({
+    policy: config.policy,
+    servers: config.servers,
+    workspaceRoot: workspaceRealPath,
+    protectedPaths: listProtectedPaths(protectedPaths),
+    env: io.env,
+    events: audit,
+  });
   const registry = new ToolRegistry();
   registry.registerAll(createLocalTools({ workspaceRoot: workspaceRealPath, protectedPaths, events: audit }));
-  const gate = createPolicyGate({ policy: config.policy, approvals: state.approvals, events: audit });
+  registry.register(
+    createRunCommandTool({
+      guard: new PathGuard({ workspaceRoot: workspaceRealPath, alias: config.workspaceRoot, protectedPaths }),
+      events: audit,
+      confinement: () => sandboxes.commandLaunch(),
+      env: { PATH: io.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: io.env.HOME || homedir() },
+      allowShell: config.runCommand.allowShell,
+      network: config.policy.network,
+    }),
+  );
+  const gate = createPolicyGate({
+    policy: config.policy,
+    approvals: state.approvals,
+    events: audit,
+    sandboxFor: (tool) => sandboxes.sandboxFor(tool),
+  });
   const connections = config.servers
     .filter((server) => !server.disabled)
-    .map((server) => createServerConnection(server, registry, audit, redactor, identityKey));
+    .map((server) =>
+      createServerConnection(
+        server,
+        registry,
+        audit,
+        redactor,
+        identityKey,
+        server.type === "stdio" ? sandboxes.launchFor(server) : undefined,
+      ),
+    );
 
   return {
     ...durable,
@@ -135,12 +177,16 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
     registry,
     gate,
     connections,
-    connect: (names, signal) =>
-      connectServers(
+    sandboxes,
+    async connect(names, signal) {
+      // Every command that may run a tool connects first: the sandbox's answer is known before any call.
+      await sandboxes.prepare();
+      await connectServers(
         names ? connections.filter((connection) => names.includes(connection.name)) : connections,
         io,
         signal,
-      ),
+      );
+    },
     async close() {
       await Promise.all(connections.map((connection) => connection.close()));
       await durable.close();

@@ -68,7 +68,15 @@ export function loadIdentityKey(stateDir: string): Buffer {
 export function serverIdentity(server: ServerConfig, key: Buffer): string {
   const reached =
     server.type === "stdio"
-      ? { type: server.type, command: server.command, args: server.args, cwd: server.cwd, env: server.env }
+      ? {
+          type: server.type,
+          command: server.command,
+          args: server.args,
+          cwd: server.cwd,
+          env: server.env,
+          // What its sandbox grants: widening it voids the approvals given before.
+          sandbox: server.sandbox,
+        }
       : { type: server.type, url: server.url, headers: server.headers };
   return `hmac-sha256:${createHmac("sha256", key).update(canonicalJson(reached), "utf8").digest("hex")}`;
 }

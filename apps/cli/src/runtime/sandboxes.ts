@@ -1,0 +1,142 @@
+import { homedir } from "node:os";
+import { mcpToolGroup } from "@agent/mcp-client";
+import type { StdioLaunch } from "@agent/mcp-transport/stdio";
+import type { Policy, Sandbox } from "@agent/policy";
+import { type BwrapPreflight, type Confinement, createBwrapSandbox } from "@agent/policy/bwrap";
+import { type EventSink, emitEvent, type RegisteredTool } from "@agent/tools";
+import type { ServerConfig, StdioServerConfig } from "../config/index.js";
+
+/** How one server (or `run_command`) runs: its isolation as `mcp list --json` says it, and why. */
+export interface IsolationReport {
+  isolation: "bwrap" | "none";
+  /** One line for people: what is isolated, or why nothing is. */
+  detail: string;
+}
+
+/** Options of {@link createSandboxes}. */
+export interface SandboxesOptions {
+  policy: Policy;
+  servers: readonly ServerConfig[];
+  /** Where `run_command` may write. */
+  workspaceRoot: string;
+  /** What no sandboxed process may see: the config file, the state directory, credential stores. */
+  protectedPaths: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  events: EventSink;
+}
+
+/** The runtime's sandboxes: one bubblewrap preflight, a confinement per stdio server and one for commands. */
+export interface Sandboxes {
+  /** Runs the preflight (once); everything else reads its answer. */
+  prepare(): Promise<void>;
+  /** The launch for a stdio server: isolated, refused (required, unavailable) or, if optional, unisolated. */
+  launchFor(server: StdioServerConfig): StdioLaunch;
+  /** The confinement `run_command` launches commands in, or `undefined` when it must run unisolated. */
+  commandLaunch(): Promise<Confinement | undefined>;
+  /** For the gate: the sandbox a tool's calls run in; `null` when none applies (in-process, remote). */
+  sandboxFor(tool: RegisteredTool): Sandbox | null | undefined;
+  /** For `mcp list`: how a server runs (after `prepare`). */
+  isolationOf(server: ServerConfig): IsolationReport;
+}
+
+/** The name `run_command` is registered under (its calls run in the command confinement). */
+export const RUN_COMMAND_TOOL = "run_command";
+
+// What a stdio server or command runs as when isolation is optional and bubblewrap unavailable. Its
+// network is "allow": nothing restricts it, and approvals given for an isolated run must not match.
+const UNISOLATED: Sandbox = Object.freeze({
+  name: "none",
+  isolates: false,
+  network: "allow",
+  run: <T>(execute: () => Promise<T>) => execute(),
+});
+
+/** Builds the runtime's {@link Sandboxes}; nothing runs until `prepare` or a launch. */
+export function createSandboxes(options: SandboxesOptions): Sandboxes {
+  const { policy, events } = options;
+  const required = policy.sandbox === "required";
+  const bwrap = createBwrapSandbox({
+    env: options.env,
+    home: options.env.HOME || homedir(),
+    hide: options.protectedPaths,
+  });
+  const confinements = new Map<string, Confinement>();
+  const confinementOf = (server: StdioServerConfig): Confinement => {
+    let confinement = confinements.get(server.name);
+    if (!confinement) {
+      confinement = bwrap.confine(server.sandbox);
+      confinements.set(server.name, confinement);
+    }
+    return confinement;
+  };
+  const commands = bwrap.confine({
+    network: policy.network,
+    write: [options.workspaceRoot],
+  });
+  let preflight: BwrapPreflight | undefined;
+  const prepare = async (): Promise<void> => {
+    preflight ??= await bwrap.preflight();
+  };
+  const reported = new Set<string>();
+  const reportUnisolated = (subject: string, reason: string): void => {
+    if (reported.has(subject)) return;
+    reported.add(subject);
+    emitEvent(events, { type: "sandbox_unavailable", subject, required, reason });
+  };
+
+  return {
+    prepare,
+    launchFor(server) {
+      return async (spec) => {
+        await prepare();
+        if (preflight && !preflight.ok) {
+          reportUnisolated(`mcp:${server.name}`, preflight.reason);
+          if (!required) return spec;
+        }
+        // Rejects when bubblewrap is unavailable: a required sandbox starts nothing.
+        return confinementOf(server).launch(spec);
+      };
+    },
+    async commandLaunch() {
+      await prepare();
+      if (preflight && !preflight.ok) {
+        reportUnisolated(RUN_COMMAND_TOOL, preflight.reason);
+        if (!required) return undefined;
+      }
+      return commands;
+    },
+    sandboxFor(tool) {
+      if (tool.name === RUN_COMMAND_TOOL && tool.group === undefined) {
+        return preflight?.ok ? commands.sandbox : UNISOLATED;
+      }
+      const server = options.servers.find(
+        (candidate) => tool.group !== undefined && mcpToolGroup(candidate.name) === tool.group,
+      );
+      // The harness's own in-process tools, and tools of remote servers: no local sandbox applies.
+      if (server?.type !== "stdio") return null;
+      return preflight?.ok ? confinementOf(server).sandbox : UNISOLATED;
+    },
+    isolationOf(server) {
+      if (server.type !== "stdio") {
+        return { isolation: "none", detail: "remote (HTTP): the local sandbox does not apply" };
+      }
+      if (preflight?.ok) return { isolation: "bwrap", detail: `bwrap, ${describeGrants(server)}` };
+      const reason = preflight?.reason ?? "the sandbox was not prepared";
+      return required
+        ? { isolation: "none", detail: `not started: isolation is required but ${reason}` }
+        : { isolation: "none", detail: `NOT ISOLATED (runs with your rights): ${reason}` };
+    },
+  };
+}
+
+function describeGrants(server: StdioServerConfig): string {
+  const { network, write, read } = server.sandbox;
+  const net =
+    network === "deny"
+      ? "network none"
+      : network === "allow"
+        ? "network open"
+        : `network ${network.allowHosts.join(", ")}`;
+  const writes = write.length === 0 ? "writes nowhere" : `writes ${write.join(", ")}`;
+  return [net, writes, ...(read.length > 0 ? [`reads also ${read.join(", ")}`] : [])].join("; ");
+}

@@ -1,0 +1,70 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: a sandbox path may use ${VAR}.
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig, type StdioServerConfig } from "../src/config/index.js";
+import { directory, loadError, useConfigDirectory, writeConfig } from "./config-helpers.js";
+
+useConfigDirectory();
+
+function stdio(file: string, env: Record<string, string> = {}): StdioServerConfig {
+  const [server] = loadConfig(file, env).servers;
+  if (server?.type !== "stdio") throw new Error("expected one stdio server");
+  return server;
+}
+
+describe("a stdio server's sandbox", () => {
+  it("defaults to no network and no writes", () => {
+    const server = stdio(writeConfig({ mcpServers: { s: { command: "run" } } }));
+    expect(server.sandbox).toEqual({ network: "deny", write: [], read: [] });
+  });
+
+  it("resolves relative paths against the workspace root, expanding variables", () => {
+    const file = writeConfig({
+      workspaceRoot: "work",
+      mcpServers: {
+        s: { command: "run", sandbox: { write: [".", "${OUT:-out}"], read: ["/opt/data", "../shared"] } },
+      },
+    });
+    expect(stdio(file, { OUT: "build" }).sandbox).toEqual({
+      network: "deny",
+      write: [join(directory(), "work"), join(directory(), "work", "build")],
+      read: ["/opt/data", join(directory(), "shared")],
+    });
+  });
+
+  it("turns a host list into an allow-list, and an empty one into no network", () => {
+    const hosts = writeConfig({
+      mcpServers: { s: { command: "run", sandbox: { network: ["API.github.com", "example.org"] } } },
+    });
+    expect(stdio(hosts).sandbox.network).toEqual({ allowHosts: ["api.github.com", "example.org"] });
+    const empty = writeConfig({ mcpServers: { s: { command: "run", sandbox: { network: [] } } } });
+    expect(stdio(empty).sandbox.network).toBe("deny");
+    const none = writeConfig({ mcpServers: { s: { command: "run", sandbox: { network: "none" } } } });
+    expect(stdio(none).sandbox.network).toBe("deny");
+  });
+
+  it.each([
+    [{ network: "all" }, "mcpServers.s.sandbox.network"],
+    [{ network: ["https://example.org"] }, "mcpServers.s.sandbox.network[0]"],
+    [{ writes: ["."] }, "mcpServers.s.sandbox"],
+    [{ write: [""] }, "mcpServers.s.sandbox.write[0]"],
+  ])("refuses %j, naming the field", (sandbox, path) => {
+    const error = loadError(writeConfig({ mcpServers: { s: { command: "run", sandbox } } }));
+    expect(error.code).toBe("config_invalid");
+    expect(error.message).toContain(path);
+  });
+
+  it("is refused on an HTTP server, which is remote", () => {
+    const file = writeConfig({
+      mcpServers: { docs: { url: "https://docs.example.com/mcp", sandbox: { network: "none" } } },
+    });
+    const error = loadError(file);
+    expect(error.message).toContain("mcpServers.docs.sandbox");
+    expect(error.message).toContain("remote");
+  });
+
+  it("comes with policy.sandbox required unless the file says optional", () => {
+    expect(loadConfig(writeConfig({})).policy.sandbox).toBe("required");
+    expect(loadConfig(writeConfig({ policy: { sandbox: "optional" } })).policy.sandbox).toBe("optional");
+  });
+});
