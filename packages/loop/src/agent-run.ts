@@ -14,6 +14,7 @@ import {
   type RunError,
   type RunState,
   type RunStopReason,
+  type ToolCallRecord,
 } from "./run-state.js";
 import { assertRunFormat } from "./run-store.js";
 import { RunWriter } from "./run-writer.js";
@@ -212,6 +213,15 @@ class RunDriver {
   async #answerPending(): Promise<RunResult | undefined> {
     const state = this.#state;
     const env = this.#env;
+    const flush = async (calls: { appendCalls?: ToolCallRecord[] }) => {
+      const results = state.pending.map(toolMessage);
+      state.messages.push(...results);
+      state.pending = [];
+      await this.#writer.commit({ ...calls, appendMessages: results, set: { pending: [] } });
+    };
+    // Every call answered but not yet in the transcript: a record saved between the two updates.
+    if (state.pending.every((call) => call.status === "done")) await flush({});
+    if (state.pending.length === 0) return undefined;
     await runTurnCalls(
       state.pending,
       {
@@ -221,7 +231,7 @@ class RunDriver {
         cwd: state.cwd,
         turn: state.turns,
         timeoutMs: env.toolTimeoutMs,
-        signal: this.#signal,
+        signal: env.signal,
         events: env.events,
         maxChars: env.maxToolOutputChars ?? DEFAULT_TOOL_OUTPUT_MAX_CHARS,
         concurrency: env.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
@@ -231,13 +241,14 @@ class RunDriver {
       async ({ index, pending, record }) => {
         state.pending[index] = pending;
         if (record) state.calls.push(record);
+        const calls = record ? { appendCalls: [record] } : {};
+        // The turn's last answer: its results go to the transcript in the same update.
+        if (state.pending.every((call) => call.status === "done")) return flush(calls);
         // Each call is saved as it settles, so a crash later never runs a completed call again.
-        await this.#writer.commit({
-          set: { pending: [...state.pending] },
-          ...(record ? { appendCalls: [record] } : {}),
-        });
+        await this.#writer.commit({ ...calls, set: { pending: [...state.pending] } });
       },
     );
+    if (state.pending.length === 0) return undefined;
     if (this.#signal.aborted) return this.#stop("cancelled");
     const held = state.pending.filter((call) => call.status === "held");
     if (held.length > 0) {
@@ -248,12 +259,8 @@ class RunDriver {
         held.map((call) => call.requestId as string),
       );
     }
-    if (state.pending.some((call) => call.status !== "done")) return this.#stop("cancelled");
-    const results = state.pending.map(toolMessage);
-    state.messages.push(...results);
-    state.pending = [];
-    await this.#writer.commit({ appendMessages: results, set: { pending: [] } });
-    return undefined;
+    // Some call neither finished nor was held: only an interruption leaves one so.
+    return this.#stop("cancelled");
   }
 
   async #requestTurn(offered: OfferedTools): Promise<ModelResult> {

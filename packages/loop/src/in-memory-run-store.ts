@@ -28,7 +28,7 @@ export class InMemoryRunStore implements RunStore {
     if (this.#runs.has(state.runId)) {
       throw new LoopError("run_exists", `A run with id ${state.runId} already exists.`);
     }
-    const { messages, calls, ...header } = structuredClone(state);
+    const { messages, calls, ...header } = copyJson(state);
     this.#runs.set(state.runId, { header, messages, calls });
   }
 
@@ -36,7 +36,7 @@ export class InMemoryRunStore implements RunStore {
   async loadRun(runId: string): Promise<RunState | undefined> {
     const run = this.#runs.get(runId);
     if (!run) return undefined;
-    return structuredClone({ ...run.header, messages: run.messages, calls: run.calls });
+    return copyJson({ ...run.header, messages: run.messages, calls: run.calls });
   }
 
   /** Runs, newest first. */
@@ -57,13 +57,19 @@ export class InMemoryRunStore implements RunStore {
   ): Promise<number | undefined> {
     const run = this.#runs.get(runId);
     if (!run || run.header.version !== expectedVersion) return undefined;
-    run.header = applyRunChange(run.header, copyChange(change), now);
-    if (change.appendMessages) run.messages.push(...structuredClone(change.appendMessages));
-    if (change.appendCalls) run.calls.push(...structuredClone(change.appendCalls));
+    // One copy of the whole change: a run saves twice per turn, and each copy costs a serialization.
+    const copy = copyJson(change);
+    run.header = applyRunChange(run.header, copy, now);
+    if (copy.appendMessages) run.messages.push(...copy.appendMessages);
+    if (copy.appendCalls) run.calls.push(...copy.appendCalls);
     return run.header.version;
   }
 }
 
-function copyChange(change: RunChange): RunChange {
-  return change.set ? { set: structuredClone(change.set) } : {};
+/**
+ * A deep copy through JSON: what a durable store would give back, and several times faster than
+ * structuredClone for the small objects of a run update (it matters: a run saves twice per turn).
+ */
+function copyJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
 }

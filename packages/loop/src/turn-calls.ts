@@ -21,7 +21,8 @@ export interface TurnCallsEnvironment {
   cwd: string;
   turn: number;
   timeoutMs: number | undefined;
-  signal: AbortSignal;
+  /** The run's cancellation, if the caller has one (without it the executor saves a listener per call). */
+  signal: AbortSignal | undefined;
   events: EventSink | undefined;
   maxChars: number;
   concurrency: number;
@@ -50,7 +51,7 @@ export async function runTurnCalls(
   const open = pending.flatMap((call, index) => (call.status === "done" ? [] : [index]));
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < open.length && !env.signal.aborted) {
+    while (next < open.length && !env.signal?.aborted) {
       const index = open[next++] as number;
       const call = pending[index] as PendingCall;
       const outcome = await runCall(call, env);
@@ -75,7 +76,7 @@ function runCall(call: PendingCall, env: TurnCallsEnvironment): Promise<ToolCall
       gate: env.gate,
       runId: env.runId,
       cwd: env.cwd,
-      signal: env.signal,
+      ...(env.signal ? { signal: env.signal } : {}),
       ...(env.timeoutMs === undefined ? {} : { timeoutMs: env.timeoutMs }),
       ...(env.events ? { events: env.events } : {}),
       ...(env.onProgress ? { onProgress: env.onProgress } : {}),
@@ -93,7 +94,7 @@ function settleCall(
     return { index, pending: { ...call, status: "held", requestId: outcome.requestId } };
   }
   // Interrupted by the run's own signal: not an answer, the call is run again on resume.
-  if (!outcome.ok && outcome.error === "cancelled" && env.signal.aborted) return undefined;
+  if (!outcome.ok && outcome.error === "cancelled" && env.signal?.aborted) return undefined;
   const capped = capToolOutput(outcome, { maxChars: env.maxChars });
   const { requestId: _requestId, ...rest } = call;
   return {
