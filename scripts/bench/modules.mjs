@@ -36,9 +36,14 @@ function sdkEntry(subpath) {
   return pathToFileURL(realpathSync(join(directory, target))).href;
 }
 
+// The zod our packages use, found from packages/tools as `import` would.
+function zodEntry() {
+  return pathToFileURL(createRequire(join(REPO_ROOT, "packages/tools/package.json")).resolve("zod")).href;
+}
+
 /** Imports everything the suites need; throws with a hint when the packages are not built. */
 export async function loadModules() {
-  const [tools, toolsNode, policy, transport, stdio, client, sdkClient, sdkStdio] = await Promise.all([
+  const [tools, toolsNode, policy, transport, stdio, client, sdkClient, sdkStdio, loop, zod] = await Promise.all([
     import(distEntry("packages/tools/dist/index.js")),
     import(distEntry("packages/tools/dist/node/index.js")),
     import(distEntry("packages/policy/dist/index.js")),
@@ -47,6 +52,8 @@ export async function loadModules() {
     import(distEntry("packages/mcp-client/dist/index.js")),
     import(sdkEntry("client/index.js")),
     import(sdkEntry("client/stdio.js")),
+    import(distEntry("packages/loop/dist/index.js")),
+    import(zodEntry()),
   ]);
   if (!existsSync(BENCH_SERVER_PATH)) {
     throw new Error(`${BENCH_SERVER_PATH} is missing: build @agent/mcp-testing first.`);
@@ -67,5 +74,9 @@ export async function loadModules() {
     toLocalTool: client.toLocalTool,
     SdkClient: sdkClient.Client,
     SdkStdioClientTransport: sdkStdio.StdioClientTransport,
+    defineTool: tools.defineTool,
+    startRun: loop.startRun,
+    InMemoryRunStore: loop.InMemoryRunStore,
+    z: zod.z,
   };
 }

@@ -15,6 +15,7 @@ import {
   openTransport,
 } from "./clients.mjs";
 import { benchDiscovery } from "./discovery.mjs";
+import { benchLoop } from "./loop.mjs";
 import { loadModules } from "./modules.mjs";
 import { benchStartup } from "./startup.mjs";
 import { formatMs, formatRate, renderTable, resultRow } from "./stats.mjs";
@@ -30,6 +31,7 @@ const CALLS = {
 };
 const DISCOVERY = { toolCount: 2000, pageSize: 100, rounds: 5 };
 const STARTUP = { servers: 10, slowestMs: 500, toolCount: 20, rounds: 5 };
+const LOOP = { turns: 1000, rounds: 7 };
 
 const progress = (message) => process.stderr.write(`bench: ${message}\n`);
 
@@ -139,11 +141,18 @@ function storeRows(stores) {
   ];
 }
 
+function loopRows(loop) {
+  const turns = `agent loop, ${LOOP.turns} turns (scripted model, allowed echo tool)`;
+  return [
+    row(`${turns}: time per turn vs bare loop`, loop.agentPerTurnMs, loop.barePerTurnMs, formatMs, { target: 1.1 }),
+  ];
+}
+
 function row(metric, ours, baseline, format, extra = {}) {
   return resultRow({ metric, ours, raw: baseline, format, ...extra });
 }
 
-function report(rows, discovery) {
+function report(rows, discovery, loop) {
   const cpu = cpus();
   const lines = [
     "",
@@ -168,6 +177,15 @@ function report(rows, discovery) {
       `  first McpServerConnection.start (spawn + handshake + discovery): ${formatMs(discovery.firstStartMs)}`,
     );
   }
+  if (loop) {
+    lines.push(
+      "",
+      "Agent loop (startRun: run saved to an in-memory RunStore after the model's turn and each call,",
+      "run events, tool result cap) against a bare loop calling the same model and executeToolCall:",
+      `  per turn: agent ${formatMs(loop.agentPerTurnMs)}, bare ${formatMs(loop.barePerTurnMs)}, ` +
+        `the loop's own overhead ${formatMs(loop.overheadPerTurnMs)} per turn`,
+    );
+  }
   process.stdout.write(`${lines.join("\n")}\n`);
   const targeted = rows.filter((entry) => entry.hasTarget);
   const met = targeted.filter((entry) => entry.passed).length;
@@ -177,7 +195,7 @@ function report(rows, discovery) {
 
 // `--only=calls,discovery,servers` runs a subset, e.g. while working on one of them.
 function selectedSuites() {
-  const all = ["calls", "discovery", "servers", "stores"];
+  const all = ["calls", "discovery", "servers", "stores", "loop"];
   const option = process.argv.slice(2).find((argument) => argument.startsWith("--only="));
   if (!option) return new Set(all);
   const chosen = option.slice("--only=".length).split(",");
@@ -206,8 +224,13 @@ async function main() {
       rows.push(...startupRows(await benchStartup(modules, cleanup, { events, progress, ...STARTUP })));
     }
     if (suites.has("stores")) rows.push(...storeRows(await benchStores(cleanup, { progress })));
+    let loop;
+    if (suites.has("loop")) {
+      loop = await benchLoop(modules, progress, LOOP);
+      rows.push(...loopRows(loop));
+    }
     progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    return report(rows, discovery) ? 0 : 1;
+    return report(rows, discovery, loop) ? 0 : 1;
   } catch (error) {
     if (cleanup.interrupted) return 130;
     process.stderr.write(

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { MAX_RUN_TURNS } from "./config/model-config.js";
 import { usageError } from "./exit-codes.js";
 
 /** The commands, as typed. */
@@ -9,6 +10,9 @@ export type CommandName =
   | "approvals approve"
   | "approvals deny"
   | "resume"
+  | "run"
+  | "runs list"
+  | "runs show"
   | "audit"
   | "tools"
   | "help";
@@ -24,6 +28,8 @@ export interface CliArgs {
   input: string | undefined;
   format: "openai" | "anthropic" | "json";
   follow: boolean;
+  /** `--max-turns N` of `agent run`. */
+  maxTurns: number | undefined;
 }
 
 /** The usage text. */
@@ -35,7 +41,10 @@ Commands:
   approvals list [--json]                  requests waiting for a decision, and past ones
   approvals approve <id>                   grant one request (used once, for that exact action)
   approvals deny <id>                      deny one request
-  resume <runId> [--json]                  re-check a held (or failed) call; run it if its approval applies
+  run <prompt> [--json] [--max-turns N]    an agent run: the configured model calls tools through the gate
+  resume <runId> [--json]                  continue a run: re-check held calls, run them if approved, go on
+  runs list [--json]                       agent runs and one-call runs, newest first
+  runs show <runId> [--json]               one run: status, transcript, pending calls
   audit [--json] [--follow]                the audit trail
   tools [--format openai|anthropic|json]   tool definitions as model APIs take them
 
@@ -44,7 +53,9 @@ Options:
   --state-dir DIR   approvals, runs and audit trail (else $AGENT_STATE_DIR, else .agent beside the config)
 
 Exit codes: 0 ok, 1 failed call, 2 usage or configuration error (or a run resume refuses),
-3 waiting for approval, 130 interrupted (SIGINT), 143 terminated (SIGTERM).`;
+3 waiting for approval, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+An agent run exits 0 completed, 1 failed or max turns, 2 usage or configuration (a missing API key),
+3 waiting for approval, 130 interrupted.`;
 
 const OPTIONS = {
   config: { type: "string" },
@@ -53,6 +64,7 @@ const OPTIONS = {
   input: { type: "string" },
   format: { type: "string" },
   follow: { type: "boolean" },
+  "max-turns": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -64,6 +76,9 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
   "approvals approve": [],
   "approvals deny": [],
   resume: ["json"],
+  run: ["json", "max-turns"],
+  "runs list": ["json"],
+  "runs show": ["json"],
   audit: ["json", "follow"],
   tools: ["format"],
   help: [],
@@ -76,6 +91,9 @@ const OPERANDS: Record<CommandName, string[]> = {
   "approvals approve": ["<id>"],
   "approvals deny": ["<id>"],
   resume: ["<runId>"],
+  run: ["<prompt>"],
+  "runs list": [],
+  "runs show": ["<runId>"],
   audit: [],
   tools: [],
   help: [],
@@ -92,7 +110,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const { values, positionals } = parsed;
   const [command, operands] =
     values.help || positionals.length === 0 ? ["help" as const, []] : readCommand(positionals);
-  for (const option of ["json", "input", "format", "follow"] as const) {
+  for (const option of ["json", "input", "format", "follow", "max-turns"] as const) {
     if (values[option] !== undefined && !COMMAND_OPTIONS[command].includes(option)) {
       throw usageError(`"agent ${command}" does not take --${option}.`);
     }
@@ -116,20 +134,39 @@ export function parseCliArgs(argv: string[]): CliArgs {
     input: values.input,
     format,
     follow: values.follow ?? false,
+    maxTurns: parseMaxTurns(values["max-turns"]),
   };
+}
+
+function parseMaxTurns(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_RUN_TURNS) {
+    throw usageError(
+      `--max-turns must be a whole number from 1 to ${MAX_RUN_TURNS}, got ${JSON.stringify(text)}.`,
+    );
+  }
+  return value;
 }
 
 function readCommand(positionals: string[]): [CommandName, string[]] {
   const [first = "", second = "", ...rest] = positionals;
-  if (first === "mcp" || first === "approvals") {
+  if (first === "mcp" || first === "approvals" || first === "runs") {
     const command = `${first} ${second}` as CommandName;
     if (!(command in COMMAND_OPTIONS)) {
-      const choices = first === "mcp" ? "list" : "list, approve or deny";
+      const choices = first === "mcp" ? "list" : first === "runs" ? "list or show" : "list, approve or deny";
       throw usageError(`Unknown command "agent ${first} ${second}": expected ${first} ${choices}.`);
     }
     return [command, rest];
   }
-  if (first === "call" || first === "resume" || first === "audit" || first === "tools" || first === "help") {
+  if (
+    first === "call" ||
+    first === "resume" ||
+    first === "run" ||
+    first === "audit" ||
+    first === "tools" ||
+    first === "help"
+  ) {
     return [first, positionals.slice(1)];
   }
   throw usageError(`Unknown command "${first}".`);

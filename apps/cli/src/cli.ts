@@ -1,3 +1,5 @@
+import { LoopError } from "@agent/loop";
+import { ModelClientError } from "@agent/models";
 import { PolicyError } from "@agent/policy";
 import { type CliArgs, parseCliArgs, USAGE } from "./cli-args.js";
 import { approvalsDecideCommand, approvalsListCommand } from "./commands/approvals.js";
@@ -5,6 +7,8 @@ import { auditCommand } from "./commands/audit.js";
 import { callCommand } from "./commands/call.js";
 import { mcpListCommand } from "./commands/mcp-list.js";
 import { resumeCommand } from "./commands/resume.js";
+import { runCommand } from "./commands/run.js";
+import { runsListCommand, runsShowCommand } from "./commands/runs.js";
 import { toolsCommand } from "./commands/tools.js";
 import { ConfigError } from "./config/index.js";
 import { CliExit, EXIT_CODES, type ExitCode, interruptionExitCode } from "./exit-codes.js";
@@ -65,6 +69,16 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
       return withRuntime(args, guard, (runtime) =>
         resumeCommand(runtime, io, { runId: operand(args), json: args.json }, signal),
       );
+    case "run":
+      return withRuntime(args, io, (runtime) =>
+        runCommand(runtime, io, { prompt: operand(args), json: args.json, maxTurns: args.maxTurns }, signal),
+      );
+    case "runs list":
+      return withState(args, io, (runtime) => runsListCommand(runtime, io, args));
+    case "runs show":
+      return withState(args, io, (runtime) =>
+        runsShowCommand(runtime, io, { runId: operand(args), json: args.json }),
+      );
     case "help":
       return EXIT_CODES.ok;
   }
@@ -106,7 +120,7 @@ function describeFailure(error: unknown): { exitCode: ExitCode; message: string 
   if (ConfigError.isInstance(error) || StateError.isInstance(error)) {
     return { exitCode: EXIT_CODES.usage, message: `${error.message} [${error.code}]` };
   }
-  if (PolicyError.isInstance(error))
+  if (PolicyError.isInstance(error) || LoopError.isInstance(error) || ModelClientError.isInstance(error))
     return { exitCode: EXIT_CODES.usage, message: `${error.message} [${error.code}]` };
   return {
     exitCode: EXIT_CODES.failed,

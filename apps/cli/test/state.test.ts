@@ -94,7 +94,13 @@ describe("opening the state database", () => {
       const tables = database
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         .all();
-      expect(tables).toEqual([{ name: "approvals" }, { name: "runs" }]);
+      expect(tables).toEqual([
+        { name: "agent_run_calls" },
+        { name: "agent_run_messages" },
+        { name: "agent_runs" },
+        { name: "approvals" },
+        { name: "runs" },
+      ]);
     } finally {
       database.close();
     }

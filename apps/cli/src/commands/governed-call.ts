@@ -1,12 +1,11 @@
 import { parseMcpToolName } from "@agent/mcp-client";
 import { redactJson } from "@agent/mcp-transport";
-import { denyApprovalRequest, grantApprovalRequest, PolicyError } from "@agent/policy";
 import { executeToolCall, type JsonValue, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serverStderrTail } from "../runtime/server-processes.js";
 import type { RunStatus } from "../state/index.js";
-import { promptForApproval } from "../terminal/approval-prompt.js";
+import { decideHeldCall } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeText, writeLine } from "../terminal/io.js";
 import { renderOutcome, renderProgress } from "../terminal/render-outcome.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
@@ -59,22 +58,9 @@ async function askOperator(
   held: WaitingOutcome,
   signal: AbortSignal,
 ): Promise<ToolCallOutcome> {
-  const request = await runtime.state.approvals.getApproval(held.requestId);
-  if (!request) return held;
-  const answer = await promptForApproval(io, request, call.input, signal);
+  const answer = await decideHeldCall(runtime, io, held.requestId, call.input, signal);
   // Ctrl-C at the prompt: the call stays held, to be approved and resumed later.
-  if (answer === "interrupted") return held;
-  const decide = answer === "approve" ? grantApprovalRequest : denyApprovalRequest;
-  try {
-    await decide(runtime.state.approvals, request.id, runtime.events);
-  } catch (error) {
-    // Decided from another shell while the prompt was open: that decision stands, and the gate reads it.
-    if (!(PolicyError.isInstance(error) && error.code === "approval_not_pending")) throw error;
-    writeLine(
-      io.stderr,
-      `agent: request ${safeText(request.id)} was already decided elsewhere; using that decision.`,
-    );
-  }
+  if (answer === "interrupted" || answer === "missing") return held;
   return execute(runtime, io, call, signal);
 }
 

@@ -3,9 +3,10 @@ import type { Runtime } from "../runtime/runtime.js";
 import { currentRunOwner, isRunOwnerGone, type RunRecord } from "../state/index.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { runGovernedCall } from "./governed-call.js";
+import { resumeAgentRunCommand } from "./run.js";
 
 /**
- * `agent resume <runId>`: replays the run's call through the gate, exactly as recorded (tool, input,
+ * `agent resume <runId>`: an agent run continues its loop (see `resumeAgentRunCommand`); a one-call run replays the run's call through the gate, exactly as recorded (tool, input,
  * cwd). It resumes a `waiting` run, retries a `failed` or `cancelled` one, and takes over a `running`
  * one whose process is gone; a `completed` run is refused, so nothing runs twice by accident. The
  * gate re-checks every replay: an approval applies only if the tool's definition and the input are
@@ -18,6 +19,9 @@ export async function resumeCommand(
   signal: AbortSignal,
 ): Promise<ExitCode> {
   const run = runtime.state.getRun(options.runId);
+  if (!run && (await runtime.state.agentRuns.loadRun(options.runId))) {
+    return resumeAgentRunCommand(runtime, io, options, signal);
+  }
   if (!run)
     throw new CliExit(
       EXIT_CODES.usage,

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ConfigError, type ConfigErrorCode } from "./config-error.js";
 import { type ConfigIssue, formatIssues, issuesFromZod } from "./config-issues.js";
 import type { Environment } from "./expand-variables.js";
+import { MODEL_CONFIG_SCHEMA, type ModelConfig, toModelConfig } from "./model-config.js";
 import { parseJsonText } from "./parse-json-text.js";
 import { readServerEntry, type ServerConfig, TIMEOUT_MS_SCHEMA } from "./server-config.js";
 
@@ -34,6 +35,8 @@ export interface AgentConfig {
   policy: Policy;
   /** `run_command`: whether shells may run a command line with `-c` (default false). */
   runCommand: { allowShell: boolean };
+  /** The model `agent run` drives, if the file configures one. */
+  model: ModelConfig | undefined;
   /** Every `mcpServers` entry, in file order, disabled ones included. */
   servers: ServerConfig[];
   /** Settings that were accepted but have no effect (other clients' keys), one sentence each. */
@@ -53,6 +56,7 @@ const fileSchema = z.strictObject({
   toolTimeoutMs: TIMEOUT_MS_SCHEMA.optional(),
   protectedPaths: z.array(z.string().min(1, { message: "may not be empty" })).optional(),
   runCommand: z.strictObject({ allowShell: z.boolean().optional() }).optional(),
+  model: MODEL_CONFIG_SCHEMA,
 });
 
 /**
@@ -110,6 +114,7 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
     // Unlike the library, the CLI isolates by default: a server that cannot be isolated does not start.
     policy: definePolicy({ sandbox: DEFAULT_SANDBOX_REQUIREMENT, ...parsed.data.policy }),
     runCommand: { allowShell: parsed.data.runCommand?.allowShell ?? false },
+    model: parsed.data.model && toModelConfig(parsed.data.model),
     servers,
     warnings,
     substitutedValues,

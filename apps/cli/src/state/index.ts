@@ -7,6 +7,7 @@ export {
 export { ensureStateDirectory } from "./open-state-database.js";
 export { currentRunOwner, isRunOwnerGone, type RunOwner } from "./run-owner.js";
 export { STATE_SCHEMA_VERSION } from "./schema-migrations.js";
+export { SqliteRunStore } from "./sqlite-run-store.js";
 export {
   type RunRecord,
   type RunStatus,

@@ -60,6 +60,36 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN owner_host TEXT;
     `,
   },
+  {
+    version: 3,
+    description: "agent runs: a header per run, its transcript and call records appended",
+    // The header is the loop's RunHeader as JSON (its format is the loop's to version); status,
+    // version and the prompt are columns for the compare-and-set and for listings.
+    sql: `
+      CREATE TABLE agent_runs (
+        id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        status TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        prompt TEXT NOT NULL,
+        header_json TEXT NOT NULL
+      );
+      CREATE INDEX agent_runs_by_created_at ON agent_runs (created_at);
+      CREATE TABLE agent_run_messages (
+        run_id TEXT NOT NULL REFERENCES agent_runs (id),
+        seq INTEGER NOT NULL,
+        message_json TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+      CREATE TABLE agent_run_calls (
+        run_id TEXT NOT NULL REFERENCES agent_runs (id),
+        seq INTEGER NOT NULL,
+        call_json TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+    `,
+  },
 ];
 
 /** The schema version this build writes; a database with a higher one is refused, never downgraded. */

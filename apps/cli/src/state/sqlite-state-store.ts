@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 import { openStateDatabase } from "./open-state-database.js";
 import { currentRunOwner, type RunOwner } from "./run-owner.js";
 import { SqliteApprovalStore } from "./sqlite-approval-store.js";
+import { SqliteRunStore } from "./sqlite-run-store.js";
 import { StateError } from "./state-error.js";
 import { stateDatabasePath } from "./state-paths.js";
 
@@ -91,6 +92,8 @@ export class SqliteStateStore {
   readonly file: string;
   /** Approval requests and grants, implementing `ApprovalStore` from `@agent/policy`. */
   readonly approvals: SqliteApprovalStore;
+  /** Agent runs (`agent run`), implementing `RunStore` from `@agent/loop`. */
+  readonly agentRuns: SqliteRunStore;
   readonly #database: Database.Database;
   readonly #now: () => Date;
   readonly #owner: RunOwner;
@@ -102,6 +105,7 @@ export class SqliteStateStore {
     this.#now = now;
     this.#owner = options.owner ?? currentRunOwner();
     this.approvals = new SqliteApprovalStore(database, now);
+    this.agentRuns = new SqliteRunStore(database);
   }
 
   /**

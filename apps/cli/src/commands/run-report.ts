@@ -1,0 +1,93 @@
+import type { RunResult } from "@agent/loop";
+import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
+import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+
+/**
+ * The one document `agent run --json` and `agent resume --json` print for an agent run: a stable
+ * contract scripts rely on.
+ */
+export interface RunDocument {
+  type: "run";
+  runId: string;
+  status: RunResult["status"];
+  output: string | null;
+  turns: number;
+  requestId?: string;
+  error?: { code: string; message: string };
+}
+
+/** The {@link RunDocument} of a result. */
+export function runDocument(result: RunResult): RunDocument {
+  const document: RunDocument = {
+    type: "run",
+    runId: result.runId,
+    status: result.status,
+    output: result.output,
+    turns: result.turns,
+  };
+  const [requestId] = result.requestIds;
+  if (result.status === "waiting" && requestId !== undefined) document.requestId = requestId;
+  if (result.error) document.error = { code: result.error.code, message: result.error.message };
+  return document;
+}
+
+/**
+ * Prints how the run stopped (the JSON document, or a few lines on stderr saying what to do next)
+ * and returns the exit code: 0 completed, 1 failed or max turns, 3 waiting, 130/143 interrupted.
+ */
+export function reportRun(
+  io: CliIo,
+  result: RunResult,
+  options: { json: boolean; signal: AbortSignal },
+): ExitCode {
+  if (options.json) writeJson(io, runDocument(result));
+  else describeStop(io, result);
+  if (options.signal.aborted) return interruptionExitCode(options.signal.reason);
+  switch (result.status) {
+    case "completed":
+      return EXIT_CODES.ok;
+    case "waiting":
+      return EXIT_CODES.waiting;
+    case "cancelled":
+      return EXIT_CODES.interrupted;
+    default:
+      return EXIT_CODES.failed;
+  }
+}
+
+function describeStop(io: CliIo, result: RunResult): void {
+  const style = styleFor(io.stderr, io.env);
+  const run = safeLine(result.runId);
+  switch (result.status) {
+    case "completed":
+      return;
+    case "waiting":
+      writeLine(io.stderr, style.yellow(`Run ${run} is waiting for approval.`));
+      for (const requestId of result.requestIds) {
+        writeLine(io.stderr, `Approve it with:     agent approvals approve ${safeLine(requestId)}`);
+      }
+      writeLine(io.stderr, `then continue with:  agent resume ${run}`);
+      return;
+    case "max_turns":
+      writeLine(
+        io.stderr,
+        style.yellow(
+          `Run ${run} stopped after ${result.turns} turns (the limit; raise it with --max-turns).`,
+        ),
+      );
+      return;
+    case "cancelled":
+      writeLine(io.stderr, `Run ${run} was interrupted; continue it with: agent resume ${run}`);
+      return;
+    case "failed":
+      writeLine(
+        io.stderr,
+        `${style.red(`error: ${safeText(result.error?.code ?? "failed")}`)}: ${safeText(result.error?.message ?? "")}`,
+      );
+      writeLine(
+        io.stderr,
+        `Run ${run} failed; once the cause is fixed, continue it with: agent resume ${run}`,
+      );
+      return;
+  }
+}

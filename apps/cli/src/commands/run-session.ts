@@ -1,0 +1,118 @@
+import { type AgentEnvironment, type RunResult, resumeRun } from "@agent/loop";
+import { resolvePolicyDecision } from "@agent/policy";
+import { fanOutEvents, type JsonValue } from "@agent/tools";
+import { createConfiguredModel, requireModelConfig } from "../runtime/configured-model.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { serverStderrTail } from "../runtime/server-processes.js";
+import { currentRunOwner, isRunOwnerGone, type RunOwner } from "../state/index.js";
+import { decideHeldCall } from "../terminal/decide-held-call.js";
+import { type CliIo, isInteractive, safeText, writeLine } from "../terminal/io.js";
+import { createRunDisplay, type RunDisplay, SILENT_RUN_DISPLAY } from "../terminal/run-display.js";
+import { describeServerFailure } from "../terminal/server-failure.js";
+
+/** How an agent run is shown: `--json` prints only the final document. */
+export interface SessionOptions {
+  json: boolean;
+  signal: AbortSignal;
+}
+
+/** An agent run's environment in the CLI, and the display it reports to. */
+export interface AgentSession {
+  env: AgentEnvironment;
+  display: RunDisplay;
+  /** The system prompt and turn limit the configuration sets. */
+  system: string | undefined;
+  maxTurns: number;
+}
+
+/**
+ * Prepares an agent run: reads the model's key (exit 2 naming the variable when it is missing),
+ * connects every enabled server once, concurrently (a server that fails is reported and its tools
+ * are left out; the run goes on), and builds the loop's environment on the CLI's registry, gate,
+ * SQLite run store and audit trail. The servers stay connected until the runtime closes.
+ */
+export async function openAgentSession(
+  runtime: Runtime,
+  io: CliIo,
+  options: SessionOptions,
+): Promise<AgentSession> {
+  const modelConfig = requireModelConfig(runtime.config);
+  const model = createConfiguredModel(modelConfig, io);
+  await runtime.connect(undefined, options.signal);
+  reportUnavailableServers(runtime, io);
+  const display = options.json ? SILENT_RUN_DISPLAY : createRunDisplay(io);
+  const { policy } = runtime.config;
+  const env: AgentEnvironment = {
+    model,
+    tools: runtime.registry,
+    gate: runtime.gate,
+    store: runtime.state.agentRuns,
+    cwd: runtime.config.workspaceRoot,
+    isOffered: (tool) => resolvePolicyDecision(policy, tool).decision !== "deny",
+    toolTimeoutMs: runtime.config.toolTimeoutMs,
+    events: fanOutEvents(runtime.events, display.events),
+    signal: options.signal,
+    owner: currentRunOwner() as unknown as JsonValue,
+    ...display.hooks,
+  };
+  return { env, display, system: modelConfig.system, maxTurns: modelConfig.maxTurns };
+}
+
+/**
+ * On a terminal (and without `--json`), asks about each held call of a waiting run, records the
+ * answers, and resumes the run in this process, until it stops for another reason or the person
+ * interrupts. Elsewhere the waiting result is returned as it is.
+ */
+export async function settleHeldCalls(
+  runtime: Runtime,
+  io: CliIo,
+  session: AgentSession,
+  first: RunResult,
+  options: SessionOptions,
+): Promise<RunResult> {
+  let result = first;
+  while (result.status === "waiting" && !options.json && isInteractive(io) && !options.signal.aborted) {
+    session.display.finish();
+    for (const requestId of result.requestIds) {
+      const held = result.state.pending.find((call) => call.requestId === requestId);
+      const answer = await decideHeldCall(
+        runtime,
+        io,
+        requestId,
+        parseArguments(held?.arguments),
+        options.signal,
+      );
+      if (answer === "interrupted") return result;
+    }
+    result = await resumeRun(session.env, { runId: result.runId, canTakeOver: canTakeOver });
+  }
+  return result;
+}
+
+/** Whether a `running` run's process is known to be gone (on this host, no such pid). */
+export function canTakeOver(state: { owner: JsonValue }): boolean {
+  const owner = state.owner as Partial<RunOwner> | null;
+  if (typeof owner?.pid !== "number" || typeof owner.host !== "string") return false;
+  return isRunOwnerGone({ pid: owner.pid, host: owner.host });
+}
+
+function parseArguments(text: string | undefined): unknown {
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function reportUnavailableServers(runtime: Runtime, io: CliIo): void {
+  for (const connection of runtime.connections) {
+    if (connection.state === "ready") continue;
+    writeLine(
+      io.stderr,
+      `agent: MCP server "${safeText(connection.name)}" is not available (${describeServerFailure(connection)}); the run goes on without its tools.`,
+    );
+    const stderr = serverStderrTail(connection.name);
+    if (stderr && !io.stderr.isTTY) writeLine(io.stderr, `its last stderr lines:\n${stderr}`);
+  }
+}

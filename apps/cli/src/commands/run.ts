@@ -1,0 +1,60 @@
+import { type RunResult, resumeRun, startRun } from "@agent/loop";
+import type { ExitCode } from "../exit-codes.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { CliIo } from "../terminal/io.js";
+import { reportRun } from "./run-report.js";
+import { canTakeOver, openAgentSession, type SessionOptions, settleHeldCalls } from "./run-session.js";
+
+/**
+ * `agent run <prompt> [--json] [--max-turns N]`: starts an agent run with the configured model and
+ * drives it until it completes, waits for an approval, fails, reaches its turn limit or is interrupted.
+ */
+export async function runCommand(
+  runtime: Runtime,
+  io: CliIo,
+  options: { prompt: string; json: boolean; maxTurns: number | undefined },
+  signal: AbortSignal,
+): Promise<ExitCode> {
+  const sessionOptions: SessionOptions = { json: options.json, signal };
+  const session = await openAgentSession(runtime, io, sessionOptions);
+  return drive(runtime, io, session, sessionOptions, () =>
+    startRun(session.env, {
+      prompt: options.prompt,
+      maxTurns: options.maxTurns ?? session.maxTurns,
+      ...(session.system === undefined ? {} : { system: session.system }),
+    }),
+  );
+}
+
+/**
+ * `agent resume <runId>` for an agent run: claims it and continues the loop where it stopped (held
+ * calls re-checked through the gate, then the next model turn).
+ */
+export async function resumeAgentRunCommand(
+  runtime: Runtime,
+  io: CliIo,
+  options: { runId: string; json: boolean },
+  signal: AbortSignal,
+): Promise<ExitCode> {
+  const sessionOptions: SessionOptions = { json: options.json, signal };
+  const session = await openAgentSession(runtime, io, sessionOptions);
+  return drive(runtime, io, session, sessionOptions, () =>
+    resumeRun(session.env, { runId: options.runId, canTakeOver }),
+  );
+}
+
+async function drive(
+  runtime: Runtime,
+  io: CliIo,
+  session: Awaited<ReturnType<typeof openAgentSession>>,
+  options: SessionOptions,
+  begin: () => Promise<RunResult>,
+): Promise<ExitCode> {
+  let result: RunResult;
+  try {
+    result = await settleHeldCalls(runtime, io, session, await begin(), options);
+  } finally {
+    session.display.finish();
+  }
+  return reportRun(io, result, options);
+}

@@ -1,0 +1,150 @@
+import type { RunState } from "@agent/loop";
+import type { ModelMessage } from "@agent/models";
+import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
+import type { StateRuntime } from "../runtime/runtime.js";
+import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import { formatTable, truncate } from "../terminal/table.js";
+
+/** One line of `agent runs list`: an agent run (`agent run`) or a one-call run (`agent call`). */
+interface RunListing {
+  runId: string;
+  kind: "agent" | "call";
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  /** The prompt of an agent run, the tool of a one-call run. */
+  what: string;
+  turns?: number;
+  requestIds: string[];
+}
+
+const SHOWN_CONTENT_CHARS = 500;
+
+/** `agent runs list [--json]`: every run, newest first, agent runs and one-call runs alike. */
+export async function runsListCommand(
+  runtime: StateRuntime,
+  io: CliIo,
+  options: { json: boolean },
+): Promise<ExitCode> {
+  const agentRuns = (await runtime.state.agentRuns.listRuns()).map(
+    (run): RunListing => ({
+      runId: run.runId,
+      kind: "agent",
+      status: run.status,
+      createdAt: run.createdAt,
+      updatedAt: run.updatedAt,
+      what: run.prompt,
+      turns: run.turns,
+      requestIds: run.requestIds,
+    }),
+  );
+  const callRuns = runtime.state.listRuns().map(
+    (run): RunListing => ({
+      runId: run.id,
+      kind: "call",
+      status: run.status,
+      createdAt: run.createdAt,
+      updatedAt: run.updatedAt,
+      what: run.toolName,
+      requestIds: run.requestId === undefined ? [] : [run.requestId],
+    }),
+  );
+  const runs = [...agentRuns, ...callRuns].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  if (options.json) {
+    writeJson(io, { runs });
+    return EXIT_CODES.ok;
+  }
+  if (runs.length === 0) {
+    writeLine(io.stdout, "No runs.");
+    return EXIT_CODES.ok;
+  }
+  const style = styleFor(io.stdout, io.env);
+  // The state database is a file anyone with access may have edited: every cell is escaped.
+  const rows = runs.map((run) => [
+    safeLine(run.runId),
+    safeLine(run.kind),
+    run.status === "waiting" ? style.yellow(safeLine(run.status)) : safeLine(run.status),
+    run.turns === undefined ? "" : String(run.turns),
+    safeLine(run.createdAt),
+    safeLine(truncate(run.what, 60)),
+  ]);
+  for (const line of formatTable([
+    ["RUN", "KIND", "STATUS", "TURNS", "CREATED", "PROMPT / TOOL"].map(style.dim),
+    ...rows,
+  ])) {
+    writeLine(io.stdout, line);
+  }
+  return EXIT_CODES.ok;
+}
+
+/** `agent runs show <runId> [--json]`: one run whole (JSON), or its transcript, cut for reading. */
+export async function runsShowCommand(
+  runtime: StateRuntime,
+  io: CliIo,
+  options: { runId: string; json: boolean },
+): Promise<ExitCode> {
+  const agentRun = await runtime.state.agentRuns.loadRun(options.runId);
+  const callRun = agentRun ? undefined : runtime.state.getRun(options.runId);
+  if (!agentRun && !callRun) {
+    throw new CliExit(EXIT_CODES.usage, `No run "${options.runId}". "agent runs list" shows them.`);
+  }
+  if (options.json) {
+    writeJson(io, agentRun ? { kind: "agent", run: agentRun } : { kind: "call", run: callRun });
+    return EXIT_CODES.ok;
+  }
+  if (callRun) {
+    writeLine(io.stdout, safeText(JSON.stringify(callRun, null, 2)));
+    return EXIT_CODES.ok;
+  }
+  showAgentRun(io, agentRun as RunState);
+  return EXIT_CODES.ok;
+}
+
+function showAgentRun(io: CliIo, run: RunState): void {
+  const style = styleFor(io.stdout, io.env);
+  const facts = [
+    ["run", run.runId],
+    ["status", run.status],
+    ["model", `${run.provider} ${run.model}`],
+    ["turns", `${run.turns} of at most ${run.maxTurns}`],
+    ["tokens", `${run.usage.inputTokens} in, ${run.usage.outputTokens} out`],
+    ["created", run.createdAt],
+    ["updated", run.updatedAt],
+    ...(run.requestIds.length > 0 ? [["waiting for", run.requestIds.join(", ")]] : []),
+    ...(run.error ? [["error", `${run.error.code}: ${run.error.message}`]] : []),
+  ];
+  for (const line of formatTable(facts.map(([key = "", value = ""]) => [style.dim(key), safeLine(value)]))) {
+    writeLine(io.stdout, line);
+  }
+  writeLine(io.stdout);
+  for (const message of run.messages) writeLine(io.stdout, describeMessage(message, style));
+  for (const call of run.pending) {
+    const state = call.status === "held" ? `held (request ${call.requestId ?? "?"})` : call.status;
+    writeLine(io.stdout, style.yellow(safeLine(`pending ${call.toolName} ${call.arguments}: ${state}`)));
+  }
+}
+
+function describeMessage(message: ModelMessage, style: ReturnType<typeof styleFor>): string {
+  switch (message.role) {
+    case "user":
+      return `${style.bold("user")}  ${safeText(message.content)}`;
+    case "assistant": {
+      const calls = message.toolCalls.map(
+        (call) => `\n  → ${safeLine(`${call.name} ${cut(call.arguments)}`)}`,
+      );
+      return `${style.bold("assistant")}  ${safeText(message.content ?? "")}${calls.join("")}`;
+    }
+    case "tool": {
+      const label = message.isError
+        ? style.red(`tool ${safeLine(message.toolName)}`)
+        : `tool ${safeLine(message.toolName)}`;
+      return `${label}  ${safeText(cut(message.content))}`;
+    }
+  }
+}
+
+function cut(text: string): string {
+  return text.length <= SHOWN_CONTENT_CHARS
+    ? text
+    : `${text.slice(0, SHOWN_CONTENT_CHARS)}… (${text.length} characters)`;
+}

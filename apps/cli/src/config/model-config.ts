@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { CliExit, EXIT_CODES } from "../exit-codes.js";
+import type { Environment } from "./expand-variables.js";
+
+/** The model `agent run` drives: the configuration file's `model` key, defaults filled in. */
+export interface ModelConfig {
+  provider: "openai" | "anthropic";
+  /** The model's name as the API knows it. */
+  name: string;
+  /** Where the API lives (any OpenAI-compatible server for `openai`); the hosted API when unset. */
+  baseUrl: string | undefined;
+  /** The environment variable holding the API key; the key itself is never in the file. */
+  apiKeyEnv: string;
+  maxTurns: number;
+  system: string | undefined;
+}
+
+/** The variable read for the key when `apiKeyEnv` is not set, by provider. */
+export const DEFAULT_API_KEY_ENV = { openai: "OPENAI_API_KEY", anthropic: "ANTHROPIC_API_KEY" } as const;
+
+/** The turn limit when neither `model.maxTurns` nor `--max-turns` says. */
+export const DEFAULT_RUN_MAX_TURNS = 20;
+
+/** The most turns a run may be given, so a typo cannot buy an unbounded bill. */
+export const MAX_RUN_TURNS = 1_000;
+
+/** A turn limit: a whole number from 1 to {@link MAX_RUN_TURNS}. */
+export const MAX_TURNS_SCHEMA: z.ZodNumber = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_RUN_TURNS, { message: `must be at most ${MAX_RUN_TURNS}` });
+
+/** The JSON form of `model`. An `apiKey` key is refused with a pointer to `apiKeyEnv`. */
+export const MODEL_CONFIG_SCHEMA = z
+  .strictObject({
+    provider: z.enum(["openai", "anthropic"]),
+    name: z.string().min(1, { message: "may not be empty" }),
+    baseUrl: z
+      .string()
+      .refine(isHttpUrl, {
+        message: "must be an absolute http: or https: URL, e.g. http://127.0.0.1:11434/v1",
+      })
+      .optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+        message: "must be an environment variable name, e.g. OPENAI_API_KEY",
+      })
+      .optional(),
+    maxTurns: MAX_TURNS_SCHEMA.optional(),
+    system: z.string().optional(),
+    // Refused with a pointer to apiKeyEnv rather than as an unknown key: say what to do instead.
+    apiKey: z
+      .unknown()
+      .refine(() => false, {
+        message:
+          'API keys are never read from the file: remove it, put the key in an environment variable and name that variable in "apiKeyEnv"',
+      })
+      .optional(),
+  })
+  .optional();
+
+/** Fills in the defaults of a validated `model` entry. */
+export function toModelConfig(entry: NonNullable<z.output<typeof MODEL_CONFIG_SCHEMA>>): ModelConfig {
+  return {
+    provider: entry.provider,
+    name: entry.name,
+    baseUrl: entry.baseUrl,
+    apiKeyEnv: entry.apiKeyEnv ?? DEFAULT_API_KEY_ENV[entry.provider],
+    maxTurns: entry.maxTurns ?? DEFAULT_RUN_MAX_TURNS,
+    system: entry.system,
+  };
+}
+
+/**
+ * The API key from the environment variable the configuration names; exit 2 naming the variable
+ * (never a value) when it is unset or empty.
+ */
+export function readApiKey(model: ModelConfig, env: Environment): string {
+  const key = env[model.apiKeyEnv];
+  if (key === undefined || key === "") {
+    const hint =
+      model.baseUrl === undefined
+        ? ""
+        : ` A local server that needs no key accepts any value (e.g. export ${model.apiKeyEnv}=local).`;
+    throw new CliExit(
+      EXIT_CODES.usage,
+      `The model's API key is missing: set the environment variable ${model.apiKeyEnv} (named by "model.apiKeyEnv").${hint}`,
+    );
+  }
+  return key;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}

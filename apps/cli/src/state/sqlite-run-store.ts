@@ -1,0 +1,160 @@
+import {
+  applyRunChange,
+  assertRunFormat,
+  LoopError,
+  type RunChange,
+  type RunHeader,
+  type RunState,
+  type RunStore,
+  type RunSummary,
+} from "@agent/loop";
+import type Database from "better-sqlite3";
+
+interface AgentRunRow {
+  id: string;
+  created_at: string;
+  version: number;
+  prompt: string;
+  header_json: string;
+}
+
+/**
+ * The loop's {@link RunStore} in the CLI's state database (tables `agent_runs`,
+ * `agent_run_messages`, `agent_run_calls`). Every update is one IMMEDIATE transaction that checks
+ * the version first, so of two processes updating one version exactly one succeeds; the transcript
+ * and call records are appended rows, so an update writes what changed, not the whole run.
+ */
+export class SqliteRunStore implements RunStore {
+  readonly #database: Database.Database;
+
+  constructor(database: Database.Database) {
+    this.#database = database;
+  }
+
+  /** Saves a new run; throws `LoopError` `run_exists` if the id is taken. */
+  async createRun(state: RunState): Promise<void> {
+    assertRunFormat(state);
+    const { messages, calls, ...header } = state;
+    const first = messages[0];
+    const insert = this.#database.transaction(() => {
+      this.#database
+        .prepare(
+          `INSERT INTO agent_runs (id, created_at, updated_at, status, version, prompt, header_json)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          header.runId,
+          header.createdAt,
+          header.updatedAt,
+          header.status,
+          header.version,
+          first?.role === "user" ? first.content : "",
+          JSON.stringify(header),
+        );
+      this.#append(header.runId, "agent_run_messages", "message_json", messages);
+      this.#append(header.runId, "agent_run_calls", "call_json", calls);
+    });
+    try {
+      insert.immediate();
+    } catch (cause) {
+      if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+        throw new LoopError("run_exists", `A run with id ${header.runId} already exists.`, { cause });
+      }
+      throw cause;
+    }
+  }
+
+  /** The run's whole record, or undefined. */
+  async loadRun(runId: string): Promise<RunState | undefined> {
+    const read = this.#database.transaction((): RunState | undefined => {
+      const row = this.#row(runId);
+      if (!row) return undefined;
+      const header = readHeader(row);
+      const messages = this.#list(runId, "agent_run_messages", "message_json") as RunState["messages"];
+      const calls = this.#list(runId, "agent_run_calls", "call_json") as RunState["calls"];
+      return { ...header, messages, calls };
+    });
+    // DEFERRED: a read-only snapshot, consistent across the three tables.
+    return read.deferred();
+  }
+
+  /** Runs, newest first. */
+  async listRuns(options: { limit?: number } = {}): Promise<RunSummary[]> {
+    const rows = this.#database
+      .prepare("SELECT * FROM agent_runs ORDER BY created_at DESC, rowid DESC LIMIT ?")
+      .all(options.limit ?? -1) as AgentRunRow[];
+    return rows.map((row) => {
+      const header = readHeader(row);
+      return {
+        runId: header.runId,
+        status: header.status,
+        createdAt: header.createdAt,
+        updatedAt: header.updatedAt,
+        provider: header.provider,
+        model: header.model,
+        turns: header.turns,
+        prompt: row.prompt,
+        requestIds: header.requestIds,
+      };
+    });
+  }
+
+  /** Compare-and-set on the version, in one IMMEDIATE transaction (it takes the write lock first). */
+  async updateRun(
+    runId: string,
+    expectedVersion: number,
+    change: RunChange,
+    now = new Date(),
+  ): Promise<number | undefined> {
+    const update = this.#database.transaction((): number | undefined => {
+      const row = this.#row(runId);
+      if (!row || row.version !== expectedVersion) return undefined;
+      const header = applyRunChange(readHeader(row), change, now);
+      const changed = this.#database
+        .prepare(
+          "UPDATE agent_runs SET updated_at = ?, status = ?, version = ?, header_json = ? WHERE id = ? AND version = ?",
+        )
+        .run(header.updatedAt, header.status, header.version, JSON.stringify(header), runId, expectedVersion);
+      if (changed.changes !== 1) return undefined;
+      this.#append(runId, "agent_run_messages", "message_json", change.appendMessages ?? []);
+      this.#append(runId, "agent_run_calls", "call_json", change.appendCalls ?? []);
+      return header.version;
+    });
+    return update.immediate();
+  }
+
+  #row(runId: string): AgentRunRow | undefined {
+    return this.#database.prepare("SELECT * FROM agent_runs WHERE id = ?").get(runId) as
+      | AgentRunRow
+      | undefined;
+  }
+
+  #append(
+    runId: string,
+    table: "agent_run_messages" | "agent_run_calls",
+    column: "message_json" | "call_json",
+    items: readonly unknown[],
+  ): void {
+    if (items.length === 0) return;
+    const next = this.#database
+      .prepare(`SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM ${table} WHERE run_id = ?`)
+      .get(runId) as { next: number };
+    const insert = this.#database.prepare(`INSERT INTO ${table} (run_id, seq, ${column}) VALUES (?, ?, ?)`);
+    items.forEach((item, index) => {
+      insert.run(runId, next.next + index, JSON.stringify(item));
+    });
+  }
+
+  #list(runId: string, table: string, column: string): unknown[] {
+    const rows = this.#database
+      .prepare(`SELECT ${column} AS json FROM ${table} WHERE run_id = ? ORDER BY seq`)
+      .all(runId) as { json: string }[];
+    return rows.map((row) => JSON.parse(row.json) as unknown);
+  }
+}
+
+function readHeader(row: AgentRunRow): RunHeader {
+  const header = JSON.parse(row.header_json) as RunHeader;
+  assertRunFormat(header);
+  return header;
+}
