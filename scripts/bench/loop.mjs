@@ -61,7 +61,13 @@ async function bareLoop(modules, world, turns) {
         { registry: world.registry, gate: world.gate, runId: "run_bare", cwd: "/bench" },
       );
       const content = outcome.ok ? String(outcome.output) : JSON.stringify(outcome);
-      messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content, isError: !outcome.ok });
+      messages.push({
+        role: "tool",
+        toolCallId: call.id,
+        toolName: call.name,
+        content,
+        isError: !outcome.ok,
+      });
     }
   }
   return messages.length;

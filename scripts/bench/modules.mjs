@@ -43,18 +43,19 @@ function zodEntry() {
 
 /** Imports everything the suites need; throws with a hint when the packages are not built. */
 export async function loadModules() {
-  const [tools, toolsNode, policy, transport, stdio, client, sdkClient, sdkStdio, loop, zod] = await Promise.all([
-    import(distEntry("packages/tools/dist/index.js")),
-    import(distEntry("packages/tools/dist/node/index.js")),
-    import(distEntry("packages/policy/dist/index.js")),
-    import(distEntry("packages/mcp-transport/dist/index.js")),
-    import(distEntry("packages/mcp-transport/dist/stdio/index.js")),
-    import(distEntry("packages/mcp-client/dist/index.js")),
-    import(sdkEntry("client/index.js")),
-    import(sdkEntry("client/stdio.js")),
-    import(distEntry("packages/loop/dist/index.js")),
-    import(zodEntry()),
-  ]);
+  const [tools, toolsNode, policy, transport, stdio, client, sdkClient, sdkStdio, loop, zod] =
+    await Promise.all([
+      import(distEntry("packages/tools/dist/index.js")),
+      import(distEntry("packages/tools/dist/node/index.js")),
+      import(distEntry("packages/policy/dist/index.js")),
+      import(distEntry("packages/mcp-transport/dist/index.js")),
+      import(distEntry("packages/mcp-transport/dist/stdio/index.js")),
+      import(distEntry("packages/mcp-client/dist/index.js")),
+      import(sdkEntry("client/index.js")),
+      import(sdkEntry("client/stdio.js")),
+      import(distEntry("packages/loop/dist/index.js")),
+      import(zodEntry()),
+    ]);
   if (!existsSync(BENCH_SERVER_PATH)) {
     throw new Error(`${BENCH_SERVER_PATH} is missing: build @agent/mcp-testing first.`);
   }

@@ -144,7 +144,9 @@ function storeRows(stores) {
 function loopRows(loop) {
   const turns = `agent loop, ${LOOP.turns} turns (scripted model, allowed echo tool)`;
   return [
-    row(`${turns}: time per turn vs bare loop`, loop.agentPerTurnMs, loop.barePerTurnMs, formatMs, { target: 1.1 }),
+    row(`${turns}: time per turn vs bare loop`, loop.agentPerTurnMs, loop.barePerTurnMs, formatMs, {
+      target: 1.1,
+    }),
   ];
 }
 
