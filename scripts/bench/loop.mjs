@@ -21,7 +21,14 @@ function echoTurn(turn) {
 /** A model that calls echo on every turn; it copies nothing, so its own cost is the same in both loops. */
 function echoModel() {
   let turn = 0;
-  return { provider: "bench", model: "echo", createTurn: async () => echoTurn((turn += 1)) };
+  return {
+    provider: "bench",
+    model: "echo",
+    createTurn: async () => {
+      turn += 1;
+      return echoTurn(turn);
+    },
+  };
 }
 
 function createWorld(modules) {
