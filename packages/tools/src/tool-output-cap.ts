@@ -61,7 +61,7 @@ export function capToolOutput(
     );
   }
   const full = typeof output === "string" ? output : observationText(output);
-  const facts = { chars: full.length, bytes: Buffer.byteLength(full), sha256: sha256Hex(full) };
+  const facts = { chars: full.length, bytes: utf8Length(full), sha256: sha256Hex(full) };
   if (full.length <= maxChars) return { text: full, truncated: false, ...facts };
   const marker = `\n[output truncated: showing the first %KEPT% of ${facts.chars} characters (${facts.bytes} bytes, sha256 ${facts.sha256})]`;
   let kept = maxChars - (marker.length - "%KEPT%".length + String(maxChars).length);
@@ -69,6 +69,26 @@ export function capToolOutput(
   if (isHighSurrogate(full.charCodeAt(kept - 1))) kept -= 1;
   const text = full.slice(0, kept) + marker.replace("%KEPT%", String(kept));
   return { text, truncated: true, ...facts };
+}
+
+/** UTF-8 size of a string without Buffer (the root entry stays portable); a lone surrogate counts as U+FFFD. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (isHighSurrogate(code) && index + 1 < text.length && isLowSurrogate(text.charCodeAt(index + 1))) {
+      // Two code units, four bytes.
+      bytes += 2;
+      index += 1;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 function isHighSurrogate(code: number): boolean {

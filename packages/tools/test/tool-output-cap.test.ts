@@ -73,6 +73,12 @@ describe("capToolOutput", () => {
     }
   });
 
+  it("counts UTF-8 bytes as Buffer does, lone surrogates included", () => {
+    for (const text of ["a", "é", "€", "😀", "a😀b", "\ud800", "x\udc00y", "\ud800\ud800", "😀".repeat(3)]) {
+      expect(capToolOutput(text).bytes).toBe(Buffer.byteLength(text));
+    }
+  });
+
   it("caps at about 25k tokens by default", () => {
     expect(capToolOutput("y".repeat(100_000)).truncated).toBe(false);
     expect(capToolOutput("y".repeat(100_001)).truncated).toBe(true);
