@@ -10,7 +10,7 @@ import ts from "typescript";
 
 const SOURCE = fileURLToPath(new URL("../src/", import.meta.url));
 // The sink and what it imports at run time (events.ts and tool.ts only lend it types).
-const MODULES = ["node/jsonl-event-sink", "audit-bounds", "canonical-json", "errors"];
+const MODULES = ["node/jsonl-event-sink", "audit-bounds", "canonical-json", "errors", "sha256/node"];
 
 /** How the child ends after emitting its events. */
 export type ChildEnding = "return" | "exit" | "throw" | "sigkill" | "emit-on-exit";
@@ -31,6 +31,11 @@ export function runChildSink(
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, output);
   }
+  // canonical-json imports "#sha256", which the package's own imports map resolves to Node's hash.
+  writeFileSync(
+    join(folder, "package.json"),
+    JSON.stringify({ type: "module", imports: { "#sha256": "./lib/sha256/node.js" } }),
+  );
   const script = join(folder, "child.mjs");
   writeFileSync(
     script,
