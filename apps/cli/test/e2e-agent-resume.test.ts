@@ -10,7 +10,13 @@ import {
   toolsOffered,
   writeAgentConfig,
 } from "./e2e-agent-helpers.js";
-import { E2E_TIMEOUT_MS, parseSingleJson, e2eTest as test, waitFor } from "./e2e-helpers.js";
+import {
+  CAN_RUN_IN_TERMINAL,
+  E2E_TIMEOUT_MS,
+  parseSingleJson,
+  e2eTest as test,
+  waitFor,
+} from "./e2e-helpers.js";
 
 const timeout = E2E_TIMEOUT_MS;
 // Three or four CLI processes one after the other.
@@ -56,7 +62,10 @@ describe.concurrent.each(PROVIDERS)("agent runs that wait and resume, over the %
       await server.close();
     }
   });
+});
 
+describe.concurrent("agent runs: resume, interrupt, caps, listings", () => {
+  const provider = "openai";
   test("without a terminal, says which commands approve and resume a held call", {
     timeout: longTimeout,
   }, async ({ sandbox }) => {
@@ -73,9 +82,41 @@ describe.concurrent.each(PROVIDERS)("agent runs that wait and resume, over the %
       await server.close();
     }
   });
-});
+  test.skipIf(!CAN_RUN_IN_TERMINAL)(
+    "on a terminal, asks about a held call at the prompt and goes on in the same process",
+    { timeout },
+    async ({ sandbox }) => {
+      const server = await setUpAgent(
+        sandbox,
+        "openai",
+        [toolCallTurn([mcpCall("tc_1", "echo", { message: "asked" })], "Calling echo."), textTurn("Echoed.")],
+        { mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) } },
+      );
+      try {
+        const agent = sandbox.start(["run", "echo asked"], {
+          terminal: true,
+          stdin: true,
+          env: agentEnv("openai"),
+        });
+        await waitFor("the approval prompt", () =>
+          agent.stdout().includes("Approve this exact call once? [y/N]"),
+        );
+        expect(agent.stdout()).toContain("mcp__s__echo (external)");
+        agent.child.stdin?.write("y\n");
+        const result = await agent.exited;
+        expect(result.code, result.stdout).toBe(0);
+        expect(result.stdout).toContain("Calling echo.");
+        expect(result.stdout).toContain("Echoed.");
+        expect(result.stdout).toMatch(/mcp__s__echo .*held for approval/);
+        expect(result.stdout).toMatch(/mcp__s__echo .*allowed \(approval\) → /);
+        expect(sandbox.received("s", "tools/call")).toHaveLength(1);
+        expect(server.requests).toHaveLength(2);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
-describe.concurrent("agent runs: resume, interrupt, caps, listings", () => {
   test("a held call whose tool changed while waiting needs a new approval; the model sees the new tools", {
     timeout,
   }, async ({ sandbox }) => {

@@ -87,7 +87,11 @@ describe.concurrent.each(PROVIDERS)("agent run over the %s wire API", (provider)
       await server.close();
     }
   });
+});
 
+// The remaining paths once, over Chat Completions: both adapters go through each of them over HTTP
+// in packages/loop/test/agent-over-http.test.ts, without a process per case.
+describe.concurrent.each(["openai"] as const)("agent run over the %s wire API", (provider) => {
   test("gives denied, unparsable, mistyped and unknown calls back to the model, sending nothing to the server", {
     timeout,
   }, async ({ sandbox }) => {

@@ -101,6 +101,48 @@ describe.each(CASES)("a run over $provider (stream: $stream)", ({ provider, stre
     expect(resumed).toMatchObject({ status: "completed", output: "later" });
   });
 
+  it("answers denied, unparsable, mistyped and unknown calls with observations, running none", async () => {
+    // The Anthropic API carries arguments as JSON objects only; its SDK repairs a cut stream's JSON.
+    const unparsable = provider === "openai" ? [{ id: "tc_json", name: "echo", raw: '{"text": "cut' }] : [];
+    const { server, model } = await serve(provider, [
+      toolCallTurn([
+        { id: "tc_deny", name: "rm", input: {} },
+        ...unparsable,
+        { id: "tc_type", name: "echo", input: { text: 42 } },
+        { id: "tc_unknown", name: "launch", input: {} },
+      ]),
+      textTurn("understood"),
+    ]);
+    const harness = createHarness();
+    const result = await startRun(harness.env(model, streaming([])), { prompt: "try" });
+    expect(result).toMatchObject({ status: "completed", output: "understood" });
+    expect(harness.executed).toEqual({});
+    // Records are kept in the order calls finished; the model reads them in the order it made them.
+    const codes = Object.fromEntries(
+      result.state.calls.map((call) => [
+        call.toolCallId,
+        call.observation.ok ? "ok" : call.observation.error,
+      ]),
+    );
+    expect(codes).toEqual({
+      tc_deny: "policy_denied",
+      ...(provider === "openai" ? { tc_json: "invalid_arguments" } : {}),
+      tc_type: "invalid_arguments",
+      tc_unknown: "unknown_tool",
+    });
+    const body = JSON.stringify(server.requests[1]?.body);
+    expect(body).toContain("unknown_tool");
+  });
+
+  it("stops at max turns", async () => {
+    const again = toolCallTurn([{ id: "tc", name: "echo", input: { text: "again" } }]);
+    const { server, model } = await serve(provider, [again, again, again]);
+    const harness = createHarness();
+    const result = await startRun(harness.env(model, streaming([])), { prompt: "loop", maxTurns: 2 });
+    expect(result).toMatchObject({ status: "max_turns", turns: 2 });
+    expect(server.requests).toHaveLength(2);
+  });
+
   it("caps an oversized result for the model", async () => {
     const { server, model } = await serve(provider, [
       toolCallTurn([{ id: "tc_1", name: "big", input: {} }]),
