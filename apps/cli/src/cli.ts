@@ -70,7 +70,7 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
         resumeCommand(runtime, io, { runId: operand(args), json: args.json }, signal),
       );
     case "run":
-      return withRuntime(args, io, (runtime) =>
+      return withRuntime(args, guard, (runtime) =>
         runCommand(runtime, io, { prompt: operand(args), json: args.json, maxTurns: args.maxTurns }, signal),
       );
     case "runs list":

@@ -115,7 +115,9 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
   for (const warning of [...config.warnings, ...secrets.warnings]) {
     writeLine(io.stderr, `warning: ${safeText(warning)}`);
   }
-  const redactor = createRedactor(secrets.values);
+  // The model's key never shows either, wherever a server or a model error might echo it.
+  const modelKey = config.model ? io.env[config.model.apiKeyEnv] : undefined;
+  const redactor = createRedactor(modelKey ? [...secrets.values, modelKey] : secrets.values);
   const durable = openStateRuntime(location, io);
   const { state } = durable;
   // Every event reaches the audit trail through the redactor, whoever emits it.
