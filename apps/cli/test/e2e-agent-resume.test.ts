@@ -24,7 +24,7 @@ const longTimeout = E2E_TIMEOUT_MS * 3;
 
 describe.concurrent.each(PROVIDERS)("agent runs that wait and resume, over the %s wire API", (provider) => {
   test("holds a call, is approved from another process, and resumes without asking the model again", {
-    timeout,
+    timeout: longTimeout,
   }, async ({ sandbox }) => {
     const server = await setUpAgent(
       sandbox,
@@ -67,7 +67,7 @@ describe.concurrent.each(PROVIDERS)("agent runs that wait and resume, over the %
 describe.concurrent("agent runs: resume, interrupt, caps, listings", () => {
   const provider = "openai";
   test("without a terminal, says which commands approve and resume a held call", {
-    timeout: longTimeout,
+    timeout,
   }, async ({ sandbox }) => {
     const server = await setUpAgent(sandbox, provider, [toolCallTurn([mcpCall("tc_1", "echo", {})])], {
       mcpServers: { s: sandbox.scriptableServer("s") },
@@ -120,7 +120,7 @@ describe.concurrent("agent runs: resume, interrupt, caps, listings", () => {
   );
 
   test("a held call whose tool changed while waiting needs a new approval; the model sees the new tools", {
-    timeout,
+    timeout: longTimeout,
   }, async ({ sandbox }) => {
     const mcpServers = { s: sandbox.scriptableServer("s", { wire: true }) };
     const server = await setUpAgent(
@@ -228,7 +228,7 @@ describe.concurrent("agent runs: resume, interrupt, caps, listings", () => {
   });
 
   test("caps an oversized tool result for the model and keeps it whole in the run", {
-    timeout: longTimeout,
+    timeout,
   }, async ({ sandbox }) => {
     const big = "z".repeat(120_000);
     const server = await setUpAgent(
