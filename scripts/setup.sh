@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the repository pins, on a machine that has only Node 20 and npm:
-# pnpm at the version of package.json's packageManager, then the locked dependencies.
+# pnpm at the version of package.json's packageManager, then the locked dependencies, then
+# bubblewrap for the sandbox where apt-get can install it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,3 +35,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 pnpm install --frozen-lockfile
+
+# bubblewrap isolates every stdio MCP server and run_command (the bundled config requires it).
+# Installed with apt-get where that is possible without asking (root, or sudo without a password);
+# otherwise say what to run: everything else works, and servers refuse to start until it is there.
+if ! command -v bwrap >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+    echo "Installing bubblewrap" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    echo "Installing bubblewrap (sudo)" >&2
+    sudo -n apt-get update -qq && sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  else
+    echo "bubblewrap (bwrap) is not installed and cannot be installed from here; install it" >&2
+    echo "(Debian/Ubuntu: sudo apt-get install bubblewrap) or the sandboxed servers will not start." >&2
+  fi
+fi

@@ -43,11 +43,12 @@ function zodEntry() {
 
 /** Imports everything the suites need; throws with a hint when the packages are not built. */
 export async function loadModules() {
-  const [tools, toolsNode, policy, transport, stdio, client, sdkClient, sdkStdio, loop, zod] =
+  const [tools, toolsNode, policy, bwrap, transport, stdio, client, sdkClient, sdkStdio, loop, zod] =
     await Promise.all([
       import(distEntry("packages/tools/dist/index.js")),
       import(distEntry("packages/tools/dist/node/index.js")),
       import(distEntry("packages/policy/dist/index.js")),
+      import(distEntry("packages/policy/dist/bwrap/index.js")),
       import(distEntry("packages/mcp-transport/dist/index.js")),
       import(distEntry("packages/mcp-transport/dist/stdio/index.js")),
       import(distEntry("packages/mcp-client/dist/index.js")),
@@ -66,6 +67,7 @@ export async function loadModules() {
     createPolicyGate: policy.createPolicyGate,
     definePolicy: policy.definePolicy,
     InMemoryApprovalStore: policy.InMemoryApprovalStore,
+    createBwrapSandbox: bwrap.createBwrapSandbox,
     MCP_ERROR_CODES: transport.MCP_ERROR_CODES,
     createStdioTransport: stdio.createStdioTransport,
     StdioProcessTransport: stdio.StdioProcessTransport,

@@ -17,6 +17,7 @@ import {
 import { benchDiscovery } from "./discovery.mjs";
 import { benchLoop } from "./loop.mjs";
 import { loadModules } from "./modules.mjs";
+import { benchSandbox } from "./sandbox.mjs";
 import { benchStartup } from "./startup.mjs";
 import { formatMs, formatRate, renderTable, resultRow } from "./stats.mjs";
 import { benchStores } from "./stores.mjs";
@@ -32,6 +33,7 @@ const CALLS = {
 const DISCOVERY = { toolCount: 2000, pageSize: 100, rounds: 5 };
 const STARTUP = { servers: 10, slowestMs: 500, toolCount: 20, rounds: 5 };
 const LOOP = { turns: 1000, rounds: 7 };
+const SANDBOX = { rounds: 7, calls: 300 };
 
 const progress = (message) => process.stderr.write(`bench: ${message}\n`);
 
@@ -133,6 +135,22 @@ function startupRows(startup) {
   ];
 }
 
+function sandboxRows(sandbox) {
+  if (sandbox.skipped) {
+    progress(`sandbox: skipped, bubblewrap cannot run here: ${sandbox.skipped}`);
+    return [];
+  }
+  const isolated = "bubblewrap sandbox (network none) vs the same server unisolated";
+  return [
+    row(`${isolated}: start (spawn + handshake)`, sandbox.startIsolated, sandbox.startDirect, formatMs, {
+      target: 1.5,
+    }),
+    row(`${isolated}: echo round trip, sequential`, sandbox.callIsolated, sandbox.callDirect, formatMs, {
+      target: 1.05,
+    }),
+  ];
+}
+
 function storeRows(stores) {
   const call = "governed call held, approved and run (store operations only)";
   return [
@@ -197,7 +215,7 @@ function report(rows, discovery, loop) {
 
 // `--only=calls,discovery,servers` runs a subset, e.g. while working on one of them.
 function selectedSuites() {
-  const all = ["calls", "discovery", "servers", "stores", "loop"];
+  const all = ["calls", "discovery", "servers", "sandbox", "stores", "loop"];
   const option = process.argv.slice(2).find((argument) => argument.startsWith("--only="));
   if (!option) return new Set(all);
   const chosen = option.slice("--only=".length).split(",");
@@ -224,6 +242,9 @@ async function main() {
     }
     if (suites.has("servers")) {
       rows.push(...startupRows(await benchStartup(modules, cleanup, { events, progress, ...STARTUP })));
+    }
+    if (suites.has("sandbox")) {
+      rows.push(...sandboxRows(await benchSandbox(modules, cleanup, { progress, ...SANDBOX })));
     }
     if (suites.has("stores")) rows.push(...storeRows(await benchStores(cleanup, { progress })));
     let loop;
