@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { bwrapCandidate, findExecutable } from "./find-executable.js";
+import { findPidsCgroupParent } from "./pids-cgroup.js";
 
 /** Whether bubblewrap can run here, and if not why and what to do about it. */
 export type BwrapPreflight =
@@ -8,6 +9,8 @@ export type BwrapPreflight =
       bwrap: string;
       /** `prlimit` from util-linux, which sets the resource limits; absent means no rlimits are set. */
       prlimit: string | undefined;
+      /** Where a pids cgroup per sandbox can be made (a process bound that holds for root too), if anywhere. */
+      pidsCgroupParent: string | undefined;
     }
   | { ok: false; reason: string };
 
@@ -56,7 +59,12 @@ export async function preflightBwrap(
   }
   const outcome = await run(bwrap, PROBE_ARGS, timeoutMs);
   if (!outcome.ok) return { ok: false, reason: `${outcome.detail}; ${NAMESPACE_HINT}` };
-  return { ok: true, bwrap, prlimit: findExecutable("prlimit", env.PATH) };
+  return {
+    ok: true,
+    bwrap,
+    prlimit: findExecutable("prlimit", env.PATH),
+    pidsCgroupParent: findPidsCgroupParent(),
+  };
 }
 
 function run(

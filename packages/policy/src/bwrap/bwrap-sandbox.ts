@@ -8,6 +8,7 @@ import { type AllowListProxy, type ProxyDecision, startAllowListProxy } from "./
 import { buildBwrapCommand } from "./bwrap-arguments.js";
 import { type BwrapPreflight, preflightBwrap } from "./bwrap-preflight.js";
 import { findExecutable } from "./find-executable.js";
+import { createPidsCgroup } from "./pids-cgroup.js";
 import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits, type SandboxProfile } from "./sandbox-profile.js";
 
 /** A process as it would be started without a sandbox. */
@@ -116,15 +117,23 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
             limits,
           };
           let proxy: AllowListProxy | undefined;
-          if (typeof network === "object") {
-            proxy = await startAllowListProxy({
-              allowHosts: network.allowHosts,
-              ...(options.resolveHost ? { resolve: options.resolveHost } : {}),
-              ...(options.onProxyDecision ? { onDecision: options.onProxyDecision } : {}),
-            });
-          }
+          const cgroup =
+            ready.pidsCgroupParent === undefined
+              ? undefined
+              : createPidsCgroup(ready.pidsCgroupParent, limits.processes);
+          const release = async (): Promise<void> => {
+            await proxy?.close();
+            await cgroup?.remove();
+          };
           try {
-            const wrapped = buildBwrapCommand({
+            if (typeof network === "object") {
+              proxy = await startAllowListProxy({
+                allowHosts: network.allowHosts,
+                ...(options.resolveHost ? { resolve: options.resolveHost } : {}),
+                ...(options.onProxyDecision ? { onDecision: options.onProxyDecision } : {}),
+              });
+            }
+            const built = buildBwrapCommand({
               bwrap: ready.bwrap,
               prlimit: ready.prlimit,
               profile,
@@ -135,16 +144,16 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
                 ? { proxy: { socketPath: proxy.socketPath, node: process.execPath, forwarder: FORWARDER } }
                 : {}),
             });
-            return {
-              ...wrapped,
-              env: { ...spec.env },
-              cwd: spec.cwd,
-              dispose: async () => {
-                await proxy?.close();
-              },
-            };
+            // The shell moves itself into the cgroup, then becomes prlimit, then bwrap: one pid throughout.
+            const wrapped = cgroup
+              ? {
+                  command: "/bin/sh",
+                  args: ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, built.command, ...built.args],
+                }
+              : built;
+            return { ...wrapped, env: { ...spec.env }, cwd: spec.cwd, dispose: release };
           } catch (error) {
-            await proxy?.close();
+            await release();
             throw error;
           }
         },

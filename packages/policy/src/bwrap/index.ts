@@ -22,4 +22,5 @@ export {
   type ProcessSpec,
 } from "./bwrap-sandbox.js";
 export { BWRAP_ENV_VARIABLE, bwrapCandidate, findExecutable } from "./find-executable.js";
+export { createPidsCgroup, findPidsCgroupParent, type PidsCgroup } from "./pids-cgroup.js";
 export { DEFAULT_RESOURCE_LIMITS, type ResourceLimits, type SandboxProfile } from "./sandbox-profile.js";
