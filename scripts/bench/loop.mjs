@@ -80,13 +80,29 @@ async function bareLoop(modules, world, turns) {
   return messages.length;
 }
 
-async function agentLoop(modules, world, turns) {
+/** A store that keeps nothing: the breakdown row, the loop's own work without saving the run. */
+function discardingStore() {
+  return {
+    async createRun() {},
+    async loadRun() {
+      return undefined;
+    },
+    async listRuns() {
+      return [];
+    },
+    async updateRun(_runId, version) {
+      return version + 1;
+    },
+  };
+}
+
+async function agentLoop(modules, world, turns, store = new modules.InMemoryRunStore()) {
   const result = await modules.startRun(
     {
       model: echoModel(),
       tools: world.registry,
       gate: world.gate,
-      store: new modules.InMemoryRunStore(),
+      store,
       cwd: "/bench",
     },
     { prompt: "echo hello", maxTurns: turns },
@@ -101,15 +117,20 @@ async function agentLoop(modules, world, turns) {
 export async function benchLoop(modules, progress, options = {}) {
   const settings = { ...DEFAULTS, ...options };
   const world = createWorld(modules);
-  const kinds = { agent: agentLoop, bare: bareLoop };
-  const samples = { agent: [], bare: [] };
+  const kinds = {
+    agent: agentLoop,
+    unsaved: (modules, world, turns) => agentLoop(modules, world, turns, discardingStore()),
+    bare: bareLoop,
+  };
+  const samples = { agent: [], unsaved: [], bare: [] };
   progress(`loop: warming up (${settings.warmups} runs of ${settings.turns} turns each)`);
   for (let index = 0; index < settings.warmups; index += 1) {
     for (const run of Object.values(kinds)) await run(modules, world, settings.turns);
   }
   for (let round = 0; round < settings.rounds; round += 1) {
     progress(`loop: round ${round + 1}/${settings.rounds}: ${settings.turns} turns each`);
-    const order = round % 2 === 0 ? ["agent", "bare"] : ["bare", "agent"];
+    const names = Object.keys(kinds);
+    const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
     for (const kind of order) {
       const started = performance.now();
       await kinds[kind](modules, world, settings.turns);
@@ -118,7 +139,9 @@ export async function benchLoop(modules, progress, options = {}) {
   }
   const agentMs = median(samples.agent);
   const bareMs = median(samples.bare);
+  const unsavedMs = median(samples.unsaved);
   return {
+    unsavedPerTurnMs: unsavedMs / settings.turns,
     agentMs,
     bareMs,
     agentPerTurnMs: agentMs / settings.turns,

@@ -1,23 +1,20 @@
-import type { ModelMessage } from "@agent/models";
 import { LoopError } from "./errors.js";
-import {
-  type RunHeader,
-  type RunState,
-  type RunSummary,
-  summarizeRun,
-  type ToolCallRecord,
-} from "./run-state.js";
+import { type RunHeader, type RunState, type RunSummary, summarizeRun } from "./run-state.js";
 import { applyRunChange, assertRunFormat, type RunChange, type RunStore } from "./run-store.js";
 
 interface StoredRun {
   header: RunHeader;
-  messages: ModelMessage[];
-  calls: ToolCallRecord[];
+  /** The first user message, for listings. */
+  prompt: string;
+  /** Each message and call record as JSON text: detached from the caller, and read back only on load. */
+  messages: string[];
+  calls: string[];
 }
 
 /**
- * A {@link RunStore} in memory, for tests and for runs that need not outlive the process. It copies
- * on the way in and out, so no caller can change a saved run behind the store's back.
+ * A {@link RunStore} in memory, for tests and for runs that need not outlive the process. Nothing
+ * it holds is shared with a caller: what it is given is serialized (the transcript and call records
+ * stay JSON text until a load parses them, as a durable store's would), what it returns is new.
  */
 export class InMemoryRunStore implements RunStore {
   readonly #runs = new Map<string, StoredRun>();
@@ -28,21 +25,33 @@ export class InMemoryRunStore implements RunStore {
     if (this.#runs.has(state.runId)) {
       throw new LoopError("run_exists", `A run with id ${state.runId} already exists.`);
     }
-    const { messages, calls, ...header } = copyJson(state);
-    this.#runs.set(state.runId, { header, messages, calls });
+    const { messages, calls, ...header } = state;
+    const first = messages[0];
+    this.#runs.set(state.runId, {
+      header: copyJson(header),
+      prompt: first?.role === "user" ? first.content : "",
+      messages: messages.map((message) => JSON.stringify(message)),
+      calls: calls.map((call) => JSON.stringify(call)),
+    });
   }
 
   /** A copy of the run's record. */
   async loadRun(runId: string): Promise<RunState | undefined> {
     const run = this.#runs.get(runId);
     if (!run) return undefined;
-    return copyJson({ ...run.header, messages: run.messages, calls: run.calls });
+    return {
+      ...copyJson(run.header),
+      messages: JSON.parse(`[${run.messages.join(",")}]`),
+      calls: JSON.parse(`[${run.calls.join(",")}]`),
+    };
   }
 
   /** Runs, newest first. */
   async listRuns(options: { limit?: number } = {}): Promise<RunSummary[]> {
     const summaries = [...this.#runs.values()]
-      .map((run) => summarizeRun({ ...run.header, messages: run.messages.slice(0, 1), calls: [] }))
+      .map((run) =>
+        summarizeRun({ ...run.header, messages: [{ role: "user", content: run.prompt }], calls: [] }),
+      )
       .reverse()
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     return summaries.slice(0, options.limit ?? summaries.length);
@@ -57,19 +66,14 @@ export class InMemoryRunStore implements RunStore {
   ): Promise<number | undefined> {
     const run = this.#runs.get(runId);
     if (!run || run.header.version !== expectedVersion) return undefined;
-    // One copy of the whole change: a run saves twice per turn, and each copy costs a serialization.
-    const copy = copyJson(change);
-    run.header = applyRunChange(run.header, copy, now);
-    if (copy.appendMessages) run.messages.push(...copy.appendMessages);
-    if (copy.appendCalls) run.calls.push(...copy.appendCalls);
+    run.header = applyRunChange(run.header, change.set ? { set: copyJson(change.set) } : {}, now);
+    for (const message of change.appendMessages ?? []) run.messages.push(JSON.stringify(message));
+    for (const call of change.appendCalls ?? []) run.calls.push(JSON.stringify(call));
     return run.header.version;
   }
 }
 
-/**
- * A deep copy through JSON: what a durable store would give back, and several times faster than
- * structuredClone for the small objects of a run update (it matters: a run saves twice per turn).
- */
+/** A deep copy through JSON: several times faster than structuredClone for a run's small header. */
 function copyJson<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
