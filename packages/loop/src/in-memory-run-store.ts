@@ -1,5 +1,5 @@
 import { LoopError } from "./errors.js";
-import { type RunHeader, type RunState, type RunSummary, summarizeRun } from "./run-state.js";
+import { type RunHeader, type RunState, type RunSummary, summarizeRunHeader } from "./run-state.js";
 import { applyRunChange, assertRunFormat, type RunChange, type RunStore } from "./run-store.js";
 
 interface StoredRun {
@@ -49,9 +49,7 @@ export class InMemoryRunStore implements RunStore {
   /** Runs, newest first. */
   async listRuns(options: { limit?: number } = {}): Promise<RunSummary[]> {
     const summaries = [...this.#runs.values()]
-      .map((run) =>
-        summarizeRun({ ...run.header, messages: [{ role: "user", content: run.prompt }], calls: [] }),
-      )
+      .map((run) => summarizeRunHeader(run.header, run.prompt))
       .reverse()
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     return summaries.slice(0, options.limit ?? summaries.length);

@@ -19,6 +19,7 @@ export {
   type RunStopReason,
   type RunSummary,
   summarizeRun,
+  summarizeRunHeader,
   type ToolCallRecord,
 } from "./run-state.js";
 export { applyRunChange, assertRunFormat, type RunChange, type RunStore } from "./run-store.js";

@@ -115,15 +115,20 @@ export interface RunSummary {
 /** The {@link RunSummary} of a run. */
 export function summarizeRun(state: RunState): RunSummary {
   const first = state.messages[0];
+  return summarizeRunHeader(state, first?.role === "user" ? first.content : "");
+}
+
+/** The {@link RunSummary} of a run's header and first prompt, for stores that keep the two apart. */
+export function summarizeRunHeader(header: RunHeader, prompt: string): RunSummary {
   return {
-    runId: state.runId,
-    status: state.status,
-    createdAt: state.createdAt,
-    updatedAt: state.updatedAt,
-    provider: state.provider,
-    model: state.model,
-    turns: state.turns,
-    prompt: first?.role === "user" ? first.content : "",
-    requestIds: [...state.requestIds],
+    runId: header.runId,
+    status: header.status,
+    createdAt: header.createdAt,
+    updatedAt: header.updatedAt,
+    provider: header.provider,
+    model: header.model,
+    turns: header.turns,
+    prompt,
+    requestIds: [...header.requestIds],
   };
 }

@@ -7,6 +7,7 @@ import {
   type RunState,
   type RunStore,
   type RunSummary,
+  summarizeRunHeader,
 } from "@agent/loop";
 import type Database from "better-sqlite3";
 
@@ -83,20 +84,7 @@ export class SqliteRunStore implements RunStore {
     const rows = this.#database
       .prepare("SELECT * FROM agent_runs ORDER BY created_at DESC, rowid DESC LIMIT ?")
       .all(options.limit ?? -1) as AgentRunRow[];
-    return rows.map((row) => {
-      const header = readHeader(row);
-      return {
-        runId: header.runId,
-        status: header.status,
-        createdAt: header.createdAt,
-        updatedAt: header.updatedAt,
-        provider: header.provider,
-        model: header.model,
-        turns: header.turns,
-        prompt: row.prompt,
-        requestIds: header.requestIds,
-      };
-    });
+    return rows.map((row) => summarizeRunHeader(readHeader(row), row.prompt));
   }
 
   /** Compare-and-set on the version, in one IMMEDIATE transaction (it takes the write lock first). */
