@@ -149,8 +149,9 @@ describe.concurrent("approvals across processes", () => {
     expect(readRun(sandbox, runId)).toEqual(completed);
   });
 
-  test("a tool definition that changed between approval and resume needs a new approval", {
-    timeout: E2E_TIMEOUT_MS,
+  test("a tool definition that changed between approval and resume voids the approval, even once restored", {
+    // Seven CLI runs in a row: a budget for a loaded machine, not a timing assertion.
+    timeout: 2 * E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {
     // The server's tools come from a variable, so each CLI run can start it with another definition.
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} reference the CLI expands.
@@ -192,19 +193,36 @@ describe.concurrent("approvals across processes", () => {
 
     expect(toolCalls(sandbox)).toEqual([]);
     const approvals = await listApprovals(sandbox);
-    // The grant was not spent on the changed tool: it still waits for the definition it approved.
-    expect(statusOf(approvals, approved.requestId)).toBe("granted");
-    expect(statusOf(approvals, afterSchema.requestId)).toBe("pending");
+    // Each change voided what was asked for the definition before it: the grant too.
+    expect(statusOf(approvals, approved.requestId)).toBe("voided");
+    expect(statusOf(approvals, afterSchema.requestId)).toBe("voided");
     expect(statusOf(approvals, afterDescription.requestId)).toBe("pending");
+    const voided = sandbox.auditEvents().filter((event) => event.type === "approval_voided");
+    expect(voided.map((event) => event.requestId)).toEqual([approved.requestId, afterSchema.requestId]);
+    expect(voided[0]).toMatchObject({
+      toolName: "mcp__s__deploy",
+      reason: expect.stringContaining("changed"),
+    });
 
-    // Back to the approved definition: the grant applies and is consumed.
+    // Back to the approved definition: the old grant stays void, so the call is held again.
+    const restored = await sandbox.run(["resume", approved.runId, "--json"], { env: original });
+    expect(restored.code, restored.stderr).toBe(3);
+    const afterRestore = waitingIds(restored.stdout);
+    expect([approved.requestId, afterSchema.requestId, afterDescription.requestId]).not.toContain(
+      afterRestore.requestId,
+    );
+    expect(toolCalls(sandbox)).toEqual([]);
+    expect(statusOf(await listApprovals(sandbox), approved.requestId)).toBe("voided");
+
+    // A fresh approval for the definition as it is now runs the call, once.
+    expect((await sandbox.run(["approvals", "approve", afterRestore.requestId])).code).toBe(0);
     const resumed = await sandbox.run(["resume", approved.runId, "--json"], { env: original });
-    expect(resumed.code).toBe(0);
+    expect(resumed.code, resumed.stderr).toBe(0);
     expect(observationOf(resumed.stdout)).toMatchObject({ ok: true, toolName: "mcp__s__deploy" });
     expect(toolCalls(sandbox)).toEqual([
       expect.objectContaining({ name: "deploy", arguments: { target: "prod" } }),
     ]);
-    expect(statusOf(await listApprovals(sandbox), approved.requestId)).toBe("consumed");
+    expect(statusOf(await listApprovals(sandbox), afterRestore.requestId)).toBe("consumed");
   });
 
   test("a denied request: resume reports policy_denied and the call never runs", {

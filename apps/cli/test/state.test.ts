@@ -320,6 +320,45 @@ describe("schema migrations", () => {
   });
 });
 
+describe("schema migration 4", () => {
+  it("keeps every approval of a version 3 database, in order, and lets them be voided", async () => {
+    mkdirSync(stateDir, { mode: 0o700 });
+    const file = stateDatabasePath(stateDir);
+    const old = new Database(file);
+    for (const migration of MIGRATIONS.filter((step) => step.version <= 3)) old.exec(migration.sql);
+    old.pragma("user_version = 3");
+    const insert = old.prepare(
+      `INSERT INTO approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint, summary,
+         input_preview, status, created_at, decided_at)
+       VALUES (?, 'run_1', 'call_1', 'write_file', 'write', ?, 'f', 's', '{}', ?, '2030-01-01T00:00:00.000Z', NULL)`,
+    );
+    // Same created_at: only the rowid keeps their order.
+    insert.run("apr_b", "d1", "granted");
+    insert.run("apr_a", "d2", "pending");
+    insert.run("apr_c", "d3", "consumed");
+    old.close();
+
+    const store = openAs(OWNER_A);
+    const records = await store.approvals.listApprovals();
+    expect(records.map((record) => [record.id, record.status])).toEqual([
+      ["apr_b", "granted"],
+      ["apr_a", "pending"],
+      ["apr_c", "consumed"],
+    ]);
+    // Recorded before the digest's inputs were kept: they stay absent, not invented.
+    expect(records[0]?.input).toBeUndefined();
+    expect(records[0]?.cwd).toBeUndefined();
+    expect((await store.approvals.voidApproval("apr_b", "changed"))?.status).toBe("voided");
+    expect(await store.approvals.consumeApprovalGrant("run_1", "d1")).toBe(false);
+    // The one-pending-per-action index survived the rebuild.
+    await store.approvals.saveApprovalRequest(request("apr_new", { runId: "run_1", actionDigest: "d2" }));
+    expect((await store.approvals.listApprovals({ status: "pending" })).map((record) => record.id)).toEqual([
+      "apr_a",
+    ]);
+    store.close();
+  });
+});
+
 describe("SqliteStateStore.approvals", () => {
   for (const scenario of APPROVAL_STORE_CONTRACT) {
     it(scenario.name, () => scenario.run((now) => openAt(now).approvals));

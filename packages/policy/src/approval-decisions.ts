@@ -29,6 +29,68 @@ export async function denyApprovalRequest(
   return record;
 }
 
+/** The reason {@link voidApprovalsOfChangedTool} records, unless the caller gives its own. */
+export const TOOL_CHANGED_REASON = "the tool's definition changed (fingerprint differs)";
+
+/**
+ * Voids every pending or granted request for `tool.name` whose tool fingerprint is not
+ * `tool.fingerprint` (the definition changed since it was asked), emitting `approval_voided` for
+ * each; returns the voided records. Restoring the old definition later revives none of them. Call it
+ * whenever a tool's current definition becomes known (discovery, rediscovery, reconnect).
+ */
+export async function voidApprovalsOfChangedTool(
+  store: ApprovalStore,
+  tool: { name: string; fingerprint: string },
+  events: EventSink = NULL_EVENT_SINK,
+  reason: string = TOOL_CHANGED_REASON,
+): Promise<ApprovalRecord[]> {
+  const open = [
+    ...(await store.listApprovals({ status: "pending" })),
+    ...(await store.listApprovals({ status: "granted" })),
+  ].filter((record) => record.toolName === tool.name && record.toolFingerprint !== tool.fingerprint);
+  return voidApprovalRequests(store, open, events, reason);
+}
+
+/**
+ * Voids every pending or granted request for a tool that no longer exists (a server removed it),
+ * emitting `approval_voided` for each, so it cannot come back with its old approvals.
+ */
+export async function voidApprovalsOfRemovedTool(
+  store: ApprovalStore,
+  toolName: string,
+  events: EventSink = NULL_EVENT_SINK,
+): Promise<ApprovalRecord[]> {
+  const open = [
+    ...(await store.listApprovals({ status: "pending" })),
+    ...(await store.listApprovals({ status: "granted" })),
+  ].filter((record) => record.toolName === toolName);
+  return voidApprovalRequests(store, open, events, TOOL_REMOVED_REASON);
+}
+
+/** The reason {@link voidApprovalsOfRemovedTool} records. */
+export const TOOL_REMOVED_REASON = "the tool was removed";
+
+/**
+ * Voids each of `records` that is still pending or granted, emitting `approval_voided` for each one
+ * voided; returns those. For callers that select the stale requests themselves.
+ */
+export async function voidApprovalRequests(
+  store: ApprovalStore,
+  records: readonly ApprovalRecord[],
+  events: EventSink,
+  reason: string,
+): Promise<ApprovalRecord[]> {
+  const voided: ApprovalRecord[] = [];
+  for (const record of records) {
+    // Consumed or decided meanwhile: that outcome stands, there is nothing left to void.
+    const changed = await store.voidApproval(record.id, reason);
+    if (!changed) continue;
+    voided.push(changed);
+    emitEvent(events, { type: "approval_voided", reason, ...approvalFields(changed) });
+  }
+  return voided;
+}
+
 /** The fields every approval event carries, taken from a record. */
 export function approvalFields(record: ApprovalRecord): {
   runId: string;

@@ -9,6 +9,14 @@ export function approvalIdTaken(id: string): PolicyError {
   );
 }
 
+/** The error every store throws for an id no request has. */
+export function approvalNotFound(id: string): PolicyError {
+  return new PolicyError(
+    "approval_not_found",
+    `No approval request has id "${id}"; list pending ones to find it.`,
+  );
+}
+
 /**
  * Throws the error every store throws when a request cannot be granted or denied: it does not exist
  * (`approval_not_found`) or is no longer pending (`approval_not_pending`).
@@ -17,12 +25,7 @@ export function assertDecidable<T extends { status: ApprovalStatus }>(
   id: string,
   record: T | undefined,
 ): asserts record is T {
-  if (!record) {
-    throw new PolicyError(
-      "approval_not_found",
-      `No approval request has id "${id}"; list pending ones to find it.`,
-    );
-  }
+  if (!record) throw approvalNotFound(id);
   if (record.status !== "pending") {
     throw new PolicyError(
       "approval_not_pending",

@@ -1,4 +1,5 @@
 import type { JsonValue, ToolEffect } from "@agent/tools";
+import type { NetworkPolicy } from "./policy.js";
 
 /** A held call, waiting for a person to approve or deny exactly this action. */
 export interface ApprovalRequest {
@@ -17,12 +18,24 @@ export interface ApprovalRequest {
   createdAt: string;
   /** The input as JSON, cut to a bounded length (the full input is bound by the digest). */
   inputPreview: string;
+  /**
+   * Everything else the digest binds, so an operator can see exactly what is approved: the
+   * validated input (whole), the cwd and the network policy. `authorize` always sets them; they are
+   * absent only from records a store kept before it knew them.
+   */
+  input?: JsonValue;
+  cwd?: string;
+  network?: NetworkPolicy;
   /** Annotations the tool's author (e.g. a remote server) declared; unverified, for display only. */
   unverifiedHints?: Readonly<Record<string, JsonValue>>;
 }
 
-/** Where a request stands. `consumed`: its grant was used by one execution and cannot be used again. */
-export type ApprovalStatus = "pending" | "granted" | "denied" | "consumed";
+/**
+ * Where a request stands. `consumed`: its grant was used by one execution and cannot be used again.
+ * `voided`: its tool's definition changed while it was pending or granted, so it can never apply,
+ * not even if the old definition comes back.
+ */
+export type ApprovalStatus = "pending" | "granted" | "denied" | "consumed" | "voided";
 
 /** A request and what happened to it. */
 export interface ApprovalRecord extends ApprovalRequest {
@@ -31,6 +44,10 @@ export interface ApprovalRecord extends ApprovalRequest {
   decidedAt?: string;
   /** ISO 8601, when its grant was consumed. */
   consumedAt?: string;
+  /** ISO 8601, when it was voided. */
+  voidedAt?: string;
+  /** Why it was voided, e.g. that the tool's definition changed. */
+  voidReason?: string;
 }
 
 /**
@@ -52,4 +69,10 @@ export interface ApprovalStore {
   denyApproval(id: string): Promise<ApprovalRecord>;
   /** Uses a granted approval of this run for exactly this digest: `true` at most once per grant. */
   consumeApprovalGrant(runId: string, actionDigest: string): Promise<boolean>;
+  /**
+   * Voids a pending or granted request for good (atomically, like consuming): returns the voided
+   * record, or `undefined` if it was no longer pending or granted (consumed, denied or voided
+   * meanwhile). Throws `PolicyError` (`approval_not_found`) for an unknown id.
+   */
+  voidApproval(id: string, reason: string): Promise<ApprovalRecord | undefined>;
 }

@@ -1,4 +1,4 @@
-import type { RegisteredTool } from "@agent/tools";
+import type { JsonValue, RegisteredTool } from "@agent/tools";
 import { computeActionDigest } from "./action-digest.js";
 import type { ApprovalRequest } from "./approval-store.js";
 import { previewInput, summarizeAction } from "./approval-summary.js";
@@ -81,6 +81,9 @@ export function authorize(tool: RegisteredTool, input: unknown, context: PolicyC
     summary: summarizeAction(tool, input),
     createdAt: (context.now ?? systemNow)().toISOString(),
     inputPreview: previewInput(input),
+    input: (input ?? null) as JsonValue,
+    cwd: context.cwd,
+    network,
   };
   if (tool.annotations && Object.keys(tool.annotations).length > 0)
     request.unverifiedHints = tool.annotations;

@@ -1,4 +1,4 @@
-import { approvalIdTaken, assertDecidable } from "./approval-errors.js";
+import { approvalIdTaken, approvalNotFound, assertDecidable } from "./approval-errors.js";
 import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore } from "./approval-store.js";
 
 /** Options of {@link InMemoryApprovalStore}. */
@@ -76,6 +76,17 @@ export class InMemoryApprovalStore implements ApprovalStore {
     grant.status = "consumed";
     grant.consumedAt = this.#now().toISOString();
     return true;
+  }
+
+  /** Voids a pending or granted request; `undefined` if it is neither any more. */
+  async voidApproval(id: string, reason: string): Promise<ApprovalRecord | undefined> {
+    const record = this.#records.get(id);
+    if (!record) throw approvalNotFound(id);
+    if (record.status !== "pending" && record.status !== "granted") return undefined;
+    record.status = "voided";
+    record.voidedAt = this.#now().toISOString();
+    record.voidReason = reason;
+    return copy(record);
   }
 
   #decide(id: string, status: "granted" | "denied"): ApprovalRecord {

@@ -1,8 +1,21 @@
 export { type ActionDigestInput, computeActionDigest } from "./action-digest.js";
-export { denyApprovalRequest, grantApprovalRequest } from "./approval-decisions.js";
-export { approvalIdTaken, assertDecidable } from "./approval-errors.js";
+export {
+  denyApprovalRequest,
+  grantApprovalRequest,
+  TOOL_CHANGED_REASON,
+  TOOL_REMOVED_REASON,
+  voidApprovalRequests,
+  voidApprovalsOfChangedTool,
+  voidApprovalsOfRemovedTool,
+} from "./approval-decisions.js";
+export { approvalIdTaken, approvalNotFound, assertDecidable } from "./approval-errors.js";
 export type { ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore } from "./approval-store.js";
-export { MAX_INPUT_PREVIEW_CHARS, previewInput, summarizeAction } from "./approval-summary.js";
+export {
+  isCutPreview,
+  MAX_INPUT_PREVIEW_CHARS,
+  previewInput,
+  summarizeAction,
+} from "./approval-summary.js";
 export {
   type Authorization,
   authorize,

@@ -220,6 +220,10 @@ describe("authorize", () => {
       summary: 'mcp__docs__search (external) {"q":"x"} — server hints (unverified): readOnlyHint',
       createdAt: "2030-01-02T03:04:05.000Z",
       inputPreview: '{"q":"x"}',
+      // Everything the digest binds, for the operator to see whole.
+      input: { q: "x" },
+      cwd: contextFor(definePolicy()).cwd,
+      network: "deny",
       unverifiedHints: { readOnlyHint: true },
     });
   });

@@ -101,6 +101,23 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    description: "voided approvals, and everything an approval's digest binds (input, cwd, network)",
+    // The input is JSON text, not jsonb, for the reason given at version 3. Rows saved before keep
+    // NULL there: their input is in the run that asked.
+    sql: `
+      ALTER TABLE agent_approvals DROP CONSTRAINT agent_approvals_status_check;
+      ALTER TABLE agent_approvals ADD CONSTRAINT agent_approvals_status_check
+        CHECK (status IN ('pending', 'granted', 'denied', 'consumed', 'voided'));
+      ALTER TABLE agent_approvals
+        ADD COLUMN input_json TEXT,
+        ADD COLUMN cwd TEXT,
+        ADD COLUMN network TEXT,
+        ADD COLUMN voided_at TEXT,
+        ADD COLUMN void_reason TEXT;
+    `,
+  },
 ];
 
 // Any constant, the same for every process: migrations of one database run one at a time.

@@ -4,7 +4,9 @@ import {
   type ApprovalStatus,
   type ApprovalStore,
   approvalIdTaken,
+  approvalNotFound,
   assertDecidable,
+  type NetworkPolicy,
 } from "@agent/policy";
 import type { JsonValue, ToolEffect } from "@agent/tools";
 import type { Pool } from "pg";
@@ -27,6 +29,11 @@ interface ApprovalRow {
   decided_by: string | null;
   consumed_at: string | null;
   requested_on_host: string | null;
+  input_json: string | null;
+  cwd: string | null;
+  network: NetworkPolicy | null;
+  voided_at: string | null;
+  void_reason: string | null;
 }
 
 /** Options of {@link PostgresApprovalStore}. */
@@ -71,8 +78,8 @@ export class PostgresApprovalStore implements ApprovalStore {
       const inserted = await this.#query<ApprovalRow>(
         "save an approval request",
         `INSERT INTO agent_approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
-           summary, input_preview, unverified_hints, status, created_at, requested_on_host)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12)
+           summary, input_preview, unverified_hints, status, created_at, requested_on_host, input_json, cwd, network)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13, $14, $15)
          ON CONFLICT DO NOTHING
          RETURNING *`,
         [
@@ -88,6 +95,9 @@ export class PostgresApprovalStore implements ApprovalStore {
           request.unverifiedHints === undefined ? null : JSON.stringify(request.unverifiedHints),
           request.createdAt,
           this.#host,
+          request.input === undefined ? null : JSON.stringify(request.input),
+          request.cwd ?? null,
+          request.network ?? null,
         ],
       );
       if (inserted[0]) return toRecord(inserted[0]);
@@ -174,6 +184,22 @@ export class PostgresApprovalStore implements ApprovalStore {
     return rows.length === 1;
   }
 
+  /**
+   * Voids a pending or granted request in one statement that re-checks the status, so a grant
+   * consumed on another machine meanwhile stays consumed; `undefined` if it was neither.
+   */
+  async voidApproval(id: string, reason: string): Promise<ApprovalRecord | undefined> {
+    const rows = await this.#query<ApprovalRow>(
+      "void an approval request",
+      `UPDATE agent_approvals SET status = 'voided', voided_at = $1, void_reason = $2
+       WHERE id = $3 AND status IN ('pending', 'granted') RETURNING *`,
+      [this.#now().toISOString(), reason, id],
+    );
+    if (rows[0]) return toRecord(rows[0]);
+    if (!(await this.getApproval(id))) throw approvalNotFound(id);
+    return undefined;
+  }
+
   async #decide(id: string, status: "granted" | "denied"): Promise<ApprovalRecord> {
     const rows = await this.#query<ApprovalRow>(
       "record an approval decision",
@@ -215,7 +241,12 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
     status: row.status,
   };
   if (row.unverified_hints !== null) record.unverifiedHints = row.unverified_hints;
+  if (row.input_json !== null) record.input = JSON.parse(row.input_json) as JsonValue;
+  if (row.cwd !== null) record.cwd = row.cwd;
+  if (row.network !== null) record.network = row.network;
   if (row.decided_at !== null) record.decidedAt = row.decided_at;
   if (row.consumed_at !== null) record.consumedAt = row.consumed_at;
+  if (row.voided_at !== null) record.voidedAt = row.voided_at;
+  if (row.void_reason !== null) record.voidReason = row.void_reason;
   return record;
 }

@@ -47,6 +47,8 @@ export type AgentEvent = EventBase &
     | ({ type: "approval_granted" } & ApprovalFields)
     | ({ type: "approval_denied" } & ApprovalFields)
     | ({ type: "approval_consumed" } & ApprovalFields)
+    // A pending or granted request voided because its tool's definition changed: it never applies again.
+    | ({ type: "approval_voided"; reason: string } & ApprovalFields)
     // A local tool refused a path: outside the workspace, protected (config, state), or swapped while opened.
     | ({ type: "local_path_refused"; code: string; path: string } & CallFields)
     | {

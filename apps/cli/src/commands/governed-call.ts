@@ -100,7 +100,15 @@ function explainUnavailableServer(runtime: Runtime, io: CliIo, server: string): 
   }
 }
 
-function execute(runtime: Runtime, io: CliIo, call: RunCall, signal: AbortSignal): Promise<ToolCallOutcome> {
+async function execute(
+  runtime: Runtime,
+  io: CliIo,
+  call: RunCall,
+  signal: AbortSignal,
+): Promise<ToolCallOutcome> {
+  // Right before the gate looks for a grant: one given for a definition that has changed since
+  // (here, or in a rediscovery during this command) is voided, never used.
+  await runtime.voidStaleApprovals();
   return executeToolCall(
     { name: call.toolName, input: call.input, callId: call.callId },
     {

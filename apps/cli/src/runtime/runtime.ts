@@ -21,6 +21,7 @@ import {
   SqliteStateStore,
 } from "../state/index.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
+import { voidStaleApprovals } from "./approval-sweep.js";
 import { connectServers } from "./connect-servers.js";
 import { createSandboxes, type Sandboxes } from "./sandboxes.js";
 import { createServerConnection } from "./server-connections.js";
@@ -59,8 +60,13 @@ export interface Runtime extends StateRuntime {
   connections: McpServerConnection[];
   /** The bubblewrap sandboxes of the stdio servers and of `run_command`. */
   sandboxes: Sandboxes;
-  /** Connects the named servers (all enabled ones by default) concurrently, showing progress. */
+  /**
+   * Connects the named servers (all enabled ones by default) concurrently, showing progress, then
+   * voids the approvals of tools whose definition changed ({@link Runtime.voidStaleApprovals}).
+   */
   connect(names?: readonly string[], signal?: AbortSignal): Promise<void>;
+  /** Voids pending and granted approvals of tools that changed or were removed since they were asked. */
+  voidStaleApprovals(): Promise<void>;
   /** Closes every server (bounded in time) and the state; never throws. */
   close(): Promise<void>;
 }
@@ -139,7 +145,14 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
     events: audit,
   });
   const registry = new ToolRegistry();
-  registry.registerAll(createLocalTools({ workspaceRoot: workspaceRealPath, protectedPaths, events: audit }));
+  registry.registerAll(
+    createLocalTools({
+      workspaceRoot: workspaceRealPath,
+      alias: config.workspaceRoot,
+      protectedPaths,
+      events: audit,
+    }),
+  );
   registry.register(
     createRunCommandTool({
       guard: new PathGuard({ workspaceRoot: workspaceRealPath, alias: config.workspaceRoot, protectedPaths }),
@@ -156,6 +169,9 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
     events: audit,
     sandboxFor: (tool) => sandboxes.sandboxFor(tool),
   });
+  const voidStale = async (): Promise<void> => {
+    await voidStaleApprovals({ approvals: state.approvals, registry, connections, events: audit });
+  };
   const connections = config.servers
     .filter((server) => !server.disabled)
     .map((server) =>
@@ -188,7 +204,9 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
         io,
         signal,
       );
+      await voidStale();
     },
+    voidStaleApprovals: voidStale,
     async close() {
       await Promise.all(connections.map((connection) => connection.close()));
       await durable.close();

@@ -90,6 +90,45 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    description: "voided approvals, and everything an approval's digest binds (input, cwd, network)",
+    // SQLite cannot change a CHECK constraint in place: the table is rebuilt, keeping each row's
+    // rowid (the tie-break of "oldest first"). Rows of earlier versions get NULL for the new
+    // columns: their input is still in the run that asked.
+    sql: `
+      CREATE TABLE approvals_v4 (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        effect TEXT NOT NULL CHECK (effect IN ('read', 'write', 'external')),
+        action_digest TEXT NOT NULL,
+        tool_fingerprint TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        input_preview TEXT NOT NULL,
+        unverified_hints_json TEXT,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'granted', 'denied', 'consumed', 'voided')),
+        created_at TEXT NOT NULL,
+        decided_at TEXT,
+        consumed_at TEXT,
+        input_json TEXT,
+        cwd TEXT,
+        network TEXT,
+        voided_at TEXT,
+        void_reason TEXT
+      );
+      INSERT INTO approvals_v4 (rowid, id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
+        summary, input_preview, unverified_hints_json, status, created_at, decided_at, consumed_at)
+      SELECT rowid, id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
+        summary, input_preview, unverified_hints_json, status, created_at, decided_at, consumed_at
+      FROM approvals ORDER BY rowid;
+      DROP TABLE approvals;
+      ALTER TABLE approvals_v4 RENAME TO approvals;
+      CREATE INDEX approvals_by_action ON approvals (run_id, action_digest, status);
+      CREATE UNIQUE INDEX approvals_one_pending ON approvals (run_id, action_digest) WHERE status = 'pending';
+    `,
+  },
 ];
 
 /** The schema version this build writes; a database with a higher one is refused, never downgraded. */

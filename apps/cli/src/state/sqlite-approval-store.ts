@@ -1,5 +1,11 @@
-import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore } from "@agent/policy";
-import { approvalIdTaken, assertDecidable } from "@agent/policy";
+import type {
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalStatus,
+  ApprovalStore,
+  NetworkPolicy,
+} from "@agent/policy";
+import { approvalIdTaken, approvalNotFound, assertDecidable } from "@agent/policy";
 import type { JsonValue, ToolEffect } from "@agent/tools";
 import type Database from "better-sqlite3";
 import { consumeGrant } from "./grant-consumption.js";
@@ -19,6 +25,11 @@ interface ApprovalRow {
   created_at: string;
   decided_at: string | null;
   consumed_at: string | null;
+  input_json: string | null;
+  cwd: string | null;
+  network: NetworkPolicy | null;
+  voided_at: string | null;
+  void_reason: string | null;
 }
 
 // rowid breaks ties between requests created in the same millisecond: it is the order they were saved.
@@ -64,6 +75,9 @@ export class SqliteApprovalStore implements ApprovalStore {
         unverified_hints_json:
           request.unverifiedHints === undefined ? null : JSON.stringify(request.unverifiedHints),
         created_at: request.createdAt,
+        input_json: request.input === undefined ? null : JSON.stringify(request.input),
+        cwd: request.cwd ?? null,
+        network: request.network ?? null,
       });
       return toRecord(this.#statements.byId.get(request.id) as ApprovalRow);
     });
@@ -106,6 +120,16 @@ export class SqliteApprovalStore implements ApprovalStore {
     return consumeGrant(this.#database, runId, actionDigest, this.#now().toISOString());
   }
 
+  /** Voids a pending or granted request in one write transaction; `undefined` if it is neither any more. */
+  async voidApproval(id: string, reason: string): Promise<ApprovalRecord | undefined> {
+    const voidIt = this.#database.transaction((): ApprovalRecord | undefined => {
+      if (!this.#statements.byId.get(id)) throw approvalNotFound(id);
+      const changes = this.#statements.voidOpen.run(this.#now().toISOString(), reason, id).changes;
+      return changes === 1 ? toRecord(this.#statements.byId.get(id) as ApprovalRow) : undefined;
+    });
+    return voidIt.immediate();
+  }
+
   #decide(id: string, status: "granted" | "denied"): ApprovalRecord {
     const decide = this.#database.transaction((): ApprovalRecord => {
       const row = this.#statements.byId.get(id) as ApprovalRow | undefined;
@@ -130,11 +154,15 @@ function prepareStatements(database: Database.Database) {
     withStatus: database.prepare(`SELECT * FROM approvals WHERE status = ? ${OLDEST_FIRST}`),
     insert: database.prepare(`
       INSERT INTO approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint, summary,
-        input_preview, unverified_hints_json, status, created_at)
+        input_preview, unverified_hints_json, status, created_at, input_json, cwd, network)
       VALUES (@id, @run_id, @call_id, @tool_name, @effect, @action_digest, @tool_fingerprint, @summary,
-        @input_preview, @unverified_hints_json, 'pending', @created_at)`),
+        @input_preview, @unverified_hints_json, 'pending', @created_at, @input_json, @cwd, @network)`),
     decide: database.prepare(
       "UPDATE approvals SET status = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
+    ),
+    // The status is re-checked in the UPDATE itself: a grant consumed meanwhile stays consumed.
+    voidOpen: database.prepare(
+      "UPDATE approvals SET status = 'voided', voided_at = ?, void_reason = ? WHERE id = ? AND status IN ('pending', 'granted')",
     ),
   };
 }
@@ -156,7 +184,12 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
   if (row.unverified_hints_json !== null) {
     record.unverifiedHints = JSON.parse(row.unverified_hints_json) as Record<string, JsonValue>;
   }
+  if (row.input_json !== null) record.input = JSON.parse(row.input_json) as JsonValue;
+  if (row.cwd !== null) record.cwd = row.cwd;
+  if (row.network !== null) record.network = row.network;
   if (row.decided_at !== null) record.decidedAt = row.decided_at;
   if (row.consumed_at !== null) record.consumedAt = row.consumed_at;
+  if (row.voided_at !== null) record.voidedAt = row.voided_at;
+  if (row.void_reason !== null) record.voidReason = row.void_reason;
   return record;
 }

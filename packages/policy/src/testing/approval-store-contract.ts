@@ -28,6 +28,9 @@ export function sampleApprovalRequest(id: string, overrides: Partial<ApprovalReq
     summary: 'mcp__docs__search (external) {"q":"x"}',
     createdAt: "2030-01-02T03:04:05.000Z",
     inputPreview: '{"q":"x"}',
+    input: { q: "x", nested: { keep: [1, "two", null, true] } },
+    cwd: "/work/project",
+    network: "deny",
     ...overrides,
   };
 }
@@ -128,6 +131,82 @@ export const APPROVAL_STORE_CONTRACT: readonly ApprovalStoreScenario[] = [
         ["apr_1"],
       );
       assert.deepEqual(await store.listApprovals({ status: "pending" }), []);
+    },
+  ),
+  scenario("keeps a request's input, cwd and network as they were saved", async (store) => {
+    const request = sampleApprovalRequest("apr_1", {
+      input: { text: "line\nbreak \u0000 nul", big: 12345678901234, deep: { a: [{ b: {} }] } },
+      cwd: "/a dir/with ünïcode",
+      network: "allow",
+    });
+    await store.saveApprovalRequest(request);
+    const stored = await store.getApproval("apr_1");
+    assert.deepEqual(stored?.input, request.input);
+    assert.equal(stored?.cwd, request.cwd);
+    assert.equal(stored?.network, "allow");
+  }),
+  scenario("voids a pending request: it can no longer be granted, denied or consumed", async (store) => {
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    const voided = await store.voidApproval("apr_1", "the tool's definition changed");
+    assert.equal(voided?.status, "voided");
+    assert.equal(voided?.voidedAt, NOW);
+    assert.equal(voided?.voidReason, "the tool's definition changed");
+    assert.deepEqual(await store.getApproval("apr_1"), voided);
+    await rejectsWith(store.grantApproval("apr_1"), "approval_not_pending");
+    await rejectsWith(store.denyApproval("apr_1"), "approval_not_pending");
+    assert.equal(await store.consumeApprovalGrant("run_1", DIGEST_A), false);
+    assert.equal((await store.findLatestApproval("run_1", DIGEST_A))?.status, "voided");
+    assert.deepEqual(
+      (await store.listApprovals({ status: "voided" })).map((record) => record.id),
+      ["apr_1"],
+    );
+  }),
+  scenario(
+    "voids a granted request, so its grant is never consumed, even for the same digest later",
+    async (store) => {
+      await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+      await store.grantApproval("apr_1");
+      assert.equal((await store.voidApproval("apr_1", "changed"))?.status, "voided");
+      assert.equal(await store.consumeApprovalGrant("run_1", DIGEST_A), false);
+      // A new request for the same action is a new, pending one: the voided record is not revived.
+      const again = await store.saveApprovalRequest(sampleApprovalRequest("apr_2"));
+      assert.equal(again.id, "apr_2");
+      assert.equal(again.status, "pending");
+      assert.equal((await store.getApproval("apr_1"))?.status, "voided");
+    },
+  ),
+  scenario("voids only pending or granted requests, and knows no unknown id", async (store) => {
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    await store.grantApproval("apr_1");
+    await store.consumeApprovalGrant("run_1", DIGEST_A);
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_2", { actionDigest: DIGEST_B }));
+    await store.denyApproval("apr_2");
+    assert.equal(await store.voidApproval("apr_1", "changed"), undefined);
+    assert.equal(await store.voidApproval("apr_2", "changed"), undefined);
+    assert.equal((await store.getApproval("apr_1"))?.status, "consumed");
+    assert.equal((await store.getApproval("apr_2"))?.status, "denied");
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_3", { runId: "run_3" }));
+    await store.voidApproval("apr_3", "changed");
+    assert.equal(await store.voidApproval("apr_3", "again"), undefined);
+    assert.equal((await store.getApproval("apr_3"))?.voidReason, "changed");
+    await rejectsWith(store.voidApproval("apr_nope", "changed"), "approval_not_found");
+  }),
+  scenario(
+    "of a grant raced by 20 consumers and 20 voiders, it is either consumed once or voided",
+    async (store) => {
+      await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+      await store.grantApproval("apr_1");
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, index) =>
+          index % 2 === 0
+            ? store.consumeApprovalGrant("run_1", DIGEST_A)
+            : store.voidApproval("apr_1", "changed").then((record) => record !== undefined),
+        ),
+      );
+      const consumed = results.filter((value, index) => index % 2 === 0 && value).length;
+      const voided = results.filter((value, index) => index % 2 === 1 && value).length;
+      assert.equal(consumed + voided, 1);
+      assert.equal((await store.getApproval("apr_1"))?.status, consumed === 1 ? "consumed" : "voided");
     },
   ),
   scenario("hands out copies: changing a returned record changes nothing stored", async (store) => {

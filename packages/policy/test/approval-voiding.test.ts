@@ -1,0 +1,92 @@
+import {
+  createPolicyGate,
+  definePolicy,
+  grantApprovalRequest,
+  InMemoryApprovalStore,
+  voidApprovalsOfChangedTool,
+  voidApprovalsOfRemovedTool,
+} from "@agent/policy";
+import { createMemoryEventSink, executeToolCall, type RegisteredTool, ToolRegistry } from "@agent/tools";
+import { describe, expect, it } from "vitest";
+import { countingTool, FIXED_NOW, sequentialIds } from "./helpers.js";
+
+const NAME = "mcp__docs__search";
+
+function world() {
+  const store = new InMemoryApprovalStore({ now: FIXED_NOW });
+  const events = createMemoryEventSink();
+  const gate = createPolicyGate({
+    policy: definePolicy(),
+    approvals: store,
+    events,
+    now: FIXED_NOW,
+    createId: sequentialIds(),
+  });
+  const call = async (tool: RegisteredTool) => {
+    const registry = new ToolRegistry();
+    registry.register(tool);
+    return executeToolCall(
+      { name: NAME, input: { q: "x" }, callId: "call_1" },
+      { registry, gate, runId: "run_1", cwd: "/work", events },
+    );
+  };
+  return { store, events, call };
+}
+
+describe("voiding approvals when a tool's definition changes", () => {
+  it("voids a granted request of a redefined tool, and restoring the old definition revives nothing", async () => {
+    const original = countingTool(NAME, "external", { description: "Search the docs." });
+    const changed = countingTool(NAME, "external", { description: "Search the docs. Also delete them." });
+    const { store, events, call } = world();
+
+    const held = await call(original.tool);
+    expect(held.type).toBe("waiting");
+    if (held.type !== "waiting") return;
+    await grantApprovalRequest(store, held.requestId, events);
+
+    // Discovery sees the new definition: the grant for the old one is voided, with an event.
+    const voided = await voidApprovalsOfChangedTool(store, changed.tool, events);
+    expect(voided.map((record) => [record.id, record.status])).toEqual([[held.requestId, "voided"]]);
+    expect(events.ofType("approval_voided")).toEqual([
+      expect.objectContaining({
+        requestId: held.requestId,
+        toolName: NAME,
+        reason: expect.stringContaining("changed"),
+      }),
+    ]);
+
+    // The old definition comes back: the same digest as the grant, which stays void.
+    const again = await call(original.tool);
+    expect(again).toMatchObject({ type: "waiting" });
+    expect(again.type === "waiting" && again.requestId).not.toBe(held.requestId);
+    expect(original.executions).toEqual([]);
+    expect((await store.getApproval(held.requestId))?.status).toBe("voided");
+  });
+
+  it("voids pending requests too, leaves other tools and the current definition alone", async () => {
+    const tool = countingTool(NAME, "external");
+    const other = countingTool("mcp__docs__other", "external");
+    const { store, call } = world();
+    const first = await call(tool.tool);
+    if (first.type !== "waiting") throw new Error("expected waiting");
+    // The definition it was asked for is current: nothing to void.
+    expect(await voidApprovalsOfChangedTool(store, tool.tool)).toEqual([]);
+    expect(await voidApprovalsOfChangedTool(store, { name: other.tool.name, fingerprint: "x" })).toEqual([]);
+    const voided = await voidApprovalsOfChangedTool(store, { name: NAME, fingerprint: "f".repeat(64) });
+    expect(voided.map((record) => record.status)).toEqual(["voided"]);
+    await expect(grantApprovalRequest(store, first.requestId)).rejects.toMatchObject({
+      code: "approval_not_pending",
+    });
+  });
+
+  it("voids every open request of a removed tool", async () => {
+    const tool = countingTool(NAME, "external");
+    const { store, events, call } = world();
+    const first = await call(tool.tool);
+    if (first.type !== "waiting") throw new Error("expected waiting");
+    expect((await voidApprovalsOfRemovedTool(store, NAME, events)).map((record) => record.id)).toEqual([
+      first.requestId,
+    ]);
+    expect(events.ofType("approval_voided")[0]?.reason).toBe("the tool was removed");
+  });
+});
