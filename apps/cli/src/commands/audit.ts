@@ -13,6 +13,9 @@ const KEY_FIELDS = [
   "code",
   "requestId",
   "runId",
+  "status",
+  "turn",
+  "stopReason",
   "durationMs",
 ];
 
