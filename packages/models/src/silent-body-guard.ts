@@ -49,30 +49,37 @@ export function guardSilentBodies(
 function guardBody(body: ReadableStream<Uint8Array>, idleMs: number): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = (controller: ReadableStreamDefaultController<Uint8Array>): void => {
-    clearTimeout(timer);
+  // One lazy timer instead of a reset per chunk (a stream has thousands): a chunk only records the
+  // time, and the timer, when it fires, waits again for whatever is left of the limit.
+  let lastActivity = Date.now();
+  const watch = (controller: ReadableStreamDefaultController<Uint8Array>, delay: number): void => {
     timer = setTimeout(() => {
+      const idle = Date.now() - lastActivity;
+      if (idle < idleMs) {
+        watch(controller, idleMs - idle);
+        return;
+      }
       const error = new SilentBodyError(idleMs);
       controller.error(error);
       // Cancelling the source closes the connection, so the server sees the client go away.
       reader.cancel(error).catch(() => {});
-    }, idleMs);
+    }, delay);
     // An open request keeps the process alive through its socket; the timer need not.
     timer.unref?.();
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      arm(controller);
+      watch(controller, idleMs);
     },
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
+        lastActivity = Date.now();
         if (done) {
           clearTimeout(timer);
           controller.close();
           return;
         }
-        arm(controller);
         controller.enqueue(value);
       } catch (error) {
         clearTimeout(timer);
