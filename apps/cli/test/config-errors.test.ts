@@ -1,4 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests are about ${VAR} references in plain strings.
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { MAX_SERVER_NAME_LENGTH } from "@agent/mcp-client";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/index.js";
@@ -69,8 +71,9 @@ describe("configuration errors", () => {
     expect(error.message.split("\n").slice(1)).toEqual([
       "  - workspaceRoot: expected string, received number",
       "  - mcpServers.a.args: expected array, received string",
-      "  - mcpServers.a.env[\"A=B\"]: an environment variable name may not contain '='",
-      '  - mcpServers.b.headers["Bad Header"]: is not a valid HTTP header name',
+      // A key that is not a plain name may be a misplaced secret ("TOKEN=…"): it is never quoted.
+      "  - mcpServers.a.env[<key not shown>]: an environment variable name may not contain '='",
+      "  - mcpServers.b.headers[<key not shown>]: is not a valid HTTP header name",
       '  - mcpServers.c.env.TOKEN: environment variable UNSET_TOKEN is not set (needed by server "c"); set it, or give a default with ${UNSET_TOKEN:-default}',
     ]);
     expect(error.message).not.toMatch(/secret-value|not-an-array/);
@@ -106,6 +109,36 @@ describe("configuration errors", () => {
     ]);
   });
 
+  it("never quotes a key that may be a misplaced secret: unknown, invalid or duplicate", () => {
+    const secrets = [
+      "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+      "sk_live_9f8e7d6c5b4a3",
+      "TOKEN=s3cr3t",
+      "Bearer x9y8",
+    ];
+    const file = writeConfig({
+      [secrets[0] as string]: 1,
+      mcpServers: {
+        x: { command: "node", env: { [secrets[2] as string]: "v" }, [secrets[1] as string]: true },
+        y: { url: "http://127.0.0.1/mcp", headers: { [secrets[3] as string]: "v" } },
+      },
+    });
+    const error = loadError(file);
+    for (const secret of secrets) expect(error.message).not.toContain(secret);
+    expect(error.message).toContain("(the top level): unknown key <key not shown>; allowed keys here:");
+    expect(error.message).toContain("mcpServers.x: unknown key <key not shown>; allowed keys here:");
+    expect(error.message).toContain("mcpServers.x.env[<key not shown>]: an environment variable name");
+    expect(error.message).toContain("mcpServers.y.headers[<key not shown>]: is not a valid HTTP header name");
+
+    const duplicate = join(dirname(file), "duplicate.json");
+    writeFileSync(duplicate, `{"mcpServers":{},"${secrets[1]}":1,"${secrets[1]}":2}`);
+    const twice = loadError(duplicate);
+    expect(twice.message).toContain("duplicate key <key not shown>");
+    expect(twice.message).not.toContain(secrets[1]);
+    // Plain setting names are still quoted, so a typo is easy to spot.
+    expect(loadError(writeConfig({ toolTimeotMs: 1 })).message).toContain('unknown key "toolTimeotMs"');
+  });
+
   it("rejects server names that cannot form mcp__<server>__<tool>", () => {
     const names = ["a__b", "_docs", "docs_", "my docs", "x".repeat(MAX_SERVER_NAME_LENGTH + 1)];
     const file = writeConfig({
@@ -118,7 +151,7 @@ describe("configuration errors", () => {
       expect.stringMatching(/^ {2}- mcpServers\.a__b: .*"__"/),
       expect.stringMatching(/^ {2}- mcpServers\._docs: .*start or end with "_"/),
       expect.stringMatching(/^ {2}- mcpServers\.docs_: .*start or end with "_"/),
-      expect.stringMatching(/^ {2}- mcpServers\["my docs"\]: .*\[a-zA-Z0-9_-\]/),
+      expect.stringMatching(/^ {2}- mcpServers\[<key not shown>\]: .*\[a-zA-Z0-9_-\]/),
       expect.stringMatching(
         new RegExp(
           `^ {2}- mcpServers\\.x{${MAX_SERVER_NAME_LENGTH + 1}}: .*at most ${MAX_SERVER_NAME_LENGTH} characters`,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HIDDEN_KEY, isShowableKey } from "./credential-shape.js";
 
 /** One problem found in a configuration, at a field path such as `mcpServers.docs.timeoutMs`. */
 export interface ConfigIssue {
@@ -9,15 +10,16 @@ export interface ConfigIssue {
 /** A field path as segments, as zod reports it. */
 export type FieldPath = readonly (string | number)[];
 
-const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
-
-/** Formats a field path as `mcpServers.docs.args[0]`, quoting keys that are not plain words. */
+/**
+ * Formats a field path as `mcpServers.docs.args[0]`. A key that is not a plain name, or looks like a
+ * credential, is shown as `[<key not shown>]`: a misplaced secret must not reach an error message.
+ */
 export function formatFieldPath(path: FieldPath): string {
   let text = "";
   for (const segment of path) {
     if (typeof segment === "number") text += `[${segment}]`;
-    else if (PLAIN_KEY.test(segment)) text += text === "" ? segment : `.${segment}`;
-    else text += `[${JSON.stringify(segment)}]`;
+    else if (!isShowableKey(segment)) text += `[${HIDDEN_KEY}]`;
+    else text += text === "" ? segment : `.${segment}`;
   }
   return text === "" ? "(the top level)" : text;
 }
@@ -31,7 +33,9 @@ export function issuesFromZod(error: z.ZodError, schema: z.ZodType, prefix: Fiel
     const path = [...prefix, ...issue.path.map((key) => (typeof key === "symbol" ? String(key) : key))];
     if (issue.code === "unrecognized_keys") {
       const allowed = allowedKeysAt(schema, issue.path);
-      const keys = issue.keys.map((key) => JSON.stringify(key)).join(", ");
+      const keys = issue.keys
+        .map((key) => (isShowableKey(key) ? JSON.stringify(key) : HIDDEN_KEY))
+        .join(", ");
       const noun = issue.keys.length === 1 ? "unknown key" : "unknown keys";
       const hint = allowed === undefined ? "" : `; allowed keys here: ${allowed.join(", ")}`;
       return { path: formatFieldPath(path), message: `${noun} ${keys}${hint}` };

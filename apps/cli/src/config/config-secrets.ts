@@ -1,6 +1,7 @@
 import { MIN_SECRET_LENGTH } from "@agent/mcp-transport";
 import { SECRET_KEY_PATTERN } from "@agent/tools";
 import { formatFieldPath } from "./config-issues.js";
+import { looksLikeToken } from "./credential-shape.js";
 import type { AgentConfig } from "./load-config.js";
 
 /** The configured values no output may show, and warnings about secrets too short to hide. */
@@ -9,9 +10,6 @@ export interface ConfigSecrets {
   warnings: string[];
 }
 
-// A part of an argument or URL that looks like a credential: long, of token characters only, with
-// both letters and digits (paths and package names have separators; words have no digits).
-const TOKEN_LIKE = /^[A-Za-z0-9._~+=-]{16,}$/;
 const ARGUMENT_PARTS = /[/:=,@\s]+/;
 // `--key`, `-p`, `--pin`, `--pass`: secret-named flags the audit pattern does not cover.
 const SHORT_SECRET_FLAG = /^--?(?:[a-z]+[-_])*(?:key|pin|pass|p)$/i;
@@ -94,10 +92,6 @@ function urlSecrets(text: string): string[] {
 
 function isSecretFlag(arg: string): boolean {
   return /^--?[A-Za-z]/.test(arg) && (SECRET_KEY_PATTERN.test(arg) || SHORT_SECRET_FLAG.test(arg));
-}
-
-function looksLikeToken(part: string): boolean {
-  return TOKEN_LIKE.test(part) && /[0-9]/.test(part) && /[A-Za-z]/.test(part);
 }
 
 function safeDecode(text: string): string {

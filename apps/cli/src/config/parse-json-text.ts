@@ -1,4 +1,5 @@
 import { ConfigError } from "./config-error.js";
+import { HIDDEN_KEY, isShowableKey } from "./credential-shape.js";
 
 /** Where a problem sits in a text: 1-based line and column (in UTF-16 code units, as editors count). */
 export interface TextPosition {
@@ -118,7 +119,8 @@ class JsonScanner {
       this.#string();
       const key = JSON.parse(this.text.slice(start, this.#index)) as string;
       if (keys.has(key)) {
-        this.#fail(`duplicate key ${JSON.stringify(key)}; each key may appear only once in an object`, {
+        const shown = isShowableKey(key) ? JSON.stringify(key) : HIDDEN_KEY;
+        this.#fail(`duplicate key ${shown}; each key may appear only once in an object`, {
           offset: start,
           kind: "duplicate_key",
         });

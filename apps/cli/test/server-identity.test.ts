@@ -1,0 +1,78 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { canonicalJson } from "@agent/tools";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { StdioServerConfig } from "../src/config/index.js";
+import { IDENTITY_KEY_FILE, loadIdentityKey, serverIdentity } from "../src/runtime/server-identity.js";
+
+let stateDir = "";
+beforeEach(() => {
+  stateDir = mkdtempSync(join(tmpdir(), "agent-identity-"));
+});
+afterEach(() => rmSync(stateDir, { recursive: true, force: true }));
+
+function server(pin: string): StdioServerConfig {
+  return {
+    name: "s",
+    type: "stdio",
+    command: "node",
+    args: ["server.js"],
+    cwd: "/srv",
+    env: { PIN: pin },
+    disabled: false,
+  };
+}
+
+describe("server identity", () => {
+  it("cannot be reversed by guessing a short secret without the key", () => {
+    const identity = serverIdentity(server("48213"), loadIdentityKey(stateDir));
+    // The attack on an unkeyed digest: try every 5-digit value. Nothing matches now.
+    let found: string | undefined;
+    for (let guess = 0; guess < 100_000; guess += 1) {
+      const pin = String(guess).padStart(5, "0");
+      const { type, command, args, cwd, env } = server(pin);
+      const digest = createHash("sha256")
+        .update(canonicalJson({ type, command, args, cwd, env }))
+        .digest("hex");
+      if (identity.endsWith(digest)) found = pin;
+    }
+    expect(found).toBeUndefined();
+    expect(identity).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(identity).not.toContain("48213");
+  });
+
+  it("is stable across processes sharing a state directory, and differs with another key", () => {
+    const first = serverIdentity(server("48213"), loadIdentityKey(stateDir));
+    const again = serverIdentity(server("48213"), loadIdentityKey(stateDir));
+    expect(again).toBe(first);
+    expect(serverIdentity(server("48214"), loadIdentityKey(stateDir))).not.toBe(first);
+    const other = mkdtempSync(join(tmpdir(), "agent-identity-"));
+    try {
+      expect(serverIdentity(server("48213"), loadIdentityKey(other))).not.toBe(first);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps its key private (0600, 32 bytes) and refuses a symlink, a directory or a wrong size", () => {
+    const key = loadIdentityKey(stateDir);
+    const file = join(stateDir, IDENTITY_KEY_FILE);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file)).toEqual(key);
+    for (const plant of [
+      (path: string) => symlinkSync(file, path),
+      (path: string) => mkdirSync(path),
+      (path: string) => writeFileSync(path, "short"),
+    ]) {
+      const dir = mkdtempSync(join(tmpdir(), "agent-identity-"));
+      try {
+        plant(join(dir, IDENTITY_KEY_FILE));
+        expect(() => loadIdentityKey(dir)).toThrow(expect.objectContaining({ code: "state_corrupt" }));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
+});
