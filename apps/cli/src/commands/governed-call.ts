@@ -1,7 +1,7 @@
 import { parseMcpToolName } from "@agent/mcp-client";
-import { redactJson } from "@agent/mcp-transport";
 import { executeToolCall, type JsonValue, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
+import { capOutcome } from "../runtime/output-cap.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serverStderrTail } from "../runtime/server-processes.js";
 import type { RunStatus } from "../state/index.js";
@@ -41,10 +41,22 @@ export async function runGovernedCall(
     if (outcome.type === "waiting" && !options.json && isInteractive(io) && !options.signal.aborted) {
       outcome = await askOperator(runtime, io, call, outcome, options.signal);
     }
-  } finally {
-    recordRun(runtime, call, outcome, options.signal);
+  } catch (error) {
+    recordRun(runtime, call, undefined, options.signal);
+    throw error;
   }
-  renderOutcome(io, call.runId, outcome, options.json);
+  // Redacted and capped once: the terminal, --json and the run record all get the same outcome.
+  const capped = capOutcome(outcome, {
+    maxChars: runtime.config.toolOutputMaxChars,
+    stateDir: runtime.stateDir,
+    redactor: runtime.redactor,
+  });
+  recordRun(runtime, call, capped.outcome, options.signal);
+  if (capped.warning) writeLine(io.stderr, `warning: ${safeText(capped.warning)}`);
+  renderOutcome(io, call.runId, capped.outcome, options.json);
+  if (capped.truncated?.file && !options.json) {
+    writeLine(io.stderr, `agent: the whole output is in ${safeText(capped.truncated.file)}`);
+  }
   if (options.signal.aborted) return interruptionExitCode(options.signal.reason);
   if (outcome.type === "waiting") return EXIT_CODES.waiting;
   return outcome.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
@@ -79,8 +91,7 @@ function recordRun(
     status: statusOf(outcome),
     ...(outcome.type === "waiting"
       ? { requestId: outcome.requestId }
-      : // What a local tool read may hold a configured secret too: the state file never does.
-        { outcome: redactJson(outcome, runtime.redactor) as unknown as JsonValue }),
+      : { outcome: outcome as unknown as JsonValue }),
     ...fingerprintOf(runtime, call.toolName),
   });
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { definePolicy, type Policy, policySchema } from "@agent/policy";
-import { DEFAULT_TOOL_TIMEOUT_MS } from "@agent/tools";
+import { DEFAULT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_TOOL_TIMEOUT_MS } from "@agent/tools";
 import { z } from "zod";
 import { ConfigError, type ConfigErrorCode } from "./config-error.js";
 import { type ConfigIssue, formatIssues, issuesFromZod } from "./config-issues.js";
@@ -31,6 +31,8 @@ export interface AgentConfig {
   protectedPaths: string[];
   /** Timeout for each tool call, in milliseconds. */
   toolTimeoutMs: number;
+  /** The most characters of a tool result a terminal or the run record gets (the rest is kept in a file). */
+  toolOutputMaxChars: number;
   /** The policy, with `@agent/policy` defaults for what the file leaves out. */
   policy: Policy;
   /** `run_command`: whether shells may run a command line with `-c` (default false). */
@@ -54,6 +56,12 @@ const fileSchema = z.strictObject({
   policy: policySchema.optional(),
   workspaceRoot: z.string().min(1, { message: "may not be empty" }).optional(),
   toolTimeoutMs: TIMEOUT_MS_SCHEMA.optional(),
+  toolOutputMaxChars: z
+    .number()
+    .int()
+    .min(200, { message: "must be at least 200 characters" })
+    .max(100_000_000, { message: "must be at most 100000000 characters" })
+    .optional(),
   protectedPaths: z.array(z.string().min(1, { message: "may not be empty" })).optional(),
   runCommand: z.strictObject({ allowShell: z.boolean().optional() }).optional(),
   model: MODEL_CONFIG_SCHEMA,
@@ -111,6 +119,7 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
     workspaceRoot,
     protectedPaths: (parsed.data.protectedPaths ?? []).map((path) => resolve(directory, path)),
     toolTimeoutMs: parsed.data.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+    toolOutputMaxChars: parsed.data.toolOutputMaxChars ?? DEFAULT_TOOL_OUTPUT_MAX_CHARS,
     // Unlike the library, the CLI isolates by default: a server that cannot be isolated does not start.
     policy: definePolicy({ sandbox: DEFAULT_SANDBOX_REQUIREMENT, ...parsed.data.policy }),
     runCommand: { allowShell: parsed.data.runCommand?.allowShell ?? false },

@@ -1,0 +1,98 @@
+import { randomBytes } from "node:crypto";
+import { lstatSync, mkdirSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Redactor, redactJson } from "@agent/mcp-transport";
+import {
+  type CappedToolOutput,
+  capToolOutput,
+  type Observation,
+  observationText,
+  type ToolCallOutcome,
+} from "@agent/tools";
+
+/** The directory, inside the state directory, holding the full text of outputs that were cut. */
+export const OUTPUTS_DIRECTORY = "outputs";
+
+/** Where the whole of a cut output is kept, and what identifies it. */
+export interface TruncatedOutput {
+  chars: number;
+  bytes: number;
+  sha256: string;
+  /** The file holding the whole text, or null when it could not be written (see `warning`). */
+  file: string | null;
+}
+
+/** An outcome as the terminal, `--json` and the state database see it: redacted, and capped. */
+export interface CappedOutcome {
+  outcome: ToolCallOutcome;
+  /** Set when the output was cut. */
+  truncated?: TruncatedOutput;
+  /** Why the whole output could not be kept, when it could not. */
+  warning?: string;
+}
+
+/**
+ * Redacts an outcome and caps the text of its observation at `maxChars` (see `capToolOutput`). A
+ * longer output is replaced by its beginning (ending in a marker with its size and sha256) and the
+ * whole redacted text is written to `<stateDir>/outputs/<sha256>.txt` (0600), so nothing is lost
+ * and nothing large reaches a terminal or the run record. A waiting outcome is returned as it is.
+ */
+export function capOutcome(
+  outcome: ToolCallOutcome,
+  options: { maxChars: number; stateDir: string; redactor: Redactor },
+): CappedOutcome {
+  if (outcome.type === "waiting") return { outcome };
+  const clean = redactJson(outcome, options.redactor);
+  const capped = capToolOutput(clean, { maxChars: options.maxChars });
+  if (!capped.truncated) return { outcome: clean };
+  const { chars, bytes, sha256 } = capped;
+  let file: string | null = null;
+  let warning: string | undefined;
+  try {
+    file = keepFullOutput(options.stateDir, sha256, observationText(clean));
+  } catch (error) {
+    warning = `the whole output (${bytes} bytes, sha256 ${sha256}) could not be kept: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  const truncated: TruncatedOutput = { chars, bytes, sha256, file };
+  return { outcome: cappedObservation(clean, capped, truncated), truncated, ...(warning ? { warning } : {}) };
+}
+
+function cappedObservation(
+  observation: Observation,
+  capped: CappedToolOutput,
+  truncated: TruncatedOutput,
+): ToolCallOutcome {
+  const { type, callId, toolName } = observation;
+  // The capped text replaces whatever was large; `outputTruncated` says where the whole is.
+  const shown = observation.ok
+    ? {
+        type,
+        ok: true as const,
+        callId,
+        toolName,
+        output: { content: [{ type: "text", text: capped.text }] },
+      }
+    : { type, ok: false as const, callId, toolName, error: observation.error, message: capped.text };
+  return { ...shown, outputTruncated: truncated } as unknown as ToolCallOutcome;
+}
+
+/** Writes `text` to `<stateDir>/outputs/<sha256>.txt` (never through a link), once; returns the path. */
+function keepFullOutput(stateDir: string, sha256: string, text: string): string {
+  const directory = join(stateDir, OUTPUTS_DIRECTORY);
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  if (!lstatSync(directory).isDirectory()) throw new Error(`${directory} is not a directory`);
+  const file = join(directory, `${sha256}.txt`);
+  // Written aside and renamed into place: a reader never sees half a file, and a planted link is replaced, not followed.
+  const aside = join(directory, `.${sha256}.${randomBytes(6).toString("hex")}`);
+  try {
+    writeFileSync(aside, text, { mode: 0o600, flag: "wx" });
+    renameSync(aside, file);
+  } finally {
+    try {
+      unlinkSync(aside);
+    } catch {
+      // Renamed into place.
+    }
+  }
+  return file;
+}
