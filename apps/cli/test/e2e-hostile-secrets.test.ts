@@ -85,7 +85,8 @@ function hostileConfig(sandbox: E2eSandbox, httpUrl: string): Record<string, unk
   };
 }
 
-describe.concurrent("no configured value is ever shown", () => {
+// One after the other: each test alone keeps a loaded machine busy (many CLI runs; 32 MiB of listing).
+describe("no configured value is ever shown", () => {
   test("a server echoing its credentials in every encoding, everywhere, shows none of them", {
     timeout: E2E_TIMEOUT_MS * 3,
   }, async ({ sandbox }) => {

@@ -22,6 +22,7 @@ function server(pin: string): StdioServerConfig {
     cwd: "/srv",
     env: { PIN: pin },
     disabled: false,
+    sandbox: { network: "deny", write: [], read: [] },
   };
 }
 
@@ -32,9 +33,9 @@ describe("server identity", () => {
     let found: string | undefined;
     for (let guess = 0; guess < 100_000; guess += 1) {
       const pin = String(guess).padStart(5, "0");
-      const { type, command, args, cwd, env } = server(pin);
+      const { type, command, args, cwd, env, sandbox } = server(pin);
       const digest = createHash("sha256")
-        .update(canonicalJson({ type, command, args, cwd, env }))
+        .update(canonicalJson({ type, command, args, cwd, env, sandbox }))
         .digest("hex");
       if (identity.endsWith(digest)) found = pin;
     }
