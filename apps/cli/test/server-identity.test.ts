@@ -27,7 +27,8 @@ function server(pin: string): StdioServerConfig {
 }
 
 describe("server identity", () => {
-  it("cannot be reversed by guessing a short secret without the key", () => {
+  // 100,000 guesses: a few seconds on a loaded machine.
+  it("cannot be reversed by guessing a short secret without the key", { timeout: 120_000 }, () => {
     const identity = serverIdentity(server("48213"), loadIdentityKey(stateDir));
     // The attack on an unkeyed digest: try every 5-digit value. Nothing matches now.
     let found: string | undefined;
