@@ -31,7 +31,8 @@ interface ApprovalRow {
   requested_on_host: string | null;
   input_json: string | null;
   cwd: string | null;
-  network: NetworkPolicy | null;
+  /** The network policy as JSON text (it may be an allow-list object). */
+  network: string | null;
   voided_at: string | null;
   void_reason: string | null;
 }
@@ -97,7 +98,7 @@ export class PostgresApprovalStore implements ApprovalStore {
           this.#host,
           request.input === undefined ? null : JSON.stringify(request.input),
           request.cwd ?? null,
-          request.network ?? null,
+          request.network === undefined ? null : JSON.stringify(request.network),
         ],
       );
       if (inserted[0]) return toRecord(inserted[0]);
@@ -243,7 +244,7 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
   if (row.unverified_hints !== null) record.unverifiedHints = row.unverified_hints;
   if (row.input_json !== null) record.input = JSON.parse(row.input_json) as JsonValue;
   if (row.cwd !== null) record.cwd = row.cwd;
-  if (row.network !== null) record.network = row.network;
+  if (row.network !== null) record.network = JSON.parse(row.network) as NetworkPolicy;
   if (row.decided_at !== null) record.decidedAt = row.decided_at;
   if (row.consumed_at !== null) record.consumedAt = row.consumed_at;
   if (row.voided_at !== null) record.voidedAt = row.voided_at;

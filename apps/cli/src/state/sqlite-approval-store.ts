@@ -27,7 +27,8 @@ interface ApprovalRow {
   consumed_at: string | null;
   input_json: string | null;
   cwd: string | null;
-  network: NetworkPolicy | null;
+  /** The network policy as JSON text (it may be an allow-list object). */
+  network: string | null;
   voided_at: string | null;
   void_reason: string | null;
 }
@@ -77,7 +78,7 @@ export class SqliteApprovalStore implements ApprovalStore {
         created_at: request.createdAt,
         input_json: request.input === undefined ? null : JSON.stringify(request.input),
         cwd: request.cwd ?? null,
-        network: request.network ?? null,
+        network: request.network === undefined ? null : JSON.stringify(request.network),
       });
       return toRecord(this.#statements.byId.get(request.id) as ApprovalRow);
     });
@@ -186,7 +187,7 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
   }
   if (row.input_json !== null) record.input = JSON.parse(row.input_json) as JsonValue;
   if (row.cwd !== null) record.cwd = row.cwd;
-  if (row.network !== null) record.network = row.network;
+  if (row.network !== null) record.network = JSON.parse(row.network) as NetworkPolicy;
   if (row.decided_at !== null) record.decidedAt = row.decided_at;
   if (row.consumed_at !== null) record.consumedAt = row.consumed_at;
   if (row.voided_at !== null) record.voidedAt = row.voided_at;

@@ -137,13 +137,15 @@ export const APPROVAL_STORE_CONTRACT: readonly ApprovalStoreScenario[] = [
     const request = sampleApprovalRequest("apr_1", {
       input: { text: "line\nbreak \u0000 nul", big: 12345678901234, deep: { a: [{ b: {} }] } },
       cwd: "/a dir/with ünïcode",
-      network: "allow",
+      network: { allowHosts: ["api.example.com", "docs.example.com"] },
     });
     await store.saveApprovalRequest(request);
     const stored = await store.getApproval("apr_1");
     assert.deepEqual(stored?.input, request.input);
     assert.equal(stored?.cwd, request.cwd);
-    assert.equal(stored?.network, "allow");
+    assert.deepEqual(stored?.network, { allowHosts: ["api.example.com", "docs.example.com"] });
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_2", { runId: "run_2", network: "allow" }));
+    assert.equal((await store.getApproval("apr_2"))?.network, "allow");
   }),
   scenario("voids a pending request: it can no longer be granted, denied or consumed", async (store) => {
     await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
