@@ -7,15 +7,8 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { type AdapterOptions, resolveAdapterOptions, sharedSdkOptions } from "../adapter-options.js";
 import { ModelClientError } from "../errors.js";
 import { MODEL_ERROR_CODES, type ModelClient, type ModelRequest, type ModelResult } from "../model-client.js";
-import {
-  cancelledBeforeSend,
-  type FailureContext,
-  failureContextFor,
-  failureFromSdkError,
-  modelFailure,
-  type SdkErrorClasses,
-  sdkErrorClasses,
-} from "../sdk-failure.js";
+import { createSdkAdapter, type SdkCall } from "../sdk-adapter.js";
+import { type FailureContext, failureFromSdkError, modelFailure, sdkErrorClasses } from "../sdk-failure.js";
 import {
   fromContent,
   toAnthropicMessages,
@@ -30,7 +23,6 @@ export interface AnthropicModelOptions extends AdapterOptions {
   maxOutputTokens?: number;
 }
 
-const PROVIDER = "anthropic";
 const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 type CreateParams = Anthropic.Messages.MessageCreateParamsNonStreaming;
@@ -45,12 +37,19 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
       `createAnthropicModel: \`maxOutputTokens\` must be a positive integer, got ${String(options.maxOutputTokens)}`,
     );
   }
-  // The SDK is loaded on the first request, not on import: importing it costs ~190 ms of CPU, which
-  // every command of a CLI that merely can run an agent would otherwise pay.
-  let loaded: Promise<{ client: Anthropic; errors: SdkErrorClasses }> | undefined;
-  const load = () =>
-    (loaded ??= import("@anthropic-ai/sdk").then((sdk) => ({
-      client: new sdk.Anthropic({
+  const params = (request: ModelRequest): CreateParams => ({
+    model: resolved.model,
+    max_tokens: request.maxOutputTokens ?? maxOutputTokens,
+    messages: toAnthropicMessages(request.messages),
+    ...(request.system !== undefined && request.system !== "" ? { system: request.system } : {}),
+    ...(request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
+  });
+  return createSdkAdapter<Anthropic>({
+    provider: "anthropic",
+    options: resolved,
+    load: async () => {
+      const sdk = await import("@anthropic-ai/sdk");
+      const client = new sdk.Anthropic({
         ...sharedSdkOptions(resolved),
         // Everything is explicit: the SDK would otherwise read ANTHROPIC_BASE_URL, profiles, ... silently.
         authToken: null,
@@ -58,33 +57,13 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
         baseURL: resolved.baseUrl ?? "https://api.anthropic.com",
         // Traces could carry prompt text; the agent loop reports requests as its own events instead.
         openTelemetry: false,
-      }),
-      errors: sdkErrorClasses(sdk),
-    })));
-
-  async function createTurn(request: ModelRequest): Promise<ModelResult> {
-    const failureContext = failureContextFor(PROVIDER, resolved, request.signal);
-    if (request.signal.aborted) return cancelledBeforeSend(failureContext);
-    const { client, errors } = await load();
-    const params: CreateParams = {
-      model: resolved.model,
-      max_tokens: request.maxOutputTokens ?? maxOutputTokens,
-      messages: toAnthropicMessages(request.messages),
-      ...(request.system !== undefined && request.system !== "" ? { system: request.system } : {}),
-      ...(request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
-    };
-    if (request.onText === undefined) {
-      try {
-        const message = await client.messages.create(params, { signal: request.signal });
-        return fromMessage(message, failureContext);
-      } catch (error) {
-        return failureFromSdkError(error, errors, failureContext);
-      }
-    }
-    return streamTurn(client, errors, params, request, request.onText, failureContext);
-  }
-
-  return { provider: PROVIDER, model: resolved.model, createTurn };
+      });
+      return { client, errors: sdkErrorClasses(sdk) };
+    },
+    plain: async ({ client, request, context }) =>
+      fromMessage(await client.messages.create(params(request), { signal: request.signal }), context),
+    stream: (call, onText) => streamTurn(call, params(call.request), onText),
+  });
 }
 
 function fromMessage(
@@ -104,12 +83,9 @@ function fromMessage(
 }
 
 async function streamTurn(
-  client: Anthropic,
-  errors: SdkErrorClasses,
+  { client, errors, request, context }: SdkCall<Anthropic>,
   params: CreateParams,
-  request: ModelRequest,
   onText: (delta: string) => void,
-  failureContext: FailureContext,
 ): Promise<ModelResult> {
   // The caller's callback may throw; that is its bug, rethrown as is once the stream is released.
   let callbackError: { error: unknown } | undefined;
@@ -131,9 +107,9 @@ async function streamTurn(
   });
   try {
     const message = await stream.finalMessage();
-    return fromMessage(message, failureContext, rawInputs);
+    return fromMessage(message, context, rawInputs);
   } catch (error) {
     if (callbackError !== undefined) throw callbackError.error;
-    return failureFromSdkError(error, errors, failureContext);
+    return failureFromSdkError(error, errors, context);
   }
 }

@@ -6,22 +6,9 @@
 import type OpenAI from "openai";
 import { ABORTED, untilAborted } from "../abortable.js";
 import { type AdapterOptions, resolveAdapterOptions, sharedSdkOptions } from "../adapter-options.js";
-import {
-  MODEL_ERROR_CODES,
-  type ModelClient,
-  type ModelRequest,
-  type ModelResult,
-  type ModelTurn,
-} from "../model-client.js";
-import {
-  cancelledBeforeSend,
-  type FailureContext,
-  failureContextFor,
-  failureFromSdkError,
-  modelFailure,
-  type SdkErrorClasses,
-  sdkErrorClasses,
-} from "../sdk-failure.js";
+import { MODEL_ERROR_CODES, type ModelClient, type ModelRequest, type ModelResult } from "../model-client.js";
+import { createSdkAdapter, type SdkCall } from "../sdk-adapter.js";
+import { type FailureContext, failureFromSdkError, modelFailure, sdkErrorClasses } from "../sdk-failure.js";
 import {
   ToolCallAssembler,
   toChatMessages,
@@ -34,55 +21,42 @@ import {
 /** Options of {@link createOpenAiModel}. */
 export type OpenAiModelOptions = AdapterOptions;
 
-const PROVIDER = "openai";
-
 type CreateParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, "stream">;
 
 /** Creates a {@link ModelClient} for OpenAI Chat Completions or any OpenAI-compatible server. */
 export function createOpenAiModel(options: OpenAiModelOptions): ModelClient {
   const resolved = resolveAdapterOptions("createOpenAiModel", options);
-  // The SDK is loaded on the first request, not on import: importing it costs ~70 ms of CPU, which
-  // every command of a CLI that merely can run an agent would otherwise pay.
-  let loaded: Promise<{ client: OpenAI; errors: SdkErrorClasses }> | undefined;
-  const load = () =>
-    (loaded ??= import("openai").then((sdk) => ({
-      client: new sdk.OpenAI({
+  const params = (request: ModelRequest): CreateParams => ({
+    model: resolved.model,
+    messages: toChatMessages(request),
+    ...(request.tools.length > 0 ? { tools: toChatTools(request.tools) } : {}),
+    ...(request.maxOutputTokens === undefined ? {} : { max_completion_tokens: request.maxOutputTokens }),
+  });
+  return createSdkAdapter<OpenAI>({
+    provider: "openai",
+    options: resolved,
+    load: async () => {
+      const sdk = await import("openai");
+      const client = new sdk.OpenAI({
         ...sharedSdkOptions(resolved),
         // Everything is explicit: the SDK would otherwise read OPENAI_BASE_URL, OPENAI_ORG_ID, ... silently.
         baseURL: resolved.baseUrl ?? "https://api.openai.com/v1",
         organization: null,
         project: null,
         webhookSecret: null,
-      }),
-      errors: sdkErrorClasses(sdk),
-    })));
-
-  async function createTurn(request: ModelRequest): Promise<ModelResult> {
-    const failureContext = failureContextFor(PROVIDER, resolved, request.signal);
-    if (request.signal.aborted) return cancelledBeforeSend(failureContext);
-    const { client, errors } = await load();
-    const params: CreateParams = {
-      model: resolved.model,
-      messages: toChatMessages(request),
-      ...(request.tools.length > 0 ? { tools: toChatTools(request.tools) } : {}),
-      ...(request.maxOutputTokens === undefined ? {} : { max_completion_tokens: request.maxOutputTokens }),
-    };
-    if (request.onText === undefined) {
-      try {
-        const completion = await untilAborted(
-          client.chat.completions.create({ ...params, stream: false }, { signal: request.signal }),
-          request.signal,
-        );
-        if (completion === ABORTED) return failureFromSdkError(request.signal.reason, errors, failureContext);
-        return fromCompletion(completion, failureContext);
-      } catch (error) {
-        return failureFromSdkError(error, errors, failureContext);
-      }
-    }
-    return streamTurn(client, errors, params, request, request.onText, failureContext);
-  }
-
-  return { provider: PROVIDER, model: resolved.model, createTurn };
+      });
+      return { client, errors: sdkErrorClasses(sdk) };
+    },
+    plain: async ({ client, errors, request, context }) => {
+      const completion = await untilAborted(
+        client.chat.completions.create({ ...params(request), stream: false }, { signal: request.signal }),
+        request.signal,
+      );
+      if (completion === ABORTED) return failureFromSdkError(request.signal.reason, errors, context);
+      return fromCompletion(completion, context);
+    },
+    stream: (call, onText) => streamTurn(call, params(call.request), onText),
+  });
 }
 
 function fromCompletion(
@@ -104,12 +78,9 @@ function fromCompletion(
 }
 
 async function streamTurn(
-  client: OpenAI,
-  errors: SdkErrorClasses,
+  { client, errors, request, context }: SdkCall<OpenAI>,
   params: CreateParams,
-  request: ModelRequest,
   onText: (delta: string) => void,
-  failureContext: FailureContext,
 ): Promise<ModelResult> {
   let text = "";
   let refusal = "";
@@ -126,7 +97,7 @@ async function streamTurn(
       ),
       request.signal,
     );
-    if (stream === ABORTED) return failureFromSdkError(request.signal.reason, errors, failureContext);
+    if (stream === ABORTED) return failureFromSdkError(request.signal.reason, errors, context);
     for await (const chunk of stream) {
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices?.[0];
@@ -146,24 +117,23 @@ async function streamTurn(
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
   } catch (error) {
-    return failureFromSdkError(error, errors, failureContext);
+    return failureFromSdkError(error, errors, context);
   }
   if (callbackError !== undefined) throw callbackError.error;
   // The SDK ends the iteration quietly when its signal aborts.
-  if (request.signal.aborted) return failureFromSdkError(request.signal.reason, errors, failureContext);
+  if (request.signal.aborted) return failureFromSdkError(request.signal.reason, errors, context);
   if (finishReason === null) {
     return modelFailure(
       MODEL_ERROR_CODES.invalidResponse,
       "the answer stream ended before the model finished its turn (no finish_reason)",
-      failureContext,
+      context,
     );
   }
-  const turn: ModelTurn = {
+  return {
     ok: true,
     text: text !== "" ? text : refusal !== "" ? refusal : null,
     toolCalls: toolCalls.calls(),
     stopReason: toStopReason(finishReason),
     usage: toUsage(usage),
   };
-  return turn;
 }
