@@ -15,6 +15,10 @@ export type CommandName =
   | "runs show"
   | "audit"
   | "tools"
+  | "resources list"
+  | "resources read"
+  | "prompts list"
+  | "prompts get"
   | "help";
 
 /** A parsed command line. */
@@ -30,6 +34,8 @@ export interface CliArgs {
   follow: boolean;
   /** `--max-turns N` of `agent run`. */
   maxTurns: number | undefined;
+  /** `--arg k=v`, repeatable (`prompts get`): the prompt's arguments, in order given (a later one wins). */
+  promptArgs: Record<string, string>;
 }
 
 /** The usage text. */
@@ -47,6 +53,10 @@ Commands:
   runs show <runId> [--json]               one run: status, transcript, pending calls
   audit [--json] [--follow]                the audit trail
   tools [--format openai|anthropic|json]   tool definitions as model APIs take them
+  resources list [server] [--json]         the resources and templates each server advertises
+  resources read <server> <uri> [--json]   read one advertised resource through the gate
+  prompts list [--json]                    the prompts each server offers, with their arguments
+  prompts get <server> <name> [--arg k=v]... [--json]   get one prompt through the gate
 
 Options:
   --config FILE     configuration (else $AGENT_CONFIG, else ./agent.config.json)
@@ -65,6 +75,7 @@ const OPTIONS = {
   format: { type: "string" },
   follow: { type: "boolean" },
   "max-turns": { type: "string" },
+  arg: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -81,6 +92,10 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
   "runs show": ["json"],
   audit: ["json", "follow"],
   tools: ["format"],
+  "resources list": ["json"],
+  "resources read": ["json"],
+  "prompts list": ["json"],
+  "prompts get": ["json", "arg"],
   help: [],
 };
 
@@ -96,6 +111,10 @@ const OPERANDS: Record<CommandName, string[]> = {
   "runs show": ["<runId>"],
   audit: [],
   tools: [],
+  "resources list": ["[server]"],
+  "resources read": ["<server>", "<uri>"],
+  "prompts list": [],
+  "prompts get": ["<server>", "<name>"],
   help: [],
 };
 
@@ -110,13 +129,14 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const { values, positionals } = parsed;
   const [command, operands] =
     values.help || positionals.length === 0 ? ["help" as const, []] : readCommand(positionals);
-  for (const option of ["json", "input", "format", "follow", "max-turns"] as const) {
+  for (const option of ["json", "input", "format", "follow", "max-turns", "arg"] as const) {
     if (values[option] !== undefined && !COMMAND_OPTIONS[command].includes(option)) {
       throw usageError(`"agent ${command}" does not take --${option}.`);
     }
   }
   const expected = OPERANDS[command];
-  if (operands.length !== expected.length) {
+  const required = expected.filter((operand) => !operand.startsWith("["));
+  if (operands.length < required.length || operands.length > expected.length) {
     throw usageError(
       `"agent ${command}" takes ${expected.length ? expected.join(" ") : "no arguments"}, got ${operands.length}.`,
     );
@@ -135,6 +155,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     format,
     follow: values.follow ?? false,
     maxTurns: parseMaxTurns(values["max-turns"]),
+    promptArgs: readPromptArgs(values.arg ?? []),
   };
 }
 
@@ -149,12 +170,40 @@ function parseMaxTurns(text: string | undefined): number | undefined {
   return value;
 }
 
+/** `--arg k=v` values as a record; a value may contain `=`, a name may not be empty. */
+function readPromptArgs(values: readonly string[]): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const value of values) {
+    const separator = value.indexOf("=");
+    if (separator <= 0) throw usageError(`--arg takes name=value, got ${JSON.stringify(value)}.`);
+    Object.defineProperty(args, value.slice(0, separator), {
+      value: value.slice(separator + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return args;
+}
+
 function readCommand(positionals: string[]): [CommandName, string[]] {
   const [first = "", second = "", ...rest] = positionals;
-  if (first === "mcp" || first === "approvals" || first === "runs") {
+  if (
+    first === "mcp" ||
+    first === "approvals" ||
+    first === "runs" ||
+    first === "resources" ||
+    first === "prompts"
+  ) {
     const command = `${first} ${second}` as CommandName;
     if (!(command in COMMAND_OPTIONS)) {
-      const choices = first === "mcp" ? "list" : first === "runs" ? "list or show" : "list, approve or deny";
+      const choices = {
+        mcp: "list",
+        approvals: "list, approve or deny",
+        runs: "list or show",
+        resources: "list or read",
+        prompts: "list or get",
+      }[first];
       throw usageError(`Unknown command "agent ${first} ${second}": expected ${first} ${choices}.`);
     }
     return [command, rest];

@@ -5,6 +5,12 @@ import { type CliArgs, parseCliArgs, USAGE } from "./cli-args.js";
 import { approvalsDecideCommand, approvalsListCommand } from "./commands/approvals.js";
 import { auditCommand } from "./commands/audit.js";
 import { callCommand } from "./commands/call.js";
+import {
+  promptsGetCommand,
+  promptsListCommand,
+  resourcesListCommand,
+  resourcesReadCommand,
+} from "./commands/catalog.js";
 import { mcpListCommand } from "./commands/mcp-list.js";
 import { resumeCommand } from "./commands/resume.js";
 import { runCommand } from "./commands/run.js";
@@ -78,6 +84,32 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
     case "runs show":
       return withState(args, io, (runtime) =>
         runsShowCommand(runtime, io, { runId: operand(args), json: args.json }),
+      );
+    case "resources list":
+      return withRuntime(args, guard, (runtime) =>
+        resourcesListCommand(runtime, io, { server: args.operands[0], json: args.json }, signal),
+      );
+    case "resources read":
+      return withRuntime(args, guard, (runtime) =>
+        resourcesReadCommand(
+          runtime,
+          io,
+          { server: operand(args), uri: args.operands[1] ?? "", json: args.json },
+          signal,
+        ),
+      );
+    case "prompts list":
+      return withRuntime(args, guard, (runtime) =>
+        promptsListCommand(runtime, io, { json: args.json }, signal),
+      );
+    case "prompts get":
+      return withRuntime(args, guard, (runtime) =>
+        promptsGetCommand(
+          runtime,
+          io,
+          { server: operand(args), name: args.operands[1] ?? "", args: args.promptArgs, json: args.json },
+          signal,
+        ),
       );
     case "help":
       return EXIT_CODES.ok;

@@ -173,14 +173,18 @@ describe("configuration errors", () => {
         mcpServers: {
           neither: { args: [] },
           both: { command: "run", url: "https://x.example" },
-          sse: { type: "sse", url: "https://x.example/sse" },
+          sse: { type: "sse", url: "ftp://x.example/sse" },
+          gopher: { type: "gopher", url: "https://x.example" },
           ftp: { type: "http", url: "ftp://x.example" },
         },
       }),
     );
     expect(error.message).toContain('mcpServers.neither: needs "command"');
     expect(error.message).toContain('mcpServers.both: has both "command" and "url"');
-    expect(error.message).toContain('mcpServers.sse.type: the HTTP+SSE transport ("sse") is not supported');
+    expect(error.message).toContain("mcpServers.sse.url: must be an absolute http: or https: URL");
+    expect(error.message).toContain(
+      'mcpServers.gopher.type: expected "stdio", "http", "streamable-http" or "sse"',
+    );
     expect(error.message).toContain("mcpServers.ftp.url: must be an absolute http: or https: URL");
   });
 });

@@ -98,6 +98,22 @@ describe("loadConfig", () => {
     ]);
   });
 
+  it("reads legacy HTTP+SSE servers and idle timeouts", () => {
+    const config = loadConfig(
+      writeConfig({
+        mcpServers: {
+          legacy: { type: "sse", url: "https://legacy.example/sse", idleTimeoutMs: 60_000 },
+          local: { command: "node", idleTimeoutMs: 1_000 },
+        },
+      }),
+      {},
+    );
+    expect(config.servers).toEqual([
+      expect.objectContaining({ name: "legacy", type: "sse", url: "https://legacy.example/sse", idleTimeoutMs: 60_000 }),
+      expect.objectContaining({ name: "local", type: "stdio", idleTimeoutMs: 1_000 }),
+    ]);
+  });
+
   it("expands ${VAR} and ${VAR:-default} in every string of a server entry", () => {
     const file = writeConfig({
       mcpServers: {

@@ -37,7 +37,7 @@ describe.concurrent("configuration errors", () => {
         mcpServers: {
           docs: { command: "node", timeoutMs: `${SECRET}-too` },
           a__b: { command: "node" },
-          legacy: { type: "sse", url: "http://127.0.0.1:1/sse" },
+          legacy: { type: "sse", url: "http://127.0.0.1:1/sse", idleTimeoutMs: 0 },
         },
       }),
     );
@@ -56,7 +56,7 @@ describe.concurrent("configuration errors", () => {
         "policy.rules[0].tool",
         "mcpServers.docs.timeoutMs",
         "mcpServers.a__b",
-        "mcpServers.legacy.type",
+        "mcpServers.legacy.idleTimeoutMs",
       ]) {
         expect(result.stderr).toContain(`- ${path}: `);
       }

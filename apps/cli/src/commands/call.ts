@@ -11,7 +11,22 @@ export async function callCommand(
   options: { toolName: string; input: string | undefined; json: boolean },
   signal: AbortSignal,
 ): Promise<ExitCode> {
-  const input = parseInput(options.input);
+  return startGovernedCall(
+    runtime,
+    io,
+    { toolName: options.toolName, input: parseInput(options.input), json: options.json },
+    signal,
+  );
+}
+
+/** Starts a run holding one call of `toolName` with `input`, and runs it through the gate. */
+export async function startGovernedCall(
+  runtime: Runtime,
+  io: CliIo,
+  options: { toolName: string; input: JsonValue; json: boolean },
+  signal: AbortSignal,
+): Promise<ExitCode> {
+  const { input } = options;
   // The workspace root's real path is the call's cwd: approvals bind to it, so re-pointing a
   // symbolic link at another root makes the same call a different action.
   const run = runtime.state.createRun({

@@ -1,4 +1,4 @@
-import { parseMcpToolName } from "@agent/mcp-client";
+import { serverOfToolName } from "@agent/mcp-client";
 import { executeToolCall, type JsonValue, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
 import { capOutcome } from "../runtime/output-cap.js";
@@ -33,7 +33,7 @@ export async function runGovernedCall(
 ): Promise<ExitCode> {
   let outcome: ToolCallOutcome | undefined;
   try {
-    const server = parseMcpToolName(call.toolName)?.server;
+    const server = serverOfToolName(call.toolName);
     // Connects nothing for a local tool, but settles the sandbox first.
     await runtime.connect(server ? [server] : [], options.signal);
     if (server) explainUnavailableServer(runtime, io, server);

@@ -10,6 +10,8 @@ interface ServerOptions {
   name: string;
   /** Per-request timeout for this server (initialize, listing, calls); unset leaves it to the caller. */
   timeoutMs?: number;
+  /** Close the connection after this long unused; the next call reopens it (handshake, discovery). Unset: never. */
+  idleTimeoutMs?: number;
   /** Remote tool names or `*` patterns to expose; unset exposes all (minus {@link excludeTools}). */
   includeTools?: string[];
   /** Remote tool names or `*` patterns never to expose; exclusion wins over inclusion. */
@@ -32,9 +34,9 @@ export interface StdioServerConfig extends ServerOptions {
   sandbox: ServerSandboxConfig;
 }
 
-/** A remote server spoken to over Streamable HTTP. */
+/** A remote server spoken to over Streamable HTTP, or the legacy HTTP+SSE transport (`sse`, protocol 2024-11-05). */
 export interface HttpServerConfig extends ServerOptions {
-  type: "http";
+  type: "http" | "sse";
   url: string;
   headers: Record<string, string>;
 }
@@ -67,6 +69,7 @@ const toolListSchema = z.array(z.string().min(1, { message: "a tool name or patt
 
 const optionShape = {
   timeoutMs: timeoutSchema.optional(),
+  idleTimeoutMs: timeoutSchema.optional(),
   includeTools: toolListSchema.optional(),
   excludeTools: toolListSchema.optional(),
   disabled: z.boolean().optional(),
@@ -88,7 +91,7 @@ const stdioEntrySchema = z.strictObject({
 });
 
 const httpEntrySchema = z.strictObject({
-  type: z.enum(["http", "streamable-http"]).optional(),
+  type: z.enum(["http", "streamable-http", "sse"]).optional(),
   url: z.string().min(1, { message: "may not be empty" }),
   headers: z
     .record(
@@ -172,7 +175,7 @@ export function readServerEntry(name: string, raw: unknown, context: ServerEntry
   result.server =
     kind === "stdio"
       ? readStdio(parsed.data as StdioEntry, options, expander, context)
-      : readHttp(parsed.data as HttpEntry, options, expander);
+      : readHttp(parsed.data as HttpEntry, options, expander, kind);
   // A server with any problem is not returned: half a server must not start.
   if (result.issues.length > 0) result.server = undefined;
   return result;
@@ -203,7 +206,12 @@ function readStdio(
   return { ...options, type: "stdio", command: resolvedCommand, args, env, cwd, sandbox };
 }
 
-function readHttp(data: HttpEntry, options: ServerOptions, expander: FieldExpander): HttpServerConfig {
+function readHttp(
+  data: HttpEntry,
+  options: ServerOptions,
+  expander: FieldExpander,
+  kind: HttpServerConfig["type"],
+): HttpServerConfig {
   const base: FieldPath = ["mcpServers", options.name];
   const url = expander.expand(data.url, [...base, "url"], { nonEmpty: true });
   if (url && !isHttpUrl(url)) expander.reject([...base, "url"], "must be an absolute http: or https: URL");
@@ -212,7 +220,7 @@ function readHttp(data: HttpEntry, options: ServerOptions, expander: FieldExpand
     // A line break in a header value would let a variable smuggle in another header.
     if (/[\r\n\0]/.test(value)) expander.reject([...base, "headers", key], "may not contain line breaks");
   }
-  return { ...options, type: "http", url: url ?? "", headers };
+  return { ...options, type: kind, url: url ?? "", headers };
 }
 
 function isHttpUrl(text: string): boolean {
@@ -227,18 +235,14 @@ function isHttpUrl(text: string): boolean {
 /** Which transport an entry describes, or where and why that is unclear. */
 function transportOf(
   entry: Record<string, unknown>,
-): "stdio" | "http" | { path: FieldPath; message: string } {
+): "stdio" | "http" | "sse" | { path: FieldPath; message: string } {
   const { type } = entry;
   if (type === "stdio") return "stdio";
   if (type === "http" || type === "streamable-http") return "http";
-  if (type === "sse") {
-    return {
-      path: ["type"],
-      message:
-        'the HTTP+SSE transport ("sse") is not supported; use "http" (Streamable HTTP) if the server offers it',
-    };
+  if (type === "sse") return "sse";
+  if (type !== undefined) {
+    return { path: ["type"], message: 'expected "stdio", "http", "streamable-http" or "sse"' };
   }
-  if (type !== undefined) return { path: ["type"], message: 'expected "stdio", "http" or "streamable-http"' };
   const hasCommand = "command" in entry;
   const hasUrl = "url" in entry;
   if (hasCommand && hasUrl) {
@@ -258,6 +262,7 @@ function transportOf(
 function pickOptions(name: string, data: StdioEntry | HttpEntry): ServerOptions {
   const options: ServerOptions = { name, disabled: data.disabled ?? false };
   if (data.timeoutMs !== undefined) options.timeoutMs = data.timeoutMs;
+  if (data.idleTimeoutMs !== undefined) options.idleTimeoutMs = data.idleTimeoutMs;
   if (data.includeTools !== undefined) options.includeTools = data.includeTools;
   if (data.excludeTools !== undefined) options.excludeTools = data.excludeTools;
   return options;

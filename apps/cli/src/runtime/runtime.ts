@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import type { McpServerConnection } from "@agent/mcp-client";
+import { pathToFileURL } from "node:url";
+import type { McpClientFeatures, McpServerConnection } from "@agent/mcp-client";
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import { createPolicyGate } from "@agent/policy";
 import { type EventSink, type ToolGate, ToolRegistry, ToolsError } from "@agent/tools";
@@ -20,6 +21,7 @@ import {
   resolveStateDir,
   SqliteStateStore,
 } from "../state/index.js";
+import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { voidStaleApprovals } from "./approval-sweep.js";
 import { connectServers } from "./connect-servers.js";
@@ -75,6 +77,8 @@ export interface Runtime extends StateRuntime {
 export interface RuntimeLocation {
   config: string | undefined;
   stateDir: string | undefined;
+  /** `--json`: no prompt may wait for a person (a server's form is declined). */
+  json?: boolean;
 }
 
 /**
@@ -172,6 +176,11 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
   const voidStale = async (): Promise<void> => {
     await voidStaleApprovals({ approvals: state.approvals, registry, connections, events: audit });
   };
+  // Offered to every server: the workspace root (and only it), and forms asked at the terminal.
+  const features: McpClientFeatures = {
+    roots: [{ uri: pathToFileURL(workspaceRealPath).href, name: "workspace" }],
+    elicitation: createElicitationHandler(io, { json: location.json ?? false }),
+  };
   const connections = config.servers
     .filter((server) => !server.disabled)
     .map((server) =>
@@ -182,6 +191,7 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
         redactor,
         identityKey,
         server.type === "stdio" ? sandboxes.launchFor(server) : undefined,
+        features,
       ),
     );
 

@@ -1,6 +1,6 @@
-import { McpServerConnection } from "@agent/mcp-client";
+import { type McpClientFeatures, McpServerConnection } from "@agent/mcp-client";
 import { createRedactingTransport, type McpTransport, type Redactor } from "@agent/mcp-transport";
-import { createStreamableHttpTransport } from "@agent/mcp-transport/http";
+import { createSseTransport, createStreamableHttpTransport } from "@agent/mcp-transport/http";
 import { createStdioTransport, type StdioLaunch } from "@agent/mcp-transport/stdio";
 import type { EventSink, ToolRegistry } from "@agent/tools";
 import { isToolSelected, type ServerConfig } from "../config/index.js";
@@ -8,7 +8,8 @@ import { serverIdentity } from "./server-identity.js";
 import { trackServerProcess } from "./server-processes.js";
 
 /**
- * Opens a new transport to a configured server (stdio child process or Streamable HTTP). Everything
+ * Opens a new transport to a configured server (stdio child process, Streamable HTTP, or legacy
+ * HTTP+SSE). Everything
  * the server sends passes through `redactor` before anything else sees it. `launch` wraps a stdio
  * server's command (in the sandbox); when it refuses, nothing is spawned.
  */
@@ -32,10 +33,14 @@ function openTransport(server: ServerConfig, launch: StdioLaunch | undefined): M
     trackServerProcess(server.name, transport);
     return transport;
   }
+  if (server.type === "sse") return createSseTransport({ url: server.url, headers: server.headers });
   return createStreamableHttpTransport({ url: server.url, headers: server.headers });
 }
 
-/** A governed connection for one configured server, registering into `registry` and auditing to `events`. */
+/**
+ * A governed connection for one configured server, registering into `registry` and auditing to
+ * `events`, offering the server `features` (the workspace root, the terminal's forms).
+ */
 export function createServerConnection(
   server: ServerConfig,
   registry: ToolRegistry,
@@ -43,6 +48,7 @@ export function createServerConnection(
   redactor: Redactor,
   identityKey: Buffer,
   launch?: StdioLaunch,
+  features: McpClientFeatures = {},
 ): McpServerConnection {
   const limit = server.timeoutMs;
   return new McpServerConnection({
@@ -52,6 +58,8 @@ export function createServerConnection(
     registry,
     events,
     includeTool: (remoteName) => isToolSelected(server, remoteName),
+    features,
+    ...(server.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: server.idleTimeoutMs }),
     ...(limit === undefined ? {} : { timeouts: { initializeMs: limit, listToolsMs: limit, callMs: limit } }),
   });
 }

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline/promises";
-import { parseMcpToolName } from "@agent/mcp-client";
+import { serverOfToolName } from "@agent/mcp-client";
 import type { ApprovalRecord } from "@agent/policy";
 import { type CliIo, safeLine, safeText, styleFor, writeLine } from "./io.js";
 
@@ -14,7 +14,7 @@ export async function promptForApproval(
   signal: AbortSignal,
 ): Promise<"approve" | "deny" | "interrupted"> {
   const style = styleFor(io.stderr, io.env);
-  const server = parseMcpToolName(request.toolName)?.server;
+  const server = serverOfToolName(request.toolName);
   writeLine(io.stderr);
   writeLine(io.stderr, style.bold("This call needs your approval."));
   writeLine(io.stderr, `  tool       ${safeLine(`${request.toolName} (${request.effect})`)}`);

@@ -61,6 +61,14 @@ function printContent(io: CliIo, stream: NodeJS.WritableStream, content: unknown
       writeLine(stream, style.dim(`[${safeLine(JSON.stringify(block) ?? String(block))}]`));
     } else if (block.type === "text" && typeof block.text === "string") {
       writeLine(stream, safeText(block.text));
+    } else if (
+      block.type === "resource" &&
+      isRecord(block.resource) &&
+      typeof block.resource.text === "string"
+    ) {
+      // An embedded or read resource's text is shown as text, after one line saying what it is.
+      writeLine(stream, style.dim(`[${describeBlock(block)}]`));
+      writeLine(stream, safeText(block.resource.text));
     } else {
       writeLine(stream, style.dim(`[${describeBlock(block)}]`));
     }
