@@ -109,7 +109,12 @@ describe("loadConfig", () => {
       {},
     );
     expect(config.servers).toEqual([
-      expect.objectContaining({ name: "legacy", type: "sse", url: "https://legacy.example/sse", idleTimeoutMs: 60_000 }),
+      expect.objectContaining({
+        name: "legacy",
+        type: "sse",
+        url: "https://legacy.example/sse",
+        idleTimeoutMs: 60_000,
+      }),
       expect.objectContaining({ name: "local", type: "stdio", idleTimeoutMs: 1_000 }),
     ]);
   });

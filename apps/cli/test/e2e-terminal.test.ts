@@ -95,6 +95,8 @@ describe.concurrent("human output and server-provided text", () => {
     const described = [
       `[resource_link ${ESCAPED_MIME} ${ESCAPED_URI}]`,
       `[resource ${ESCAPED_URI} ${ESCAPED_MIME}]`,
+      // An embedded resource's text follows the line that says what it is.
+      "embedded",
     ];
     expect(answer.code, answer.stderr).toBe(0);
     expect(answer.stdout.split("\n")).toEqual([...described, ""]);
