@@ -1,4 +1,4 @@
-import { type McpServerConnection, parseMcpToolName } from "@agent/mcp-client";
+import { type McpServerConnection, serverOfToolName } from "@agent/mcp-client";
 import {
   type ApprovalRecord,
   type ApprovalStore,
@@ -10,8 +10,8 @@ import type { EventSink, ToolRegistry } from "@agent/tools";
 
 /**
  * Voids the pending and granted approvals whose tool is no longer the one they were asked for: a
- * registered tool whose fingerprint differs (its definition changed), or an MCP tool its connected,
- * ready server no longer offers (removed). Tools of servers not connected in this process are left
+ * registered tool whose fingerprint differs (its definition changed), or an MCP tool (or a built-in
+ * resource or prompt tool) its connected, ready server no longer offers (removed). Tools of servers not connected in this process are left
  * alone: nothing is known about them. Each voided request is audited as `approval_voided`, and
  * restoring the old definition later revives none of them.
  */
@@ -34,7 +34,7 @@ export async function voidStaleApprovals(options: {
       if (tool.fingerprint !== record.toolFingerprint) changed.push(record);
       continue;
     }
-    const server = parseMcpToolName(record.toolName)?.server;
+    const server = serverOfToolName(record.toolName);
     const connection = connections.find((candidate) => candidate.name === server);
     if (connection?.state === "ready") removed.push(record);
   }
