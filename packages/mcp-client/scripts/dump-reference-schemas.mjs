@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { listAllTools } from "./list-all-tools.mjs";
 
 const packageDirectory = join(dirname(fileURLToPath(import.meta.url)), "..");
 const fixturesDirectory = join(packageDirectory, "test", "fixtures");
@@ -38,17 +39,6 @@ function serverBin(packageName) {
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
   const bin = typeof manifest.bin === "string" ? manifest.bin : Object.values(manifest.bin)[0];
   return { path: join(dirname(manifestPath), bin), version: manifest.version };
-}
-
-async function listAllTools(client) {
-  const tools = [];
-  let cursor;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
 }
 
 async function dump(packageName, extraArgs, fileName) {

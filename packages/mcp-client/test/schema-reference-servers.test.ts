@@ -1,10 +1,10 @@
-import { defineTool, removeStrictNulls, toStrictParameters } from "@agent/tools";
+import { defineTool, toStrictParameters } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { convertInputSchema, convertOutputSchema } from "../src/schema/index.js";
 import { mismatches, NO_MISMATCHES, runDifferential } from "./fixtures/differential.js";
 import { generateInputs } from "./fixtures/json-generator.js";
 import { REFERENCE_TOOLS } from "./fixtures/reference-tools.js";
-import { compileReference } from "./fixtures/reference-validator.js";
+import { runStrictDifferential } from "./fixtures/strict-differential.js";
 
 const INPUTS_PER_TOOL = 300;
 
@@ -40,36 +40,16 @@ describe("reference servers: the strict function-calling variant", () => {
     const { schema, parameters } = conversion;
     const strict = toStrictParameters(parameters);
     if (!strict.compatible) throw new Error(strict.reason);
-    const registered = defineTool({
-      name: "remote",
-      description: "",
+    const report = runStrictDifferential(
+      tool.inputSchema,
       schema,
-      effect: "external",
-      execute: () => null,
-    });
-    expect(registered.strictParameters).toEqual(strict);
-
-    const declared = compileReference(tool.inputSchema);
-    const strictValid = compileReference(strict.parameters);
-    const problems: string[] = [];
-    let strictAccepted = 0;
-    // Shaped by the strict variant: every property present, optional ones often null.
-    for (const call of generateInputs(strict.parameters, INPUTS_PER_TOOL, 70_000 + index)) {
-      const absent = removeStrictNulls(parameters, call);
-      const parsed = schema.safeParse(absent);
-      const shown = JSON.stringify(call);
-      if (parsed.success !== declared(absent))
-        problems.push(`${shown}: zod ${parsed.success} after null removal`);
-      if (parsed.success && !declared(parsed.data))
-        problems.push(`${shown}: forwarded a value the original rejects`);
-      if (strictValid(call)) {
-        strictAccepted += 1;
-        if (!parsed.success) problems.push(`${shown}: valid in strict mode, rejected locally`);
-      }
-      if (registered.prepare(call).ok !== parsed.success) problems.push(`${shown}: prepare disagrees`);
-    }
-    expect(problems).toEqual([]);
-    expect(strictAccepted).toBeGreaterThan(0);
+      parameters,
+      INPUTS_PER_TOOL,
+      70_000 + index,
+    );
+    expect(report.strict).toEqual(strict);
+    expect(report.problems).toEqual([]);
+    expect(report.strictAccepted).toBeGreaterThan(0);
   });
 
   it("closes every object, requires every property and lets optional ones be null", () => {

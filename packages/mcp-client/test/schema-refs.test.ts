@@ -36,6 +36,21 @@ const SCHEMAS: [string, object][] = [
     },
   ],
   [
+    "zod-to-json-schema's references into properties, as server-sequential-thinking sends them",
+    {
+      $schema: DRAFT_07,
+      type: "object",
+      properties: {
+        done: { type: "boolean", description: "Finished?" },
+        revised: { $ref: "#/properties/done", description: "Revised?" },
+        list: { type: "array", items: { type: "string", maxLength: 3 } },
+        more: { $ref: "#/properties/list/items" },
+      },
+      required: ["done", "more"],
+      additionalProperties: false,
+    },
+  ],
+  [
     "draft-07 definitions",
     {
       $schema: DRAFT_07,

@@ -11,7 +11,7 @@ function at(q: unknown, extra: object = {}): object {
   return { type: "object", properties: { q }, ...extra };
 }
 
-const NOT_LOCAL = 'is not supported; only "#/$defs/<name>" and "#/definitions/<name>" are';
+const NOT_LOCAL = 'is not supported; only references within the schema ("#/…") are';
 
 /** [case, schema, the exact reason the tool is rejected with]. */
 const REJECTED: [string, unknown, string][] = [
@@ -50,9 +50,9 @@ const REJECTED: [string, unknown, string][] = [
     '#: keyword "dependentSchemas" is not supported',
   ],
   [
-    "dependentRequired",
-    { type: "object", dependentRequired: { a: ["b"] } },
-    '#: keyword "dependentRequired" is not supported',
+    "dependentRequired that is not a map of names",
+    { type: "object", dependentRequired: { a: "b" } },
+    '#: "dependentRequired" must map property names to arrays of distinct property names',
   ],
   [
     "unevaluatedProperties",
@@ -75,26 +75,71 @@ const REJECTED: [string, unknown, string][] = [
     '#/properties/q: keyword "nullable" is not supported',
   ],
   [
-    "pattern (unicode semantics differ)",
-    at({ type: "string", pattern: "^.$" }),
-    '#/properties/q: keyword "pattern" is not supported',
+    "a pattern with a backreference",
+    at({ type: "string", pattern: "(a)\\1" }),
+    '#/properties/q: "pattern" uses a backreference, which the linear-time engine cannot match',
   ],
   [
-    "multipleOf (float rounding differs)",
-    at({ type: "number", multipleOf: 0.1 }),
-    '#/properties/q: keyword "multipleOf" is not supported',
+    "a pattern with lookahead",
+    at({ type: "string", pattern: "^(?=a)" }),
+    '#/properties/q: "pattern" uses a lookaround assertion',
   ],
-  ["allOf", at({ allOf: [{ type: "string" }] }), '#/properties/q: keyword "allOf" is not supported'],
+  [
+    "a pattern that is not ECMA-262 with the u flag",
+    at({ type: "string", pattern: "\\-" }),
+    '#/properties/q: "pattern" is not a valid ECMA-262 regular expression with the "u" flag (Invalid regular expression: /\\-/u: Invalid escape)',
+  ],
+  [
+    "pattern without type",
+    at({ pattern: "^a" }),
+    '#/properties/q: keyword "pattern" needs "type" to include "string"',
+  ],
+  [
+    "multipleOf zero",
+    at({ type: "number", multipleOf: 0 }),
+    '#/properties/q: "multipleOf" must be a number greater than 0',
+  ],
+  ["an empty allOf", at({ allOf: [] }), '#/properties/q: "allOf" must be a non-empty array of schemas'],
+  [
+    "allOf next to anyOf",
+    at({ anyOf: [{ type: "string" }], allOf: [{ type: "string" }] }),
+    '#/properties/q: keyword "allOf" next to "anyOf" is not supported; move it into each branch',
+  ],
   ["not", at({ not: { type: "string" } }), '#/properties/q: keyword "not" is not supported'],
   [
-    "uniqueItems",
-    at({ type: "array", uniqueItems: true }),
-    '#/properties/q: keyword "uniqueItems" is not supported',
+    "uniqueItems that is not a boolean",
+    at({ type: "array", uniqueItems: 1 }),
+    '#/properties/q: "uniqueItems" must be a boolean',
   ],
   [
-    "propertyNames",
-    at({ type: "object", propertyNames: { maxLength: 3 } }),
-    '#/properties/q: keyword "propertyNames" is not supported',
+    "maxContains without contains",
+    at({ type: "array", maxContains: 1 }),
+    '#/properties/q: keyword "maxContains" needs "contains" beside it',
+  ],
+  [
+    "an unbounded integer in a bounded contains",
+    at({ type: "array", contains: { type: "integer" }, maxContains: 1 }),
+    '#/properties/q/contains: an "integer" inside "oneOf" or a bounded "contains" needs "minimum" and "maximum" within ±9007199254740991, which zod enforces anyway',
+  ],
+  [
+    "a boolean propertyNames",
+    at({ type: "object", propertyNames: false }),
+    '#/properties/q/propertyNames: boolean schemas are supported only as the value of "additionalProperties", and of "items" beside "prefixItems"',
+  ],
+  [
+    "prefixItems in a draft-07 schema",
+    { $schema: "http://json-schema.org/draft-07/schema#", ...at({ type: "array", prefixItems: [{}] }) },
+    '#/properties/q: keyword "prefixItems" is not part of the schema\'s dialect (draft-07)',
+  ],
+  [
+    "dependentRequired in a draft-07 schema",
+    { $schema: "http://json-schema.org/draft-07/schema#", type: "object", dependentRequired: {} },
+    '#: keyword "dependentRequired" is not part of the schema\'s dialect (draft-07)',
+  ],
+  [
+    "const in a draft-04 schema",
+    { $schema: "http://json-schema.org/draft-04/schema#", ...at({ const: 1 }) },
+    '#/properties/q: keyword "const" is not part of the schema\'s dialect (draft-04)',
   ],
   ["$id", { type: "object", $id: "https://example.com/s" }, '#: keyword "$id" is not supported'],
   ["$anchor", at({ type: "string", $anchor: "a" }), '#/properties/q: keyword "$anchor" is not supported'],
@@ -104,11 +149,20 @@ const REJECTED: [string, unknown, string][] = [
     `#/properties/q: "$ref" "https://example.com/s.json" ${NOT_LOCAL}`,
   ],
   [
-    "a $ref into properties",
+    "a $ref to a property that does not exist",
     at({ $ref: "#/properties/a" }),
-    `#/properties/q: "$ref" "#/properties/a" ${NOT_LOCAL}`,
+    '#/properties/q: "$ref" "#/properties/a" does not resolve to a schema',
   ],
-  ["a $ref to the root", at({ $ref: "#" }), `#/properties/q: "$ref" "#" ${NOT_LOCAL}`],
+  [
+    "a $ref to the root",
+    at({ $ref: "#" }),
+    '#/properties/q/properties/q: "$ref" "#" is recursive, which is not supported',
+  ],
+  [
+    "a $ref to a value that is not a schema",
+    { type: "object", required: ["q"], properties: { q: { $ref: "#/required/0" } } },
+    '#/properties/q: "$ref" "#/required/0" does not resolve to a schema',
+  ],
   [
     "a dangling $ref",
     at({ $ref: "#/$defs/Missing" }),
@@ -134,8 +188,8 @@ const REJECTED: [string, unknown, string][] = [
   ],
   [
     "an unused definition with a bad keyword",
-    { type: "object", $defs: { A: { type: "string", pattern: "x" } } },
-    '#/$defs/A: keyword "pattern" is not supported',
+    { type: "object", $defs: { A: { type: "string", not: {} } } },
+    '#/$defs/A: keyword "not" is not supported',
   ],
   [
     "nested $defs",
@@ -175,7 +229,7 @@ const REJECTED: [string, unknown, string][] = [
   [
     "a tuple",
     at({ type: "array", items: [{ type: "string" }] }),
-    '#/properties/q: the array form of "items" (a tuple) is not supported',
+    '#/properties/q: the array form of "items" (a draft-07 tuple) is not supported; use "prefixItems"',
   ],
   [
     "an undeclared required name",
@@ -217,12 +271,25 @@ const REJECTED: [string, unknown, string][] = [
   [
     "an unbounded integer in oneOf",
     at({ oneOf: [{ type: "object", properties: { n: { type: "integer" } } }, { type: "string" }] }),
-    '#/properties/q/oneOf/0/properties/n: an "integer" inside "oneOf" needs "minimum" and "maximum" within ±9007199254740991, which zod enforces anyway',
+    '#/properties/q/oneOf/0/properties/n: an "integer" inside "oneOf" or a bounded "contains" needs "minimum" and "maximum" within ±9007199254740991, which zod enforces anyway',
   ],
   [
-    "draft-04 exclusiveMinimum",
-    at({ type: "number", minimum: 0, exclusiveMinimum: true }),
-    '#/properties/q: the boolean form of "exclusiveMinimum" (draft-04) is not supported',
+    "draft-04 exclusiveMinimum in a 2020-12 schema",
+    {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      ...at({ type: "number", minimum: 0, exclusiveMinimum: true }),
+    },
+    '#/properties/q: the boolean form of "exclusiveMinimum" exists in draft-04 only, not in the schema\'s dialect (2020-12)',
+  ],
+  [
+    "draft-04 exclusiveMaximum without maximum",
+    at({ type: "number", exclusiveMaximum: true }),
+    '#/properties/q: the boolean form of "exclusiveMaximum" (draft-04) needs a numeric "maximum" beside it',
+  ],
+  [
+    "a numeric exclusiveMinimum in a draft-04 schema",
+    { $schema: "http://json-schema.org/draft-04/schema#", ...at({ type: "number", exclusiveMinimum: 1 }) },
+    '#/properties/q: "exclusiveMinimum" must be a boolean in draft-04',
   ],
   [
     "a fractional maxLength",
@@ -237,7 +304,7 @@ const REJECTED: [string, unknown, string][] = [
   [
     "a boolean property schema",
     at(true),
-    '#/properties/q: boolean schemas are supported only as the value of "additionalProperties"',
+    '#/properties/q: boolean schemas are supported only as the value of "additionalProperties", and of "items" beside "prefixItems"',
   ],
   [
     "a non-string title",
@@ -251,8 +318,8 @@ const REJECTED: [string, unknown, string][] = [
   ],
   [
     "a property name needing escapes",
-    { type: "object", properties: { "a/b~c": { type: "string", pattern: "x" } } },
-    '#/properties/a~1b~0c: keyword "pattern" is not supported',
+    { type: "object", properties: { "a/b~c": { type: "string", not: {} } } },
+    '#/properties/a~1b~0c: keyword "not" is not supported',
   ],
 ];
 
@@ -265,12 +332,12 @@ describe("convertInputSchema rejects what it cannot enforce exactly", () => {
   it("lists every issue separately, each with its pointer", () => {
     const conversion = convertInputSchema({
       type: "object",
-      properties: { a: { type: "string", pattern: "x" }, b: { type: "object", patternProperties: {} } },
+      properties: { a: { type: "string", not: {} }, b: { type: "object", patternProperties: {} } },
     });
     expect(conversion.ok).toBe(false);
     if (conversion.ok) return;
     expect(conversion.issues).toEqual([
-      { pointer: "#/properties/a", message: 'keyword "pattern" is not supported' },
+      { pointer: "#/properties/a", message: 'keyword "not" is not supported' },
       { pointer: "#/properties/b", message: 'keyword "patternProperties" is not supported' },
     ]);
   });
@@ -278,12 +345,12 @@ describe("convertInputSchema rejects what it cannot enforce exactly", () => {
   it("rejects output schemas by the same rules, with their own code", () => {
     const conversion = convertOutputSchema({
       type: "object",
-      properties: { a: { type: "string", format: "uri", pattern: "^h" } },
+      properties: { a: { type: "string", format: "uri", not: {} } },
     });
     expect(conversion).toMatchObject({
       ok: false,
       code: UNSUPPORTED_OUTPUT_SCHEMA,
-      reason: '#/properties/a: keyword "pattern" is not supported',
+      reason: '#/properties/a: keyword "not" is not supported',
     });
     expect(convertOutputSchema({ type: "array" })).toMatchObject({
       ok: false,

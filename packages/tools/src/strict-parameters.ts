@@ -31,8 +31,15 @@ export function removeStrictNulls(parameters: JsonObject, input: unknown): unkno
 
 class StrictIncompatible extends Error {}
 
-/** Keywords holding subschemas that the strict variant does not rewrite, so it cannot vouch for them. */
+/**
+ * Keywords the strict variant cannot vouch for: subschemas it does not rewrite, and object keywords
+ * that count or depend on which keys are present, since the variant makes every property present
+ * (optional ones as null) and the nulls become "absent" again before validation.
+ */
 const UNHANDLED_KEYWORDS = [
+  "minProperties",
+  "maxProperties",
+  "dependentRequired",
   "$ref",
   "$defs",
   "definitions",

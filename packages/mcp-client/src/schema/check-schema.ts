@@ -1,11 +1,26 @@
 import { describeValue, isRecord } from "../records.js";
-import { childPointer, parseLocalPointer, ROOT_POINTER } from "./json-pointer.js";
 import {
-  ANNOTATION_KEYWORDS,
+  checkAnnotation,
+  checkBound,
+  checkCount,
+  checkDependentRequired,
+  checkDialect,
+  checkLiterals,
+  checkMultipleOf,
+  checkPattern,
+  checkRef,
+  checkRequired,
+  checkType,
+  type Dialect,
+  dialectOf,
+  hasSafeIntegerBounds,
+  type Report,
+} from "./check-values.js";
+import { childPointer, ROOT_POINTER } from "./json-pointer.js";
+import {
   DEFINITION_KEYWORDS,
   isAnnotation,
   isValidationKeyword,
-  JSON_TYPES,
   type JsonType,
   TYPED_KEYWORDS,
 } from "./keywords.js";
@@ -23,7 +38,8 @@ export type SchemaRole = "inputSchema" | "outputSchema";
 /**
  * Walks a remote JSON Schema and lists every keyword, value or combination the converter does not
  * support; an empty list means the schema converts exactly. The walk covers every place a subschema
- * can sit (properties, items, additionalProperties, anyOf/oneOf branches, `$defs`, `definitions`).
+ * can sit (properties, items, prefixItems, additionalProperties, contains, propertyNames,
+ * anyOf/oneOf/allOf branches, `$defs`, `definitions`).
  */
 export function checkJsonSchema(schema: unknown, role: SchemaRole = "inputSchema"): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
@@ -40,32 +56,41 @@ export function checkJsonSchema(schema: unknown, role: SchemaRole = "inputSchema
       message: `${role} must have "type": "object" at its root, got ${schema.type === undefined ? "no type" : JSON.stringify(schema.type)}`,
     });
   }
-  checkNode(schema, ROOT_POINTER, { isRoot: true, inOneOf: false }, issues);
+  const dialect = dialectOf(schema.$schema);
+  checkNode(schema, ROOT_POINTER, { isRoot: true, inOneOf: false, implicitString: false, dialect }, issues);
   return issues;
 }
 
 /** Where a node sits, as far as the rules care. */
 interface Position {
   isRoot: boolean;
-  /** Inside a `oneOf` branch, where a stricter branch makes the whole union looser. */
+  /**
+   * Where a stricter subschema makes the whole looser: inside a `oneOf` branch, or inside a `contains`
+   * bounded by `maxContains`. zod's integers are stricter than JSON Schema's (±(2^53 - 1)).
+   */
   inOneOf: boolean;
+  /** The root of a `propertyNames` subschema: it only ever sees strings, so `type` may be left out. */
+  implicitString: boolean;
+  /** The dialect the root's `$schema` names, if any. */
+  dialect: Dialect | undefined;
 }
 
-const NESTED: Position = { isRoot: false, inOneOf: false };
-
 function checkNode(node: unknown, pointer: string, position: Position, issues: SchemaIssue[]): void {
-  const report = (message: string): void => {
+  const report: Report = (message) => {
     issues.push({ pointer, message });
   };
   if (typeof node === "boolean") {
-    report(`boolean schemas are supported only as the value of "additionalProperties"`);
+    report(
+      `boolean schemas are supported only as the value of "additionalProperties", and of "items" beside "prefixItems"`,
+    );
     return;
   }
   if (!isRecord(node)) {
     report(`a schema must be a JSON object, got ${describeValue(node)}`);
     return;
   }
-  const types = checkType(node.type, report);
+  const types =
+    checkType(node.type, report) ?? (position.implicitString ? new Set<JsonType>(["string"]) : undefined);
   const isLiteral = node.enum !== undefined || node.const !== undefined;
   if (
     position.inOneOf &&
@@ -77,9 +102,10 @@ function checkNode(node: unknown, pointer: string, position: Position, issues: S
     // zod rejects integers beyond ±(2^53 - 1); inside oneOf that can make another branch the only match.
     // (An enum or const becomes a literal, which zod compares without any integer check.)
     report(
-      `an "integer" inside "oneOf" needs "minimum" and "maximum" within ±${Number.MAX_SAFE_INTEGER}, which zod enforces anyway`,
+      `an "integer" inside "oneOf" or a bounded "contains" needs "minimum" and "maximum" within ±${Number.MAX_SAFE_INTEGER}, which zod enforces anyway`,
     );
   }
+  const nested: Position = { ...position, isRoot: false, implicitString: false };
   for (const [keyword, value] of Object.entries(node)) {
     if (isAnnotation(keyword)) {
       checkAnnotation(keyword, value, report);
@@ -88,13 +114,24 @@ function checkNode(node: unknown, pointer: string, position: Position, issues: S
       else if (typeof value !== "string") report(`"$schema" must be a string`);
     } else if (DEFINITION_KEYWORDS.includes(keyword)) {
       if (!position.isRoot) report(`keyword "${keyword}" is supported only at the root`);
-      else checkSchemaMap(value, childPointer(pointer, keyword), keyword, NESTED, issues, report);
+      else
+        checkSchemaMap(
+          value,
+          childPointer(pointer, keyword),
+          keyword,
+          { ...nested, inOneOf: false },
+          issues,
+          report,
+        );
     } else if (Object.hasOwn(TYPED_KEYWORDS, keyword)) {
-      checkTypedKeyword(node, keyword, value, pointer, types, position, issues, report);
+      checkTypedKeyword(node, keyword, value, pointer, types, nested, issues, report);
     } else if (keyword === "enum" || keyword === "const") {
+      checkDialect(keyword, position.dialect, report);
       checkLiterals(node, keyword, value, types, report);
     } else if (keyword === "anyOf" || keyword === "oneOf") {
-      checkBranches(node, keyword, value, pointer, position, issues, report);
+      checkBranches(node, keyword, value, pointer, nested, issues, report);
+    } else if (keyword === "allOf") {
+      checkSchemaList(value, childPointer(pointer, keyword), keyword, nested, issues, report);
     } else if (keyword === "$ref") {
       checkRef(node, value, report);
     } else if (keyword !== "type") {
@@ -103,67 +140,75 @@ function checkNode(node: unknown, pointer: string, position: Position, issues: S
   }
 }
 
-function checkType(type: unknown, report: (message: string) => void): ReadonlySet<JsonType> | undefined {
-  if (type === undefined) return undefined;
-  const names = Array.isArray(type) ? type : [type];
-  const known = names.filter((name): name is JsonType => JSON_TYPES.includes(name as JsonType));
-  if (names.length === 0 || known.length !== names.length || new Set(known).size !== known.length) {
-    report(`"type" must be one of ${JSON_TYPES.join(", ")} or a non-empty array of distinct ones`);
-  }
-  return new Set(known);
-}
-
-function checkAnnotation(keyword: string, value: unknown, report: (message: string) => void): void {
-  const expected = ANNOTATION_KEYWORDS[keyword];
-  const fits =
-    expected === "any" ||
-    (expected === "array" ? Array.isArray(value) : typeof value === expected && value !== null);
-  if (!fits) report(`annotation "${keyword}" must be ${expected === "array" ? "an array" : `a ${expected}`}`);
-}
-
 function checkTypedKeyword(
   node: Record<string, unknown>,
   keyword: string,
   value: unknown,
   pointer: string,
   types: ReadonlySet<JsonType> | undefined,
-  position: Position,
+  nested: Position,
   issues: SchemaIssue[],
-  report: (message: string) => void,
+  report: Report,
 ): void {
-  const nested: Position = { isRoot: false, inOneOf: position.inOneOf };
   const kind = TYPED_KEYWORDS[keyword];
   const applies =
     kind === "number" ? types?.has("number") || types?.has("integer") : types?.has(kind as JsonType);
   if (!applies) {
-    // Without a matching type zod drops the keyword, so the model would be told a rule nobody checks.
+    // A keyword without a matching type would be checked on nothing: the model would be told a rule nobody checks.
     report(`keyword "${keyword}" needs "type" to include "${kind}"`);
   }
+  checkDialect(keyword, nested.dialect, report);
+  const at = childPointer(pointer, keyword);
   switch (keyword) {
     case "properties":
-      checkSchemaMap(value, childPointer(pointer, keyword), keyword, nested, issues, report);
+      checkSchemaMap(value, at, keyword, nested, issues, report);
       return;
     case "required":
       checkRequired(node, value, report);
       return;
     case "additionalProperties":
-      if (typeof value !== "boolean") checkNode(value, childPointer(pointer, keyword), nested, issues);
+      if (typeof value !== "boolean") checkNode(value, at, nested, issues);
       return;
     case "items":
-      if (Array.isArray(value)) report(`the array form of "items" (a tuple) is not supported`);
-      else checkNode(value, childPointer(pointer, keyword), nested, issues);
+      if (Array.isArray(value))
+        report(`the array form of "items" (a draft-07 tuple) is not supported; use "prefixItems"`);
+      else if (typeof value !== "boolean" || node.prefixItems === undefined)
+        checkNode(value, at, nested, issues);
+      return;
+    case "prefixItems":
+      checkSchemaList(value, at, keyword, nested, issues, report);
+      return;
+    case "contains":
+      checkNode(value, at, { ...nested, inOneOf: nested.inOneOf || node.maxContains !== undefined }, issues);
+      return;
+    case "propertyNames":
+      checkNode(value, at, { ...nested, implicitString: true }, issues);
+      return;
+    case "minContains":
+    case "maxContains":
+      checkCount(keyword, value, report);
+      if (node.contains === undefined) report(`keyword "${keyword}" needs "contains" beside it`);
       return;
     case "minimum":
     case "maximum":
     case "exclusiveMinimum":
     case "exclusiveMaximum":
-      if (typeof value === "boolean") report(`the boolean form of "${keyword}" (draft-04) is not supported`);
-      else if (typeof value !== "number" || !Number.isFinite(value)) report(`"${keyword}" must be a number`);
+      checkBound(node, keyword, value, nested.dialect, report);
+      return;
+    case "multipleOf":
+      checkMultipleOf(value, report);
+      return;
+    case "pattern":
+      checkPattern(value, report);
+      return;
+    case "uniqueItems":
+      if (typeof value !== "boolean") report(`"uniqueItems" must be a boolean`);
+      return;
+    case "dependentRequired":
+      checkDependentRequired(value, report);
       return;
     default:
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-        report(`"${keyword}" must be a non-negative integer`);
-      }
+      checkCount(keyword, value, report);
   }
 }
 
@@ -173,7 +218,7 @@ function checkSchemaMap(
   keyword: string,
   position: Position,
   issues: SchemaIssue[],
-  report: (message: string) => void,
+  report: Report,
 ): void {
   if (!isRecord(value)) {
     report(`"${keyword}" must be an object of schemas`);
@@ -192,51 +237,21 @@ function checkSchemaMap(
   }
 }
 
-function checkRequired(
-  node: Record<string, unknown>,
+function checkSchemaList(
   value: unknown,
-  report: (message: string) => void,
+  pointer: string,
+  keyword: string,
+  position: Position,
+  issues: SchemaIssue[],
+  report: Report,
 ): void {
-  if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) {
-    report(`"required" must be an array of property names`);
+  if (!Array.isArray(value) || value.length === 0) {
+    report(`"${keyword}" must be a non-empty array of schemas`);
     return;
   }
-  if (new Set(value).size !== value.length) report(`"required" lists a property twice`);
-  const declared = isRecord(node.properties) ? node.properties : {};
-  for (const name of value) {
-    // zod enforces only required names that are also declared; an undeclared one would be ignored.
-    if (!Object.hasOwn(declared, name)) {
-      report(`"required" lists ${JSON.stringify(name)}, which "properties" does not declare`);
-    }
-  }
-}
-
-function checkLiterals(
-  node: Record<string, unknown>,
-  keyword: "enum" | "const",
-  value: unknown,
-  types: ReadonlySet<JsonType> | undefined,
-  report: (message: string) => void,
-): void {
-  const values = keyword === "enum" ? value : [value];
-  if (!Array.isArray(values) || values.length === 0) {
-    report(`"enum" must be a non-empty array`);
-    return;
-  }
-  if (!values.every(isPrimitive)) {
-    // zod compares enum and const values by identity, so an object or array would never match.
-    report(`"${keyword}" values must be strings, numbers, booleans or null`);
-  }
-  if (keyword === "enum" && node.const !== undefined) report(`"enum" next to "const" is not supported`);
-  for (const sibling of Object.keys(node)) {
-    // zod turns enum/const into literals and drops every other validation keyword beside them.
-    if (isValidationKeyword(sibling) && sibling !== "type" && sibling !== "enum" && sibling !== "const") {
-      report(`keyword "${sibling}" next to "${keyword}" is not supported`);
-    }
-  }
-  if (types !== undefined && !values.every((item) => isPrimitive(item) && matchesSomeType(item, types))) {
-    report(`every "${keyword}" value must match "type"`);
-  }
+  value.forEach((subschema, index) => {
+    checkNode(subschema, childPointer(pointer, index), position, issues);
+  });
 }
 
 function checkBranches(
@@ -244,60 +259,16 @@ function checkBranches(
   keyword: "anyOf" | "oneOf",
   value: unknown,
   pointer: string,
-  position: Position,
+  nested: Position,
   issues: SchemaIssue[],
-  report: (message: string) => void,
+  report: Report,
 ): void {
-  if (!Array.isArray(value) || value.length === 0) {
-    report(`"${keyword}" must be a non-empty array of schemas`);
-    return;
-  }
   for (const sibling of Object.keys(node)) {
-    // zod would intersect the siblings with the union and reshape the result; keep unions pure.
+    // Keep unions pure: a sibling constraint belongs in each branch, where it is shown and checked.
     if (sibling !== keyword && isValidationKeyword(sibling)) {
       report(`keyword "${sibling}" next to "${keyword}" is not supported; move it into each branch`);
     }
   }
-  const branchPosition: Position = { isRoot: false, inOneOf: position.inOneOf || keyword === "oneOf" };
-  value.forEach((branch, index) => {
-    checkNode(branch, childPointer(childPointer(pointer, keyword), index), branchPosition, issues);
-  });
-}
-
-function checkRef(node: Record<string, unknown>, value: unknown, report: (message: string) => void): void {
-  const tokens = typeof value === "string" ? parseLocalPointer(value) : undefined;
-  const isDefinition =
-    tokens !== undefined && tokens.length === 2 && DEFINITION_KEYWORDS.includes(tokens[0] as string);
-  if (!isDefinition) {
-    report(
-      `"$ref" ${JSON.stringify(value)} is not supported; only "#/$defs/<name>" and "#/definitions/<name>" are`,
-    );
-  }
-  for (const sibling of Object.keys(node)) {
-    // draft-07 ignores a $ref's siblings and 2020-12 applies them: allow only what means the same in both.
-    if (sibling !== "$ref" && isValidationKeyword(sibling)) {
-      report(`keyword "${sibling}" next to "$ref" is not supported`);
-    }
-  }
-}
-
-function hasSafeIntegerBounds(node: Record<string, unknown>): boolean {
-  const bound = (keyword: string): number | undefined =>
-    typeof node[keyword] === "number" ? (node[keyword] as number) : undefined;
-  const lower = Math.max(bound("minimum") ?? -Infinity, bound("exclusiveMinimum") ?? -Infinity);
-  const upper = Math.min(bound("maximum") ?? Infinity, bound("exclusiveMaximum") ?? Infinity);
-  return lower >= -Number.MAX_SAFE_INTEGER && upper <= Number.MAX_SAFE_INTEGER;
-}
-
-function matchesSomeType(value: string | number | boolean | null, types: ReadonlySet<JsonType>): boolean {
-  if (value === null) return types.has("null");
-  if (typeof value === "number")
-    return types.has("number") || (types.has("integer") && Number.isInteger(value));
-  return types.has(typeof value as JsonType);
-}
-
-function isPrimitive(value: unknown): value is string | number | boolean | null {
-  return (
-    value === null || typeof value === "string" || typeof value === "boolean" || typeof value === "number"
-  );
+  const branches = { ...nested, inOneOf: nested.inOneOf || keyword === "oneOf" };
+  checkSchemaList(value, childPointer(pointer, keyword), keyword, branches, issues, report);
 }

@@ -1,11 +1,11 @@
 import type { JsonObject } from "@agent/tools";
 import { type ZodType, z } from "zod";
-import { AnnotationRegistry } from "./annotation-registry.js";
 import { checkJsonSchema, type SchemaIssue, type SchemaRole } from "./check-schema.js";
 import { inlineRefs } from "./inline-refs.js";
 import { ROOT_POINTER } from "./json-pointer.js";
-import { prepareForZod } from "./prepare-for-zod.js";
+import { validatingOwnProperties } from "./own-input.js";
 import type { SchemaNode } from "./subschemas.js";
+import { nodeToZod } from "./to-zod.js";
 
 /** The code of a remote tool rejected because its `inputSchema` cannot be converted exactly. */
 export const UNSUPPORTED_INPUT_SCHEMA = "unsupported_input_schema";
@@ -82,9 +82,9 @@ export function checkOutputSchema(outputSchema: unknown): CheckedSchema {
  * throws only if zod stopped converting what the checks admit (a zod upgrade).
  */
 export function zodFromCheckedSchema(checked: SchemaNode): ZodType {
-  return z.fromJSONSchema(prepareForZod(checked) as z.core.JSONSchema.JSONSchema, {
-    registry: new AnnotationRegistry(),
-  });
+  // `$schema` only told the checks which dialect to hold the keywords to; zod never sees it.
+  const { $schema: _dialect, ...body } = checked;
+  return validatingOwnProperties(nodeToZod(body));
 }
 
 /** Renders an issue as `#/pointer: message`, the form failures are reported in. */

@@ -14,12 +14,13 @@ export {
   UNSUPPORTED_OUTPUT_SCHEMA,
   zodFromCheckedSchema,
 } from "./convert-schema.js";
+export { type CompiledPattern, compilePattern, MAX_PATTERN_LENGTH } from "./ecma-pattern.js";
 export {
   ANNOTATION_KEYWORDS,
   type AnnotationValue,
-  CARRIED_ANNOTATIONS,
   GENERAL_KEYWORDS,
   JSON_TYPES,
   type JsonType,
   TYPED_KEYWORDS,
 } from "./keywords.js";
+export { MAX_INPUT_DEPTH } from "./own-input.js";

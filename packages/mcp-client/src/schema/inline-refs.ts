@@ -1,6 +1,6 @@
 import type { SchemaIssue } from "./check-schema.js";
 import { parseLocalPointer, ROOT_POINTER } from "./json-pointer.js";
-import { DEFINITION_KEYWORDS, isAnnotation } from "./keywords.js";
+import { isAnnotation } from "./keywords.js";
 import { forEachSubschema, mapSubschemas, type SchemaNode } from "./subschemas.js";
 
 /**
@@ -15,7 +15,8 @@ export type InlineResult =
 export const MAX_INLINED_NODES = 10_000;
 
 /**
- * Replaces every `$ref` to `#/$defs/<name>` or `#/definitions/<name>` by a copy of its target, so that
+ * Replaces every `$ref` (a JSON pointer into the schema: `#/$defs/<name>`, `#/definitions/<name>`,
+ * `#/properties/<name>`, …) by a copy of its target, so that
  * zod never resolves references itself (its resolution depends on the `$schema` dialect). A `$ref`'s
  * sibling annotations override the target's. Recursive references are rejected: the result must be a
  * finite tree. Expects a schema that {@link checkJsonSchema} accepted.
@@ -71,15 +72,17 @@ function refFreeSize(node: SchemaNode): number {
   return size;
 }
 
+/** The schema a local JSON pointer names in `root` (own keys, array indexes), if it is a schema object. */
 function resolve(root: SchemaNode, ref: string): SchemaNode | undefined {
   const tokens = parseLocalPointer(ref);
-  if (tokens?.length !== 2) return undefined;
-  const [keyword, name] = tokens as [string, string];
-  if (!DEFINITION_KEYWORDS.includes(keyword)) return undefined;
-  const definitions = root[keyword];
-  if (typeof definitions !== "object" || definitions === null || !Object.hasOwn(definitions, name))
-    return undefined;
-  const target = (definitions as SchemaNode)[name];
+  if (tokens === undefined) return undefined;
+  let target: unknown = root;
+  for (const token of tokens) {
+    if (Array.isArray(target) && /^(0|[1-9]\d*)$/.test(token)) target = target[Number(token)];
+    else if (typeof target === "object" && target !== null && Object.hasOwn(target, token))
+      target = (target as SchemaNode)[token];
+    else return undefined;
+  }
   return typeof target === "object" && target !== null && !Array.isArray(target)
     ? (target as SchemaNode)
     : undefined;

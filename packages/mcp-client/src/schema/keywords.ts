@@ -15,8 +15,9 @@ export type AnnotationValue = "string" | "boolean" | "array" | "any";
 
 /**
  * Annotations: the model sees them in `parameters`, the local validator ignores them. `default` is
- * never applied (the server applies its own), and `format` is not asserted: JSON Schema 2020-12 treats
- * it as an annotation, and zod's format checks disagree with ajv-formats (see the tests).
+ * never applied (the server applies its own), `readOnly` freezes nothing, and `format` is not
+ * asserted: JSON Schema 2020-12 treats it as an annotation, and zod's format checks disagree with
+ * ajv-formats (see the tests).
  */
 export const ANNOTATION_KEYWORDS: Readonly<Record<string, AnnotationValue>> = {
   title: "string",
@@ -31,12 +32,6 @@ export const ANNOTATION_KEYWORDS: Readonly<Record<string, AnnotationValue>> = {
   contentEncoding: "string",
   contentMediaType: "string",
 };
-
-/**
- * Annotations that zod's `fromJSONSchema` would act on (apply `default`, check `format`, freeze on
- * `readOnly`): they travel to zod under a private name so that zod keeps them as metadata only.
- */
-export const CARRIED_ANNOTATIONS: readonly string[] = ["default", "format", "readOnly"];
 
 /**
  * Validation keywords that constrain only one kind of value, with that kind; each needs a `type`
@@ -55,10 +50,29 @@ export const TYPED_KEYWORDS: Readonly<Record<string, "object" | "array" | "strin
   maximum: "number",
   exclusiveMinimum: "number",
   exclusiveMaximum: "number",
+  multipleOf: "number",
+  pattern: "string",
+  uniqueItems: "array",
+  prefixItems: "array",
+  contains: "array",
+  minContains: "array",
+  maxContains: "array",
+  propertyNames: "object",
+  minProperties: "object",
+  maxProperties: "object",
+  dependentRequired: "object",
 };
 
 /** Validation keywords that apply to any value. */
-export const GENERAL_KEYWORDS: readonly string[] = ["type", "enum", "const", "anyOf", "oneOf", "$ref"];
+export const GENERAL_KEYWORDS: readonly string[] = [
+  "type",
+  "enum",
+  "const",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "$ref",
+];
 
 /** Keywords that only hold subschemas for `$ref` to point at; allowed at the root alone. */
 export const DEFINITION_KEYWORDS: readonly string[] = ["$defs", "definitions"];

@@ -3,9 +3,15 @@ import { childPointer } from "./json-pointer.js";
 /** A JSON Schema node as the converter handles it after checking: a JSON object. */
 export type SchemaNode = Record<string, unknown>;
 
+/** Keywords whose value is one subschema. */
+const SINGLE_SUBSCHEMA_KEYWORDS = ["items", "additionalProperties", "contains", "propertyNames"] as const;
+
+/** Keywords whose value is an array of subschemas. */
+const SUBSCHEMA_LIST_KEYWORDS = ["anyOf", "oneOf", "allOf", "prefixItems"] as const;
+
 /**
- * Returns a copy of `node` whose subschemas (in properties, items, additionalProperties and anyOf/oneOf
- * branches) are replaced by `transform`'s result; boolean subschemas are passed through unchanged.
+ * Returns a copy of `node` whose subschemas (in properties, items, additionalProperties, contains,
+ * propertyNames, prefixItems and anyOf/oneOf/allOf branches) are replaced by `transform`'s result; boolean subschemas are passed through unchanged.
  * Definition maps (`$defs`, `definitions`) are not subschema positions and are left as they are.
  */
 export function mapSubschemas(
@@ -27,10 +33,10 @@ export function mapSubschemas(
       ]),
     );
   }
-  for (const keyword of ["items", "additionalProperties"] as const) {
+  for (const keyword of SINGLE_SUBSCHEMA_KEYWORDS) {
     if (node[keyword] !== undefined) result[keyword] = map(node[keyword], childPointer(pointer, keyword));
   }
-  for (const keyword of ["anyOf", "oneOf"] as const) {
+  for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
     const branches = node[keyword];
     if (Array.isArray(branches)) {
       result[keyword] = branches.map((branch, index) =>
@@ -47,9 +53,8 @@ export function forEachSubschema(node: SchemaNode, visit: (subschema: SchemaNode
     if (isObject(value)) visit(value);
   };
   if (isObject(node.properties)) for (const subschema of Object.values(node.properties)) each(subschema);
-  each(node.items);
-  each(node.additionalProperties);
-  for (const keyword of ["anyOf", "oneOf"] as const) {
+  for (const keyword of SINGLE_SUBSCHEMA_KEYWORDS) each(node[keyword]);
+  for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
     const branches = node[keyword];
     if (Array.isArray(branches)) for (const branch of branches) each(branch);
   }
