@@ -14,8 +14,8 @@ interface ListedServer {
 
 const PATTERN_TOOL = {
   name: "pattern",
-  description: "Uses a keyword the local validator cannot enforce.",
-  inputSchema: { type: "object", properties: { code: { type: "string", pattern: "^[a-z]+$" } } },
+  description: "Uses a pattern the linear-time engine cannot match (a backreference).",
+  inputSchema: { type: "object", properties: { code: { type: "string", pattern: "^([a-z])\\1$" } } },
 };
 
 describe.concurrent("agent mcp list", () => {
