@@ -10,10 +10,29 @@
 import { RE2JS } from "re2js";
 
 /** A pattern ready to test strings with (unanchored search, as `RegExp.prototype.test`), or why not. */
-export type CompiledPattern = { ok: true; test: (value: string) => boolean } | { ok: false; reason: string };
+export type CompiledPattern =
+  | {
+      ok: true;
+      test: (value: string) => boolean;
+      /** The longest string (UTF-16 code units) {@link MAX_MATCH_WORK} lets this pattern be matched on. */
+      maxLength: number;
+    }
+  | { ok: false; reason: string };
 
 /** The longest pattern accepted, in UTF-16 code units; longer ones are refused, not truncated. */
 export const MAX_PATTERN_LENGTH = 10_000;
+
+/**
+ * The most steps a pattern may unroll to (`a{255}` is 256). re2js matches in time linear in the input,
+ * but once its DFA gives up, each character costs time in proportion to this size: it is bounded too.
+ */
+export const MAX_PATTERN_SIZE = 1_000;
+
+/**
+ * How much matching one string may cost: its length times the pattern's size (about a second at worst).
+ * A longer string is refused, not matched: at size 20 the limit is 250,000 characters.
+ */
+export const MAX_MATCH_WORK = 5_000_000;
 
 /** How deeply groups may nest; deeper ones are refused rather than risking the parser's stack. */
 const MAX_GROUP_DEPTH = 100;
@@ -36,7 +55,8 @@ export function compilePattern(source: string): CompiledPattern {
   if (!translated.ok) return translated;
   try {
     const compiled = RE2JS.compile(translated.re2);
-    return { ok: true, test: (value) => compiled.test(value) };
+    const maxLength = Math.floor(MAX_MATCH_WORK / Math.max(1, translated.size));
+    return { ok: true, test: (value) => compiled.test(value), maxLength };
   } catch (error) {
     return { ok: false, reason: `cannot be compiled by the linear-time engine (${message(error)})` };
   }
@@ -75,14 +95,20 @@ const LINE_TERMINATORS: CodePointSet = [
 
 const CONTROL_ESCAPES: Readonly<Record<string, number>> = { f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, v: 0x0b };
 
-type Translation = { ok: true; re2: string } | { ok: false; reason: string };
+type Translation = { ok: true; re2: string; size: number } | { ok: false; reason: string };
+
+/** Translated pattern text, and the number of steps its repetitions unroll to. */
+interface Piece {
+  text: string;
+  size: number;
+}
 
 class Unsupported extends Error {}
 
 function translate(source: string): Translation {
   try {
-    const parser = new PatternParser(source);
-    return { ok: true, re2: parser.pattern() };
+    const { text, size } = new PatternParser(source).pattern();
+    return { ok: true, re2: text, size };
   } catch (error) {
     if (error instanceof Unsupported) return { ok: false, reason: error.message };
     throw error;
@@ -103,7 +129,7 @@ class PatternParser {
     this.#chars = Array.from(source);
   }
 
-  pattern(): string {
+  pattern(): Piece {
     const result = this.#disjunction();
     if (this.#index < this.#chars.length) throw new Unsupported(`has an unexpected ")"`);
     return result;
@@ -120,33 +146,38 @@ class PatternParser {
     return char;
   }
 
-  #disjunction(): string {
+  #disjunction(): Piece {
     const alternatives = [this.#alternative()];
     while (this.#peek() === "|") {
       this.#index += 1;
       alternatives.push(this.#alternative());
     }
-    return alternatives.join("|");
+    return {
+      text: alternatives.map((alternative) => alternative.text).join("|"),
+      size: alternatives.reduce((total, alternative) => total + alternative.size, 0),
+    };
   }
 
-  #alternative(): string {
-    let result = "";
+  #alternative(): Piece {
+    const result: Piece = { text: "", size: 0 };
     while (this.#index < this.#chars.length && this.#peek() !== "|" && this.#peek() !== ")") {
-      result += this.#term();
+      const term = this.#term();
+      result.text += term.text;
+      result.size += term.size;
     }
     return result;
   }
 
-  #term(): string {
+  #term(): Piece {
     const char = this.#peek();
     if (char === "^" || char === "$") {
       this.#index += 1;
-      return char;
+      return { text: char, size: 1 };
     }
     if (char === "\\" && this.#peek(1) === "b") {
       this.#index += 2;
       // Both engines define word boundaries over ASCII [0-9A-Za-z_] (no `i` flag here).
-      return "\\b";
+      return { text: "\\b", size: 1 };
     }
     if (char === "\\" && this.#peek(1) === "B") {
       // V8 also tries the position inside a surrogate pair, where \B holds ("0😀a" matches /\B/u).
@@ -157,19 +188,27 @@ class PatternParser {
       const behind = kind === "<" && (this.#peek(3) === "=" || this.#peek(3) === "!");
       if (kind === "=" || kind === "!" || behind) throw new Unsupported("uses a lookaround assertion");
     }
-    return this.#atom() + this.#quantifier();
+    const atom = this.#atom();
+    const quantified = this.#quantifier(atom.size);
+    if (quantified.size > MAX_PATTERN_SIZE) {
+      // Matching costs time per input character in proportion to this size, linear or not.
+      throw new Unsupported(`unrolls its repetitions to more than ${MAX_PATTERN_SIZE} steps`);
+    }
+    return { text: atom.text + quantified.text, size: quantified.size };
   }
 
-  #atom(): string {
+  #atom(): Piece {
     const char = this.#next();
-    if (char === ".") return emitSet(complement(LINE_TERMINATORS));
-    if (char === "[") return this.#characterClass();
-    if (char === "\\") return this.#atomEscape();
     if (char === "(") return this.#group();
-    return emitCodePoint(codePoint(char));
+    let text: string;
+    if (char === ".") text = emitSet(complement(LINE_TERMINATORS));
+    else if (char === "[") text = this.#characterClass();
+    else if (char === "\\") text = this.#atomEscape();
+    else text = emitCodePoint(codePoint(char));
+    return { text, size: 1 };
   }
 
-  #group(): string {
+  #group(): Piece {
     if (this.#peek() === "?") {
       this.#index += 1;
       const kind = this.#next();
@@ -185,21 +224,26 @@ class PatternParser {
     const inner = this.#disjunction();
     this.#depth -= 1;
     if (this.#next() !== ")") throw new Unsupported(`has an unclosed group`);
-    return `(?:${inner})`;
+    return { text: `(?:${inner.text})`, size: inner.size + 1 };
   }
 
-  #quantifier(): string {
+  /** The quantifier after an atom of `size`, and the size of the atom once repeated. */
+  #quantifier(size: number): Piece {
     const char = this.#peek();
-    let result: string;
+    let result: Piece;
     if (char === "*" || char === "+" || char === "?") {
       this.#index += 1;
-      result = char;
+      result = { text: char, size: size + 1 };
     } else if (char === "{") {
       const start = this.#index;
       while (this.#next() !== "}");
-      result = this.#chars.slice(start, this.#index).join("");
+      const text = this.#chars.slice(start, this.#index).join("");
+      // {n}, {n,} or {n,m}: the engine unrolls the counted part.
+      const bounds = text.slice(1, -1).split(",");
+      const count = Number(bounds[1] === undefined || bounds[1] === "" ? bounds[0] : bounds[1]);
+      result = { text, size: size * Math.max(1, count) + 1 };
     } else {
-      return "";
+      return { text: "", size };
     }
     // Laziness changes which match is found, never whether one is: `test` only asks the latter.
     if (this.#peek() === "?") this.#index += 1;

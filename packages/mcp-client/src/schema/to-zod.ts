@@ -110,7 +110,7 @@ function stringSchema(node: SchemaNode): Built {
   // The checks compiled this pattern already; failing now would mean they let it through by mistake.
   if (!pattern.ok) throw new Error(`"pattern" ${pattern.reason}`);
   return {
-    schema: schema.check(patternGuard(node.pattern, pattern.test)),
+    schema: schema.check(patternGuard(node.pattern, pattern)),
     metadata: { pattern: node.pattern },
   };
 }

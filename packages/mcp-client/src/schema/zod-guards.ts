@@ -16,10 +16,22 @@ function fail(payload: Payload, message: string, path: (string | number)[] = [])
   payload.issues.push({ code: "custom", message, input: payload.value, path, continue: true });
 }
 
-/** `pattern`: an unanchored search, with the linear-time matcher compiled at conversion. */
-export function patternGuard(source: string, test: (value: string) => boolean): Guard {
+/**
+ * `pattern`: an unanchored search, with the linear-time matcher compiled at conversion. A string longer
+ * than the matching budget allows for this pattern is refused without being matched.
+ */
+export function patternGuard(
+  source: string,
+  pattern: { test: (value: string) => boolean; maxLength: number },
+): Guard {
   return (payload) => {
-    if (typeof payload.value === "string" && !test(payload.value)) {
+    if (typeof payload.value !== "string") return;
+    if (payload.value.length > pattern.maxLength) {
+      fail(
+        payload,
+        `is longer than ${pattern.maxLength} characters, the most the pattern ${JSON.stringify(source)} is checked on`,
+      );
+    } else if (!pattern.test(payload.value)) {
       fail(payload, `must match the pattern ${JSON.stringify(source)}`);
     }
   };
