@@ -13,15 +13,15 @@ const SOURCE = fileURLToPath(new URL("../src/", import.meta.url));
 const MODULES = ["node/jsonl-event-sink", "audit-bounds", "canonical-json", "errors", "sha256/node"];
 
 /** How the child ends after emitting its events. */
-export type ChildEnding = "return" | "exit" | "throw" | "sigkill" | "emit-on-exit";
+export type ChildEnding = "return" | "exit" | "throw" | "sigkill" | "emit-on-exit" | "decide-then-sigkill";
 
 /**
- * Emits `count` events through a sink in `flush` mode in a new process that then ends as `ending`
- * says, and returns the lines of the audit file afterwards.
+ * Emits `count` events (`mcp_closed`, servers `s0`, `s1`, ...) through a sink in `flush` mode in a new
+ * process that then ends as `ending` says, and returns the lines of the audit file afterwards.
  */
 export function runChildSink(
   folder: string,
-  options: { flush: "sync" | "batched"; count: number; ending: ChildEnding },
+  options: { flush: "decisions" | "sync" | "batched"; count: number; ending: ChildEnding },
 ): string[] {
   for (const name of MODULES) {
     // The package's `#sha256` import map is not there in the temp folder: point it at Node's hash.
@@ -50,6 +50,12 @@ for (let index = 0; index < Number(count); index += 1) {
 }
 if (ending === "emit-on-exit") {
   process.on("exit", () => sink.emit({ type: "mcp_closed", at: new Date().toISOString(), server: "last", durationMs: 0 }));
+}
+if (ending === "decide-then-sigkill") {
+  // A decision, then a record of the same turn after it, then the kill before the turn ends.
+  sink.emit({ type: "tool_call_decided", at: new Date().toISOString(), runId: "r", callId: "c", toolName: "t", decision: "allow" });
+  sink.emit({ type: "mcp_closed", at: new Date().toISOString(), server: "after", durationMs: 0 });
+  process.kill(process.pid, "SIGKILL");
 }
 if (ending === "exit") process.exit(0);
 if (ending === "throw") throw new Error("boom");

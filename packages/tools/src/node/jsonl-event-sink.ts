@@ -2,10 +2,10 @@ import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from 
 import { dirname } from "node:path";
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS, serializeForAudit } from "../audit-bounds.js";
 import { ToolsError } from "../errors.js";
-import type { EventSink } from "../events.js";
+import type { AgentEvent, EventSink } from "../events.js";
 
 /** When a {@link createJsonlEventSink} record reaches the file; see {@link JsonlEventSinkOptions.flush}. */
-export type JsonlFlushMode = "sync" | "batched";
+export type JsonlFlushMode = "decisions" | "sync" | "batched";
 
 /** Options of {@link createJsonlEventSink}. */
 export interface JsonlEventSinkOptions {
@@ -13,10 +13,13 @@ export interface JsonlEventSinkOptions {
   /** Told when a record cannot be written; by default a one-line warning goes to stderr. */
   onError?: (error: unknown) => void;
   /**
-   * `"sync"` (the default): each record is written before `emit` returns, so nothing emitted is lost
-   * however the process ends, even by SIGKILL. `"batched"`: the records of one event-loop turn are
-   * written together on `setImmediate` (and at once on `close()` and on process `exit`, which also
-   * follows `process.exit()` and an uncaught exception). Cheaper, but a process killed by a signal it
+   * `"decisions"` (the default): a decision (`tool_call_decided`, `local_path_refused`) or an
+   * approval-state event (`approval_*`) is written before `emit` returns, together with every record
+   * queued before it; other records wait for the end of the event-loop turn (`setImmediate`), the
+   * next decision, `close()` or process `exit`. So a decision is on disk before the call it admits
+   * runs, and SIGKILL loses no decision, only the other records of the last turn.
+   * `"sync"`: each record is written before `emit` returns; nothing emitted is lost, even by SIGKILL.
+   * `"batched"`: every record waits as the non-decisions above do. A process killed by a signal it
    * does not handle (SIGKILL; SIGTERM or SIGINT without a handler) loses the records of its last turn.
    */
   flush?: JsonlFlushMode;
@@ -32,14 +35,10 @@ export interface JsonlEventSink extends EventSink {
 // A batch this large is written at once, so memory and what a kill could lose both stay bounded.
 const MAX_PENDING_CHARS = 64 * 1024;
 
-// Pending batches written by the one `exit` listener, installed while any batched sink is open.
-const flushOnExit = new Set<() => void>();
-// Once the process exits no later turn comes: from then on, batched sinks write each record at once.
-let exiting = false;
-const flushAllOnExit = (): void => {
-  exiting = true;
-  for (const flush of flushOnExit) flush();
-};
+/** Whether `"decisions"` writes this record at once: what admits, refuses or holds a call. */
+function isDecision(type: AgentEvent["type"]): boolean {
+  return type === "tool_call_decided" || type === "local_path_refused" || type.startsWith("approval_");
+}
 
 /**
  * Appends each event as one JSON line (newlines inside values are escaped by JSON itself), bounded
@@ -53,11 +52,13 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
   const onError =
     options.onError ??
     ((error: unknown) => process.stderr.write(`audit: could not write to ${path}: ${String(error)}\n`));
-  const batched = options.flush === "batched";
+  const mode = options.flush ?? "decisions";
   mkdirSync(dirname(path), { recursive: true });
   let fd: number | undefined = openAuditFile(path);
   let pending = "";
   let scheduled = false;
+  // Once the process exits no later turn comes: from then on each record is written at once.
+  let exiting = false;
 
   const write = (text: string): void => {
     try {
@@ -68,16 +69,20 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
     }
   };
   const flush = (): void => {
-    scheduled = false;
     if (pending === "") return;
     const text = pending;
     pending = "";
     write(text);
   };
-  if (batched) {
-    if (flushOnExit.size === 0) process.on("exit", flushAllOnExit);
-    flushOnExit.add(flush);
-  }
+  const flushAtTurnEnd = (): void => {
+    scheduled = false;
+    flush();
+  };
+  const onExit = (): void => {
+    exiting = true;
+    flush();
+  };
+  if (mode !== "sync") process.on("exit", onExit);
 
   return {
     path,
@@ -89,18 +94,18 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
       } catch (error) {
         return onError(error);
       }
-      if (!batched || exiting) return write(line);
+      if (mode === "sync" || exiting) return write(line);
       pending += line;
-      if (pending.length >= MAX_PENDING_CHARS) flush();
+      if (pending.length >= MAX_PENDING_CHARS || (mode === "decisions" && isDecision(event.type))) flush();
       else if (!scheduled) {
         scheduled = true;
-        setImmediate(flush);
+        setImmediate(flushAtTurnEnd);
       }
     },
     close() {
       if (fd === undefined) return;
       flush();
-      if (flushOnExit.delete(flush) && flushOnExit.size === 0) process.off("exit", flushAllOnExit);
+      process.off("exit", onExit);
       closeSync(fd);
       fd = undefined;
     },
