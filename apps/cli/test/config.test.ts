@@ -103,7 +103,7 @@ describe("loadConfig", () => {
       writeConfig({
         mcpServers: {
           legacy: { type: "sse", url: "https://legacy.example/sse", idleTimeoutMs: 60_000 },
-          local: { command: "node", idleTimeoutMs: 1_000 },
+          local: { command: "node", idleTimeoutMs: 1_000, sampling: { maxTokens: 512 } },
         },
       }),
       {},
@@ -115,7 +115,12 @@ describe("loadConfig", () => {
         url: "https://legacy.example/sse",
         idleTimeoutMs: 60_000,
       }),
-      expect.objectContaining({ name: "local", type: "stdio", idleTimeoutMs: 1_000 }),
+      expect.objectContaining({
+        name: "local",
+        type: "stdio",
+        idleTimeoutMs: 1_000,
+        sampling: { maxTokens: 512 },
+      }),
     ]);
   });
 

@@ -39,7 +39,7 @@ async function setup(policy: PolicyConfig, options: { operatorApproves?: boolean
         maxTokens: 64,
         handler: createSamplingHandler({
           server: "everything",
-          model,
+          model: () => model,
           gate,
           events,
           runId: () => "run_sampling",
@@ -80,14 +80,14 @@ describe("sampling through the gate", () => {
     expect(seen).toEqual([]);
     const [request] = await approvals.listApprovals({ status: "pending" });
     // The approval shows the prompt whole: it is the held call's input.
-    expect(request).toMatchObject({ toolName: "mcp_server__everything__create_message", effect: "external" });
+    expect(request).toMatchObject({ toolName: "mcp_sampling__everything", effect: "external" });
     expect(JSON.stringify(request?.inputPreview)).toContain("write a haiku");
     expect(events.ofType("tool_call_decided").at(-1)).toMatchObject({ decision: "ask" });
   });
 
   it("runs on the configured model when the policy allows it, capped in tokens, audited without text", async () => {
     const { trigger, seen, events } = await setup({
-      rules: [CALL_SAMPLING, { tool: "mcp_server__everything__create_message", decision: "allow" }],
+      rules: [CALL_SAMPLING, { tool: "mcp_sampling__everything", decision: "allow" }],
     });
     const outcome = await trigger();
     expect(JSON.stringify(outcome)).toContain("a scripted answer");
@@ -110,7 +110,7 @@ describe("sampling through the gate", () => {
 
   it("is refused when the policy denies it", async () => {
     const { trigger, seen } = await setup({
-      rules: [CALL_SAMPLING, { tool: "mcp_server__*__create_message", decision: "deny" }],
+      rules: [CALL_SAMPLING, { tool: "mcp_sampling__*", decision: "deny" }],
     });
     const outcome = await trigger();
     expect(JSON.stringify(outcome)).toContain("policy_denied");

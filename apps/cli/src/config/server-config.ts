@@ -12,6 +12,8 @@ interface ServerOptions {
   timeoutMs?: number;
   /** Close the connection after this long unused; the next call reopens it (handshake, discovery). Unset: never. */
   idleTimeoutMs?: number;
+  /** Offer the server sampling on the configured model, each request capped at `maxTokens`. Unset: not offered. */
+  sampling?: { maxTokens: number };
   /** Remote tool names or `*` patterns to expose; unset exposes all (minus {@link excludeTools}). */
   includeTools?: string[];
   /** Remote tool names or `*` patterns never to expose; exclusion wins over inclusion. */
@@ -70,6 +72,11 @@ const toolListSchema = z.array(z.string().min(1, { message: "a tool name or patt
 const optionShape = {
   timeoutMs: timeoutSchema.optional(),
   idleTimeoutMs: timeoutSchema.optional(),
+  sampling: z
+    .strictObject({
+      maxTokens: z.number().int().min(1).max(1_000_000, { message: "must be at most 1000000" }),
+    })
+    .optional(),
   includeTools: toolListSchema.optional(),
   excludeTools: toolListSchema.optional(),
   disabled: z.boolean().optional(),
@@ -263,6 +270,7 @@ function pickOptions(name: string, data: StdioEntry | HttpEntry): ServerOptions 
   const options: ServerOptions = { name, disabled: data.disabled ?? false };
   if (data.timeoutMs !== undefined) options.timeoutMs = data.timeoutMs;
   if (data.idleTimeoutMs !== undefined) options.idleTimeoutMs = data.idleTimeoutMs;
+  if (data.sampling !== undefined) options.sampling = { maxTokens: data.sampling.maxTokens };
   if (data.includeTools !== undefined) options.includeTools = data.includeTools;
   if (data.excludeTools !== undefined) options.excludeTools = data.excludeTools;
   return options;

@@ -25,6 +25,7 @@ import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { voidStaleApprovals } from "./approval-sweep.js";
 import { connectServers } from "./connect-servers.js";
+import { createConfiguredSampling } from "./sampling-handler.js";
 import { createSandboxes, type Sandboxes } from "./sandboxes.js";
 import { createServerConnection } from "./server-connections.js";
 import { loadIdentityKey } from "./server-identity.js";
@@ -191,7 +192,22 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
         redactor,
         identityKey,
         server.type === "stdio" ? sandboxes.launchFor(server) : undefined,
-        features,
+        server.sampling
+          ? {
+              ...features,
+              sampling: {
+                maxTokens: server.sampling.maxTokens,
+                handler: createConfiguredSampling(server.name, {
+                  config,
+                  io,
+                  json: location.json ?? false,
+                  gate,
+                  state: { ...durable, events: audit },
+                  cwd: workspaceRealPath,
+                }),
+              },
+            }
+          : features,
       ),
     );
 

@@ -1,4 +1,4 @@
-import { MCP_SERVER_TOOL_PREFIX, type SamplingAnswer, type SamplingHandler } from "@agent/mcp-client";
+import type { SamplingAnswer, SamplingHandler } from "@agent/mcp-client";
 import type { ModelClient } from "@agent/models";
 import {
   defineTool,
@@ -10,6 +10,11 @@ import {
   type WaitingOutcome,
 } from "@agent/tools";
 import { z } from "zod";
+import type { AgentConfig } from "../config/index.js";
+import { decideHeldCall } from "../terminal/decide-held-call.js";
+import { type CliIo, isInteractive, safeLine, safeText, writeLine } from "../terminal/io.js";
+import { createConfiguredModel, requireModelConfig } from "./configured-model.js";
+import type { StateRuntime } from "./runtime.js";
 
 // JSON-RPC code for "the user rejected the request", as the MCP SDK's clients answer a refused sampling.
 const REFUSED = -1;
@@ -18,8 +23,11 @@ const INTERNAL_ERROR = -32603;
 /** What a server's sampling requests run through. */
 export interface SamplingHandlerOptions {
   server: string;
-  /** The configured model; every request runs on it, whatever model the server prefers. */
-  model: ModelClient;
+  /**
+   * The configured model, made on first use (it may throw, e.g. for a missing API key: the request
+   * is then refused with that message); every request runs on it, whatever the server prefers.
+   */
+  model: () => ModelClient;
   /** The one gate: a sampling request is authorized (default `ask`: effect external) like a tool call. */
   gate: ToolGate;
   events: EventSink;
@@ -35,29 +43,31 @@ export interface SamplingHandlerOptions {
 }
 
 /**
- * A server's `sampling/createMessage` as a governed action: it is a call of the built-in tool
- * `mcp_server__<server>__create_message` (effect `external`, so the default policy asks; rules can
- * name it), validated, authorized, approved where the policy asks (the whole prompt is the call's
+ * A server's `sampling/createMessage` as a governed action: it is a call of the tool
+ * `mcp_sampling__<server>` (effect `external`, so the default policy asks; rules can name it),
+ * validated, authorized, approved where the policy asks (the whole prompt is the call's
  * input, so the approval shows it whole and binds it) and audited by the executor, then run on the
  * configured model with the (already capped) `maxTokens`. The tool lives in a registry of its own:
  * the model of an agent run never sees it.
  */
 export function createSamplingHandler(options: SamplingHandlerOptions): SamplingHandler {
   const registry = new ToolRegistry();
-  const name = `${MCP_SERVER_TOOL_PREFIX}${options.server}__create_message`;
+  // Not in the `mcp_server__` namespace: that is the server's registry group, whose approvals are
+  // voided when the tool is not registered; this one never is, it lives here.
+  const name = samplingToolName(options.server);
   registry.register(
     defineTool({
       name,
-      description: `A sampling request of the MCP server "${options.server}", run on ${options.model.provider}/${options.model.model}.`,
+      description: `A sampling request of the MCP server "${options.server}", run on the configured model.`,
       schema: z.strictObject({
         systemPrompt: z.string().optional(),
         messages: z.array(z.strictObject({ role: z.enum(["user", "assistant"]), text: z.string() })).min(1),
         maxTokens: z.number().int().min(1),
       }),
       effect: "external",
-      identity: { server: options.server, builtin: "create_message", model: options.model.model },
+      identity: { server: options.server, builtin: "sampling" },
       execute: async (input, context) => {
-        const result = await options.model.createTurn({
+        const result = await options.model().createTurn({
           ...(input.systemPrompt === undefined ? {} : { system: input.systemPrompt }),
           messages: input.messages.map((message) =>
             message.role === "user"
@@ -69,7 +79,7 @@ export function createSamplingHandler(options: SamplingHandlerOptions): Sampling
           maxOutputTokens: input.maxTokens,
         });
         if (!result.ok) throw new Error(`${result.code}: ${result.message}`);
-        return { text: result.text ?? "", stopReason: result.stopReason };
+        return { text: result.text ?? "", model: options.model().model, stopReason: result.stopReason };
       },
     }),
   );
@@ -110,18 +120,78 @@ export function createSamplingHandler(options: SamplingHandlerOptions): Sampling
       const code = outcome.error === "policy_denied" ? REFUSED : INTERNAL_ERROR;
       return { ok: false, code, message: `sampling refused (${outcome.error}): ${outcome.message}` };
     }
-    const output = outcome.output as { text: string; stopReason: string };
+    const output = outcome.output as { text: string; model: string; stopReason: string };
     return {
       ok: true,
       text: output.text,
-      model: options.model.model,
+      model: output.model,
       stopReason: toMcpStopReason(output.stopReason),
     };
   };
+}
+
+/** The tool a server's sampling requests are calls of: `mcp_sampling__<server>`. */
+export function samplingToolName(server: string): string {
+  return `mcp_sampling__${server}`;
 }
 
 function toMcpStopReason(reason: string): string {
   if (reason === "end_turn") return "endTurn";
   if (reason === "max_tokens") return "maxTokens";
   return reason;
+}
+
+/**
+ * The sampling handler of a configured server (`"sampling": { "maxTokens" }` in its entry): the
+ * model of the `model` entry, made when the first request comes (a missing entry or API key refuses
+ * that request, saying why); a held request is asked about at a terminal (not with `--json`), else
+ * refused with the id to approve. Requests are held under one run per server
+ * (`run_sampling_<server>`), so an approval given later applies when the server sends the same
+ * request again, once.
+ */
+export function createConfiguredSampling(
+  server: string,
+  context: {
+    config: AgentConfig;
+    io: CliIo;
+    json: boolean;
+    gate: ToolGate;
+    state: StateRuntime;
+    cwd: string;
+  },
+): SamplingHandler {
+  const { config, io, state } = context;
+  let model: ModelClient | undefined;
+  const interactive = !context.json && isInteractive(io);
+  return createSamplingHandler({
+    server,
+    model: () => {
+      try {
+        model ??= createConfiguredModel(requireModelConfig(config), io);
+      } catch (error) {
+        // The reason (a file path, a variable name) is for the person, not for the server.
+        writeLine(
+          io.stderr,
+          `agent: sampling for "${safeLine(server)}" refused: ${safeText(messageOf(error))}`,
+        );
+        throw new Error("sampling is offered but no usable model is configured");
+      }
+      return model;
+    },
+    gate: context.gate,
+    events: state.events,
+    runId: () => `run_sampling_${server}`,
+    cwd: context.cwd,
+    timeoutMs: config.toolTimeoutMs,
+    ...(interactive
+      ? {
+          askOperator: async (held, input, signal) =>
+            (await decideHeldCall(state, io, held.requestId, input, signal)) === "approve",
+        }
+      : {}),
+  });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
