@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { MAX_RUN_TURNS } from "./config/model-config.js";
-import { usageError } from "./exit-codes.js";
+import { CliExit, EXIT_CODES, usageError } from "./exit-codes.js";
 
 /** The commands, as typed. */
 export type CommandName =
@@ -19,7 +19,10 @@ export type CommandName =
   | "resources read"
   | "prompts list"
   | "prompts get"
-  | "help";
+  | "help"
+  | "version"
+  /** A bare `agent` (no command): the usage text on stderr, exit 2. */
+  | "usage";
 
 /** A parsed command line. */
 export interface CliArgs {
@@ -59,6 +62,7 @@ Commands:
   prompts get <server> <name> [--arg k=v]... [--json]   get one prompt through the gate
 
 Options:
+  --version         print the CLI's version
   --config FILE     configuration (else $AGENT_CONFIG, else ./agent.config.json)
   --state-dir DIR   approvals, runs and audit trail (else $AGENT_STATE_DIR, else .agent beside the config)
 
@@ -77,6 +81,7 @@ const OPTIONS = {
   "max-turns": { type: "string" },
   arg: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
 } as const;
 
 /** Which options each command takes besides the global ones. */
@@ -97,6 +102,8 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
   "prompts list": ["json"],
   "prompts get": ["json", "arg"],
   help: [],
+  version: [],
+  usage: [],
 };
 
 const OPERANDS: Record<CommandName, string[]> = {
@@ -116,19 +123,31 @@ const OPERANDS: Record<CommandName, string[]> = {
   "prompts list": [],
   "prompts get": ["<server>", "<name>"],
   help: [],
+  version: [],
+  usage: [],
 };
 
 /** Parses argv (without node and the script); throws a usage error (exit 2) on anything unexpected. */
 export function parseCliArgs(argv: string[]): CliArgs {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw usageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
-  const [command, operands] =
-    values.help || positionals.length === 0 ? ["help" as const, []] : readCommand(positionals);
+  // Not strict: Node's own messages name its API ("Unknown option '--x'. To specify a positional
+  // argument starting with a '-', place it at the end of the command after '--'"); we check the
+  // tokens ourselves and say it in one line.
+  const {
+    values: parsedValues,
+    positionals,
+    tokens,
+  } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  for (const token of tokens) if (token.kind === "option") checkOption(token);
+  const values = parsedValues as OptionValues;
+  if (values.version) return { ...readOptions(values), command: "version" };
+  if (positionals.length === 0 && !values.help) return { ...readOptions(values), command: "usage" };
+  const [command, operands] = values.help ? ["help" as const, []] : readCommand(positionals);
   for (const option of ["json", "input", "format", "follow", "max-turns", "arg"] as const) {
     if (values[option] !== undefined && !COMMAND_OPTIONS[command].includes(option)) {
       throw usageError(`"agent ${command}" does not take --${option}.`);
@@ -141,13 +160,25 @@ export function parseCliArgs(argv: string[]): CliArgs {
       `"agent ${command}" takes ${expected.length ? expected.join(" ") : "no arguments"}, got ${operands.length}.`,
     );
   }
+  return { ...readOptions(values), command, operands };
+}
+
+/** What parseArgs returns for {@link OPTIONS} once {@link checkOption} has passed every token. */
+type OptionValues = {
+  [Name in keyof typeof OPTIONS]?: (typeof OPTIONS)[Name] extends { multiple: true }
+    ? string[]
+    : (typeof OPTIONS)[Name]["type"] extends "string"
+      ? string
+      : boolean;
+};
+
+function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
   const format = values.format ?? "json";
   if (format !== "openai" && format !== "anthropic" && format !== "json") {
     throw usageError(`--format must be openai, anthropic or json, got ${JSON.stringify(format)}.`);
   }
   return {
-    command,
-    operands,
+    operands: [],
     config: values.config,
     stateDir: values["state-dir"],
     json: values.json ?? false,
@@ -157,6 +188,31 @@ export function parseCliArgs(argv: string[]): CliArgs {
     maxTurns: parseMaxTurns(values["max-turns"]),
     promptArgs: readPromptArgs(values.arg ?? []),
   };
+}
+
+/** An option token as parseArgs reports it in non-strict mode. */
+interface OptionToken {
+  name: string;
+  rawName: string;
+  value?: string | undefined;
+  inlineValue?: boolean | undefined;
+}
+
+function checkOption(token: OptionToken): void {
+  const shown = safeOptionName(token.rawName);
+  if (!Object.hasOwn(OPTIONS, token.name)) throw usageError(`Unknown option ${shown}.`);
+  const type = OPTIONS[token.name as keyof typeof OPTIONS].type;
+  if (type === "boolean" && token.value !== undefined) throw usageError(`${shown} takes no value.`);
+  // As Node's strict mode: "--input --json" is a forgotten value, not the value "--json"; "-" (stdin) is a value.
+  const optionLike = !token.inlineValue && token.value !== undefined && /^-./.test(token.value);
+  if (type === "string" && (token.value === undefined || optionLike)) {
+    throw usageError(`${shown} needs a value.`);
+  }
+}
+
+/** The option as typed, quoted (so a newline in it stays on the line), and cut if it is long. */
+function safeOptionName(rawName: string): string {
+  return JSON.stringify(rawName.length > 40 ? `${rawName.slice(0, 40)}…` : rawName);
 }
 
 function parseMaxTurns(text: string | undefined): number | undefined {
@@ -197,6 +253,7 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
   ) {
     const command = `${first} ${second}` as CommandName;
     if (!(command in COMMAND_OPTIONS)) {
+      if (second === "") throw new CliExit(EXIT_CODES.usage, subcommandHelp(first));
       const choices = {
         mcp: "list",
         approvals: "list, approve or deny",
@@ -219,4 +276,10 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
     return [first, positionals.slice(1)];
   }
   throw usageError(`Unknown command "${first}".`);
+}
+
+/** `agent approvals` (or `mcp`, `runs`, ...) alone: the usage lines of its subcommands. */
+function subcommandHelp(group: string): string {
+  const lines = USAGE.split("\n").filter((line) => line.startsWith(`  ${group} `));
+  return [`"agent ${group}" needs a subcommand:`, ...lines].join("\n");
 }

@@ -2,6 +2,7 @@ import { LoopError } from "@agent/loop";
 import { ModelClientError } from "@agent/models";
 import { PolicyError } from "@agent/policy";
 import { type CliArgs, parseCliArgs, USAGE } from "./cli-args.js";
+import { cliVersion } from "./cli-version.js";
 import { approvalsDecideCommand, approvalsListCommand } from "./commands/approvals.js";
 import { auditCommand } from "./commands/audit.js";
 import { callCommand } from "./commands/call.js";
@@ -36,6 +37,14 @@ export async function runCli(argv: string[], baseIo: CliIo, signal: AbortSignal)
     const args = parseCliArgs(argv);
     if (args.command === "help") {
       writeLine(io.stdout, USAGE);
+      return EXIT_CODES.ok;
+    }
+    if (args.command === "usage") {
+      writeLine(io.stderr, USAGE);
+      return EXIT_CODES.usage;
+    }
+    if (args.command === "version") {
+      writeLine(io.stdout, cliVersion());
       return EXIT_CODES.ok;
     }
     const code = await dispatch(args, guard, signal);
@@ -112,6 +121,8 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
         ),
       );
     case "help":
+    case "usage":
+    case "version":
       return EXIT_CODES.ok;
   }
 }

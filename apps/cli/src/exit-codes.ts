@@ -54,7 +54,7 @@ export class CliExit extends Error {
   }
 }
 
-/** A usage error: exit code 2 with a hint. */
+/** A usage error: exit code 2 with a hint, on one line. */
 export function usageError(message: string): CliExit {
-  return new CliExit(EXIT_CODES.usage, `${message}\nRun "agent --help" for usage.`);
+  return new CliExit(EXIT_CODES.usage, `${message} Run "agent --help" for usage.`);
 }
