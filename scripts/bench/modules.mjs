@@ -43,7 +43,7 @@ function zodEntry() {
 
 /** Imports everything the suites need; throws with a hint when the packages are not built. */
 export async function loadModules() {
-  const [tools, toolsNode, policy, bwrap, transport, stdio, client, sdkClient, sdkStdio, loop, zod] =
+  const [tools, toolsNode, policy, bwrap, transport, stdio, client, sdkClient, sdkStdio, loop, zod, testing] =
     await Promise.all([
       import(distEntry("packages/tools/dist/index.js")),
       import(distEntry("packages/tools/dist/node/index.js")),
@@ -56,6 +56,7 @@ export async function loadModules() {
       import(sdkEntry("client/stdio.js")),
       import(distEntry("packages/loop/dist/index.js")),
       import(zodEntry()),
+      import(distEntry("packages/mcp-testing/dist/index.js")),
     ]);
   if (!existsSync(BENCH_SERVER_PATH)) {
     throw new Error(`${BENCH_SERVER_PATH} is missing: build @agent/mcp-testing first.`);
@@ -63,6 +64,10 @@ export async function loadModules() {
   return {
     ToolRegistry: tools.ToolRegistry,
     executeToolCall: tools.executeToolCall,
+    NULL_EVENT_SINK: tools.NULL_EVENT_SINK,
+    mapCallResult: client.mapCallResult,
+    FakeTransport: testing.FakeTransport,
+    fakeServer: testing.fakeServer,
     createJsonlEventSink: toolsNode.createJsonlEventSink,
     createPolicyGate: policy.createPolicyGate,
     definePolicy: policy.definePolicy,

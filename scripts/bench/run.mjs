@@ -18,6 +18,7 @@ import { benchDiscovery } from "./discovery.mjs";
 import { benchLoop } from "./loop.mjs";
 import { loadModules } from "./modules.mjs";
 import { benchSandbox } from "./sandbox.mjs";
+import { benchStages, stageRows } from "./stages.mjs";
 import { benchStartup } from "./startup.mjs";
 import { formatMs, formatRate, renderTable, resultRow } from "./stats.mjs";
 import { benchStores } from "./stores.mjs";
@@ -34,6 +35,7 @@ const DISCOVERY = { toolCount: 2000, pageSize: 100, rounds: 5 };
 const STARTUP = { servers: 10, slowestMs: 500, toolCount: 20, rounds: 5 };
 const LOOP = { turns: 1000, rounds: 7 };
 const SANDBOX = { rounds: 7, calls: 300 };
+const STAGES = { rounds: 5, calls: 5000, warmupCalls: 2000 };
 
 const progress = (message) => process.stderr.write(`bench: ${message}\n`);
 
@@ -223,7 +225,7 @@ function report(rows, discovery, loop) {
 
 // `--only=calls,discovery,servers` runs a subset, e.g. while working on one of them.
 function selectedSuites() {
-  const all = ["calls", "discovery", "servers", "sandbox", "stores", "loop"];
+  const all = ["calls", "stages", "discovery", "servers", "sandbox", "stores", "loop"];
   const option = process.argv.slice(2).find((argument) => argument.startsWith("--only="));
   if (!option) return new Set(all);
   const chosen = option.slice("--only=".length).split(",");
@@ -244,6 +246,9 @@ async function main() {
     const rows = [];
     let discovery;
     if (suites.has("calls")) rows.push(...callRows(await measureCalls(modules, cleanup, events)));
+    if (suites.has("stages")) {
+      rows.push(...stageRows(await benchStages(modules, cleanup, { progress, ...STAGES }), formatMs));
+    }
     if (suites.has("discovery")) {
       discovery = await benchDiscovery(modules, cleanup, { events, progress, ...DISCOVERY });
       rows.push(...discoveryRows(discovery));
