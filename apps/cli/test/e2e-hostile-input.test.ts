@@ -19,4 +19,19 @@ describe.concurrent("deeply nested input", () => {
     // Nothing was recorded or sent: the server never saw a call.
     expect(sandbox.auditEvents().filter((event) => event.type === "tool_call_started")).toEqual([]);
   });
+
+  test("a result nested 20,000 levels deep is reported, not shown; the run is recorded completed", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    sandbox.writeConfig({
+      policy: { defaults: { external: "allow" } },
+      mcpServers: { deep: sandbox.misbehavingServer("deep", "deep-result") },
+    });
+    const call = await sandbox.run(["call", "mcp__deep__deep", "--json"]);
+    expect(call.code).toBe(0);
+    expect(call.stderr).toContain("nested more than 256 levels deep; it is not shown or kept");
+    expect(call.stderr).not.toMatch(/call stack/i);
+    const runs = await sandbox.run(["runs", "list", "--json"]);
+    expect(runs.stdout).toContain('"completed"');
+  });
 });

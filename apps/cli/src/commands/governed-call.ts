@@ -1,7 +1,7 @@
 import { serverOfToolName } from "@agent/mcp-client";
 import { executeToolCall, type JsonValue, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
-import { capOutcome } from "../runtime/output-cap.js";
+import { type CappedOutcome, capOutcome, placeholderOutcome } from "../runtime/output-cap.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serverStderrTail } from "../runtime/server-processes.js";
 import type { RunStatus } from "../state/index.js";
@@ -46,11 +46,18 @@ export async function runGovernedCall(
     throw error;
   }
   // Redacted and capped once: the terminal, --json and the run record all get the same outcome.
-  const capped = capOutcome(outcome, {
-    maxChars: runtime.config.toolOutputMaxChars,
-    stateDir: runtime.stateDir,
-    redactor: runtime.redactor,
-  });
+  let capped: CappedOutcome;
+  try {
+    capped = capOutcome(outcome, {
+      maxChars: runtime.config.toolOutputMaxChars,
+      stateDir: runtime.stateDir,
+      redactor: runtime.redactor,
+    });
+  } catch (error) {
+    // The call ran: its run is recorded with its real status, whatever its result turned out to be.
+    const reason = `the result could not be shown or kept: ${error instanceof Error ? error.message : String(error)}`;
+    capped = { outcome: placeholderOutcome(outcome, reason), warning: reason };
+  }
   recordRun(runtime, call, capped.outcome, options.signal);
   if (capped.warning) writeLine(io.stderr, `warning: ${safeText(capped.warning)}`);
   renderOutcome(io, call.runId, capped.outcome, options.json);

@@ -5,6 +5,7 @@ import { type Redactor, redactJson } from "@agent/mcp-transport";
 import {
   type CappedToolOutput,
   capToolOutput,
+  exceedsJsonDepth,
   type Observation,
   observationText,
   type ToolCallOutcome,
@@ -12,6 +13,12 @@ import {
 
 /** The directory, inside the state directory, holding the full text of outputs that were cut. */
 export const OUTPUTS_DIRECTORY = "outputs";
+
+/**
+ * A result nested deeper than this is not shown, stored or serialized (JSON.stringify overflows
+ * the stack somewhere past a few thousand levels): the observation says so instead.
+ */
+export const MAX_OUTPUT_DEPTH = 256;
 
 /** Where the whole of a cut output is kept, and what identifies it. */
 export interface TruncatedOutput {
@@ -43,6 +50,10 @@ export function capOutcome(
 ): CappedOutcome {
   if (outcome.type === "waiting") return { outcome };
   const clean = redactJson(outcome, options.redactor);
+  if (exceedsJsonDepth(clean, MAX_OUTPUT_DEPTH)) {
+    const reason = `the tool's result is nested more than ${MAX_OUTPUT_DEPTH} levels deep; it is not shown or kept`;
+    return { outcome: placeholderOutcome(clean, reason), warning: reason };
+  }
   const capped = capToolOutput(clean, { maxChars: options.maxChars });
   if (!capped.truncated) return { outcome: clean };
   const { chars, bytes, sha256 } = capped;
@@ -74,6 +85,18 @@ function cappedObservation(
       }
     : { type, ok: false as const, callId, toolName, error: observation.error, message: capped.text };
   return { ...shown, outputTruncated: truncated } as unknown as ToolCallOutcome;
+}
+
+/**
+ * The outcome with everything it carried replaced by `reason` (the code, status and ids kept), for
+ * a result that cannot be shown or recorded as it is.
+ */
+export function placeholderOutcome(outcome: ToolCallOutcome, reason: string): ToolCallOutcome {
+  if (outcome.type === "waiting") return outcome;
+  const { type, callId, toolName } = outcome;
+  return outcome.ok
+    ? { type, ok: true, callId, toolName, output: { content: [{ type: "text", text: `[${reason}]` }] } }
+    : { type, ok: false, callId, toolName, error: outcome.error, message: `${outcome.error}: [${reason}]` };
 }
 
 /** Writes `text` to `<stateDir>/outputs/<sha256>.txt` (never through a link), once; returns the path. */

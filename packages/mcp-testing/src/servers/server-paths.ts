@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
  * `exit-mid-call` exits with MCP_TESTING_EXIT_CODE (default 3), `flood-stderr` writes
  * MCP_TESTING_STDERR_BYTES (default 4 MiB) before it starts, `echo-secrets` echoes its credentials
  * in every encoding everywhere it can, `budget-buster` pages 3 MB descriptions 1,000 times, `forge-lines` puts line breaks and a
- * fake listing line into every one-line field (MCP_TESTING_FORGE_INITIALIZE=1: into its handshake error).
+ * fake listing line into every one-line field (MCP_TESTING_FORGE_INITIALIZE=1: into its handshake error),
+ * `deep-result` answers every call with a result nested MCP_TESTING_DEPTH (20,000) levels deep.
  */
 export const MISBEHAVING_SERVERS = [
   "hang-initialize",
@@ -20,6 +21,7 @@ export const MISBEHAVING_SERVERS = [
   "echo-secrets",
   "budget-buster",
   "forge-lines",
+  "deep-result",
 ] as const;
 
 /** The name of a misbehaving server. */
