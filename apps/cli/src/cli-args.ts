@@ -7,6 +7,7 @@ export type CommandName =
   | "mcp list"
   | "call"
   | "approvals list"
+  | "approvals show"
   | "approvals approve"
   | "approvals deny"
   | "resume"
@@ -48,6 +49,7 @@ Commands:
   mcp list [--json]                        connect every configured server; list tools, effects, policy
   call <tool> [--input JSON] [--json]      call one tool through the gate (policy, approvals, audit)
   approvals list [--json]                  requests waiting for a decision, and past ones
+  approvals show <id> [--json]             one request whole: its input and everything its digest binds
   approvals approve <id>                   grant one request (used once, for that exact action)
   approvals deny <id>                      deny one request
   run <prompt> [--json] [--max-turns N]    an agent run: the configured model calls tools through the gate
@@ -89,6 +91,7 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
   "mcp list": ["json"],
   call: ["json", "input"],
   "approvals list": ["json"],
+  "approvals show": ["json"],
   "approvals approve": [],
   "approvals deny": [],
   resume: ["json"],
@@ -110,6 +113,7 @@ const OPERANDS: Record<CommandName, string[]> = {
   "mcp list": [],
   call: ["<tool>"],
   "approvals list": [],
+  "approvals show": ["<id>"],
   "approvals approve": ["<id>"],
   "approvals deny": ["<id>"],
   resume: ["<runId>"],
@@ -256,7 +260,7 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
       if (second === "") throw new CliExit(EXIT_CODES.usage, subcommandHelp(first));
       const choices = {
         mcp: "list",
-        approvals: "list, approve or deny",
+        approvals: "list, show, approve or deny",
         runs: "list or show",
         resources: "list or read",
         prompts: "list or get",

@@ -4,6 +4,7 @@ import { PolicyError } from "@agent/policy";
 import { type CliArgs, parseCliArgs, USAGE } from "./cli-args.js";
 import { cliVersion } from "./cli-version.js";
 import { approvalsDecideCommand, approvalsListCommand } from "./commands/approvals.js";
+import { approvalsShowCommand } from "./commands/approvals-show.js";
 import { auditCommand } from "./commands/audit.js";
 import { callCommand } from "./commands/call.js";
 import {
@@ -63,6 +64,10 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
   switch (args.command) {
     case "approvals list":
       return withState(args, io, (runtime) => approvalsListCommand(runtime, io, args));
+    case "approvals show":
+      return withState(args, io, (runtime) =>
+        approvalsShowCommand(runtime, io, { id: operand(args), json: args.json }),
+      );
     case "approvals approve":
     case "approvals deny": {
       const decision = args.command === "approvals approve" ? "approve" : "deny";

@@ -1,42 +1,130 @@
 import { createInterface } from "node:readline/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { serverOfToolName } from "@agent/mcp-client";
-import type { ApprovalRecord } from "@agent/policy";
+import { type ApprovalRecord, type ApprovalStore, previewInput } from "@agent/policy";
+import { describeNetwork } from "./describe-network.js";
 import { type CliIo, safeLine, safeText, styleFor, writeLine } from "./io.js";
 
+/** Inputs longer than this (as JSON) are shown cut value by value, every key kept. */
+export const PROMPT_MAX_INPUT_CHARS = 20_000;
+
+/** How often an open prompt looks whether the request was decided elsewhere, in milliseconds. */
+export const PROMPT_POLL_INTERVAL_MS = 250;
+
+/** What the operator answered, or the decision another process took while the prompt was open. */
+export type PromptAnswer = "approve" | "deny" | "interrupted" | { decidedElsewhere: ApprovalRecord };
+
+/** Options of {@link promptForApproval}. */
+export interface PromptOptions {
+  /** Watched while the prompt waits: a decision taken elsewhere ends the prompt. */
+  approvals?: ApprovalStore;
+  pollIntervalMs?: number;
+}
+
 /**
- * Shows a held call in full and asks the person at the terminal to approve it once or deny it;
- * `interrupted` when Ctrl-C ends the prompt.
+ * Shows a held call in full (the input the digest binds, every key of it, and the cwd and network
+ * it is bound to) and asks the person at the terminal to approve it once or deny it; `interrupted`
+ * when Ctrl-C ends the prompt. While it waits it watches the request (one look at a time, every
+ * {@link PROMPT_POLL_INTERVAL_MS}): approved, denied or voided from another process, it stops
+ * asking and returns that decision.
  */
 export async function promptForApproval(
   io: CliIo,
   request: ApprovalRecord,
   input: unknown,
   signal: AbortSignal,
-): Promise<"approve" | "deny" | "interrupted"> {
+  options: PromptOptions = {},
+): Promise<PromptAnswer> {
+  showRequest(io, request, input);
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  signal.addEventListener("abort", abort, { once: true });
+  let decidedElsewhere: ApprovalRecord | undefined;
+  const watching = options.approvals
+    ? watch(
+        options.approvals,
+        request.id,
+        options.pollIntervalMs ?? PROMPT_POLL_INTERVAL_MS,
+        stop.signal,
+      ).then((record) => {
+        if (!record) return;
+        decidedElsewhere = record;
+        stop.abort();
+      })
+    : Promise.resolve();
+  const prompt = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
+  try {
+    const answer = await prompt.question("Approve this exact call once? [y/N] ", { signal: stop.signal });
+    return /^\s*y(es)?\s*$/i.test(answer) ? "approve" : "deny";
+  } catch (error) {
+    if (decidedElsewhere) return { decidedElsewhere };
+    if (signal.aborted) return "interrupted";
+    throw error;
+  } finally {
+    stop.abort();
+    signal.removeEventListener("abort", abort);
+    prompt.close();
+    await watching;
+  }
+}
+
+/** Polls `id` until it is no longer pending (returns it) or `signal` aborts (returns `undefined`). */
+async function watch(
+  approvals: ApprovalStore,
+  id: string,
+  intervalMs: number,
+  signal: AbortSignal,
+): Promise<ApprovalRecord | undefined> {
+  while (!signal.aborted) {
+    try {
+      await sleep(intervalMs, undefined, { signal });
+    } catch {
+      return undefined;
+    }
+    let current: ApprovalRecord | undefined;
+    try {
+      current = await approvals.getApproval(id);
+    } catch {
+      // A busy or briefly unreadable store: the operator's own answer still decides; look again later.
+      continue;
+    }
+    if (current && current.status !== "pending") return current;
+  }
+  return undefined;
+}
+
+function showRequest(io: CliIo, request: ApprovalRecord, input: unknown): void {
   const style = styleFor(io.stderr, io.env);
   const server = serverOfToolName(request.toolName);
   writeLine(io.stderr);
   writeLine(io.stderr, style.bold("This call needs your approval."));
   writeLine(io.stderr, `  tool       ${safeLine(`${request.toolName} (${request.effect})`)}`);
   writeLine(io.stderr, `  server     ${server ? safeLine(server) : "local tool"}`);
-  writeLine(io.stderr, `  summary    ${safeLine(request.summary)}`);
-  writeLine(io.stderr, "  arguments");
-  for (const line of JSON.stringify(input, null, 2).split("\n"))
-    writeLine(io.stderr, `    ${safeText(line)}`);
+  if (request.cwd !== undefined) writeLine(io.stderr, `  cwd        ${safeLine(request.cwd)}`);
+  if (request.network !== undefined) {
+    writeLine(io.stderr, `  network    ${safeLine(describeNetwork(request.network))}`);
+  }
+  writeLine(io.stderr, `  request    ${safeLine(request.id)}`);
+  // The input the digest binds (validated), else the call's own.
+  const bound = request.input ?? input;
+  const whole = JSON.stringify(bound ?? null, null, 2) ?? "null";
+  if (whole.length <= PROMPT_MAX_INPUT_CHARS) {
+    writeLine(io.stderr, "  arguments (whole)");
+    for (const line of whole.split("\n")) writeLine(io.stderr, `    ${safeText(line)}`);
+  } else {
+    writeLine(
+      io.stderr,
+      style.yellow(
+        `  arguments (cut: long values shortened, every key kept; "agent approvals show ${safeLine(request.id)}" prints them whole)`,
+      ),
+    );
+    writeLine(io.stderr, `    ${safeText(previewInput(bound, PROMPT_MAX_INPUT_CHARS))}`);
+  }
   const hints = Object.entries(request.unverifiedHints ?? {});
   if (hints.length > 0) {
     writeLine(io.stderr, style.yellow("  annotations declared by the server (unverified, not trusted):"));
-    for (const [key, value] of hints)
+    for (const [key, value] of hints) {
       writeLine(io.stderr, `    ${safeLine(key)}: ${safeLine(JSON.stringify(value))}`);
-  }
-  const prompt = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
-  try {
-    const answer = await prompt.question(`Approve this exact call once? [y/N] `, { signal });
-    return /^\s*y(es)?\s*$/i.test(answer) ? "approve" : "deny";
-  } catch (error) {
-    if (signal.aborted) return "interrupted";
-    throw error;
-  } finally {
-    prompt.close();
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { denyApprovalRequest, grantApprovalRequest, PolicyError } from "@agent/policy";
+import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest, PolicyError } from "@agent/policy";
 import type { StateRuntime } from "../runtime/runtime.js";
 import { promptForApproval } from "./approval-prompt.js";
 import { type CliIo, safeText, writeLine } from "./io.js";
@@ -14,20 +14,42 @@ export async function decideHeldCall(
   requestId: string,
   input: unknown,
   signal: AbortSignal,
-): Promise<"approve" | "deny" | "interrupted" | "missing"> {
+): Promise<"approve" | "deny" | "interrupted" | "missing" | "elsewhere"> {
   const request = await runtime.state.approvals.getApproval(requestId);
   if (!request) return "missing";
-  const answer = await promptForApproval(io, request, input, signal);
+  const answer = await promptForApproval(io, request, input, signal, { approvals: runtime.state.approvals });
   if (answer === "interrupted") return answer;
+  if (typeof answer === "object") {
+    // Another process decided while the prompt was open: that decision won; say which.
+    writeLine(io.stderr);
+    writeLine(io.stderr, `agent: ${describeElsewhere(answer.decidedElsewhere)}`);
+    return "elsewhere";
+  }
   const decide = answer === "approve" ? grantApprovalRequest : denyApprovalRequest;
   try {
     await decide(runtime.state.approvals, request.id, runtime.events);
   } catch (error) {
     if (!(PolicyError.isInstance(error) && error.code === "approval_not_pending")) throw error;
+    const current = await runtime.state.approvals.getApproval(request.id);
     writeLine(
       io.stderr,
-      `agent: request ${safeText(request.id)} was already decided elsewhere; using that decision.`,
+      current
+        ? `agent: ${describeElsewhere(current)}`
+        : `agent: request ${safeText(request.id)} was already decided elsewhere; using that decision.`,
     );
+    return "elsewhere";
   }
   return answer;
+}
+
+/** One sentence: which decision another process took, and what happens now. */
+function describeElsewhere(record: ApprovalRecord): string {
+  const id = safeText(record.id);
+  if (record.status === "granted" || record.status === "consumed") {
+    return `request ${id} was approved elsewhere (in another process) while this prompt was open; that decision stands: the call runs.`;
+  }
+  if (record.status === "denied") {
+    return `request ${id} was denied elsewhere (in another process) while this prompt was open; that decision stands: the call does not run.`;
+  }
+  return `request ${id} was ${safeText(record.status)} elsewhere (${safeText(record.voidReason ?? "no reason given")}); the call is checked again.`;
 }
