@@ -34,7 +34,7 @@ const CALLS = {
 const DISCOVERY = { toolCount: 2000, pageSize: 100, rounds: 5 };
 const STARTUP = { servers: 10, slowestMs: 500, toolCount: 20, rounds: 5 };
 const LOOP = { turns: 1000, rounds: 7 };
-const SANDBOX = { rounds: 7, calls: 300 };
+const SANDBOX = { rounds: 7, calls: 500 };
 const STAGES = { rounds: 5, calls: 5000, warmupCalls: 2000 };
 
 const progress = (message) => process.stderr.write(`bench: ${message}\n`);
