@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { createBwrapSandbox } from "@agent/policy/bwrap";
+import { createBwrapSandbox, type ProxyDecision } from "@agent/policy/bwrap";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createWorld, eventually, processesWith, startEscapeServer } from "./bwrap-helpers.js";
 
@@ -196,7 +196,11 @@ describe("bubblewrap: the network", () => {
         throw new Error(`unknown host ${host}`);
       },
     });
-    const confinement = sandbox.confine({ network: { allowHosts: ["allowed.test"] } });
+    const decisions: ProxyDecision[] = [];
+    const confinement = sandbox.confine({
+      network: { allowHosts: ["allowed.test"] },
+      onProxyDecision: (decision) => decisions.push(decision),
+    });
     expect(confinement.sandbox.network).toEqual({ allowHosts: ["allowed.test"] });
     const server = await startEscapeServer(confinement, world);
 
@@ -218,6 +222,12 @@ describe("bubblewrap: the network", () => {
     const get = await server.call("proxy_get", { url: `http://allowed.test:${allowed.port}/` });
     expect(String(get.received)).toContain("reached");
     expect(allowed.connections()).toBe(2);
+    expect(decisions).toEqual([
+      { host: "allowed.test", port: allowed.port, allowed: true },
+      { host: "forbidden.test", port: forbidden.port, allowed: false },
+      { host: "forbidden.test", port: forbidden.port, allowed: false },
+      { host: "allowed.test", port: allowed.port, allowed: true },
+    ]);
   });
 });
 

@@ -151,6 +151,8 @@ export type AgentEvent = EventBase &
     // A process that should run sandboxed cannot be: refused when `required`, otherwise run unisolated.
     // `subject` is `mcp:<server>` or a tool name such as `run_command`.
     | { type: "sandbox_unavailable"; subject: string; required: boolean; reason: string }
+    // The network allow-list's proxy let a sandboxed process connect to `host:port`, or refused it.
+    | { type: "sandbox_connection"; subject: string; host: string; port: number; allowed: boolean }
   );
 
 /** The `type` of an {@link AgentEvent}. */

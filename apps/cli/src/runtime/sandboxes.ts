@@ -2,7 +2,12 @@ import { homedir } from "node:os";
 import { mcpToolGroup } from "@agent/mcp-client";
 import type { StdioLaunch } from "@agent/mcp-transport/stdio";
 import type { Policy, Sandbox } from "@agent/policy";
-import { type BwrapPreflight, type Confinement, createBwrapSandbox } from "@agent/policy/bwrap";
+import {
+  type BwrapPreflight,
+  type Confinement,
+  createBwrapSandbox,
+  type ProxyDecision,
+} from "@agent/policy/bwrap";
 import { type EventSink, emitEvent, type RegisteredTool } from "@agent/tools";
 import type { ServerConfig, StdioServerConfig } from "../config/index.js";
 
@@ -55,6 +60,10 @@ const UNISOLATED: Sandbox = Object.freeze({
 export function createSandboxes(options: SandboxesOptions): Sandboxes {
   const { policy, events } = options;
   const required = policy.sandbox === "required";
+  const auditConnection =
+    (subject: string) =>
+    ({ host, port, allowed }: ProxyDecision): void =>
+      emitEvent(events, { type: "sandbox_connection", subject, host, port, allowed });
   const bwrap = createBwrapSandbox({
     env: options.env,
     home: options.env.HOME || homedir(),
@@ -64,7 +73,10 @@ export function createSandboxes(options: SandboxesOptions): Sandboxes {
   const confinementOf = (server: StdioServerConfig): Confinement => {
     let confinement = confinements.get(server.name);
     if (!confinement) {
-      confinement = bwrap.confine(server.sandbox);
+      confinement = bwrap.confine({
+        ...server.sandbox,
+        onProxyDecision: auditConnection(`mcp:${server.name}`),
+      });
       confinements.set(server.name, confinement);
     }
     return confinement;
@@ -72,6 +84,7 @@ export function createSandboxes(options: SandboxesOptions): Sandboxes {
   const commands = bwrap.confine({
     network: policy.network,
     write: [options.workspaceRoot],
+    onProxyDecision: auditConnection(RUN_COMMAND_TOOL),
   });
   let preflight: BwrapPreflight | undefined;
   const prepare = async (): Promise<void> => {

@@ -3,10 +3,10 @@
 // content) and plain HTTP with an absolute URI, and opens a connection only to a listed host name.
 import { lookup } from "node:dns/promises";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { createConnection, createServer, isIP, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { normalizeHostName } from "../network-policy.js";
+import { isAllowableHostName, normalizeHostName } from "../network-policy.js";
 
 /** One connection the proxy let through or refused, for the audit trail. */
 export interface ProxyDecision {
@@ -109,7 +109,18 @@ function readHead(client: Socket, onHead: (head: string, rest: Buffer) => void):
   client.on("data", onData);
 }
 
+// Only a host name or an IP literal is looked at further: anything else is a bad request, and
+// never reaches the allow-list, the resolver or the audit trail.
+function isHost(host: string): boolean {
+  return isAllowableHostName(host) || isIP(host) !== 0;
+}
+
 function parseRequest(head: string): Target | undefined {
+  const target = parseTarget(head);
+  return target && isHost(target.host) ? target : undefined;
+}
+
+function parseTarget(head: string): Target | undefined {
   const [requestLine = "", ...headers] = head.split("\r\n");
   const match = /^([A-Z]+) (\S+) HTTP\/1\.[01]$/.exec(requestLine);
   if (!match) return undefined;

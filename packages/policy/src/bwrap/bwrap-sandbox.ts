@@ -36,6 +36,8 @@ export interface ConfinementGrants {
   /** Writable paths. */
   write?: readonly string[];
   network: NetworkPolicy;
+  /** Receives each connection this confinement's proxy allowed or refused (after the sandbox-wide one); must not throw. */
+  onProxyDecision?: (decision: ProxyDecision) => void;
 }
 
 /** One kind of confined process: the `Sandbox` the gate reports it under, and how to launch it. */
@@ -130,7 +132,10 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
               proxy = await startAllowListProxy({
                 allowHosts: network.allowHosts,
                 ...(options.resolveHost ? { resolve: options.resolveHost } : {}),
-                ...(options.onProxyDecision ? { onDecision: options.onProxyDecision } : {}),
+                onDecision: (decision) => {
+                  options.onProxyDecision?.(decision);
+                  grants.onProxyDecision?.(decision);
+                },
               });
             }
             const built = buildBwrapCommand({
