@@ -1,10 +1,11 @@
-import { exceedsJsonDepth, type JsonValue, MAX_INPUT_DEPTH } from "@agent/tools";
-import { type ExitCode, usageError } from "../exit-codes.js";
+import type { JsonValue } from "@agent/tools";
+import type { ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { CliIo } from "../terminal/io.js";
+import { readCallInput } from "./call-input.js";
 import { runGovernedCall } from "./governed-call.js";
 
-/** `agent call <tool> [--input JSON]`: starts a run holding one call and runs it through the gate. */
+/** `agent call <tool> [--input JSON|-|@FILE]`: starts a run holding one call and runs it through the gate. */
 export async function callCommand(
   runtime: Runtime,
   io: CliIo,
@@ -14,7 +15,7 @@ export async function callCommand(
   return startGovernedCall(
     runtime,
     io,
-    { toolName: options.toolName, input: parseInput(options.input), json: options.json },
+    { toolName: options.toolName, input: await readCallInput(options.input, io), json: options.json },
     signal,
   );
 }
@@ -36,18 +37,4 @@ export async function startGovernedCall(
   });
   const call = { runId: run.id, callId: run.callId, toolName: run.toolName, input, cwd: run.cwd };
   return runGovernedCall(runtime, io, call, { json: options.json, signal });
-}
-
-function parseInput(text: string | undefined): JsonValue {
-  if (text === undefined) return {};
-  let input: JsonValue;
-  try {
-    input = JSON.parse(text) as JsonValue;
-  } catch (error) {
-    throw usageError(`--input is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  // Refused before anything recursive (the run record, the validator, the digest) sees it.
-  if (exceedsJsonDepth(input))
-    throw usageError(`--input is nested more than ${MAX_INPUT_DEPTH} levels deep.`);
-  return input;
 }

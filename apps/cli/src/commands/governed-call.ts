@@ -6,7 +6,8 @@ import type { Runtime } from "../runtime/runtime.js";
 import { serverStderrTail } from "../runtime/server-processes.js";
 import type { RunStatus } from "../state/index.js";
 import { decideHeldCall } from "../terminal/decide-held-call.js";
-import { type CliIo, isInteractive, safeText, writeLine } from "../terminal/io.js";
+import { type CliIo, isInteractive, safeLine, safeText, writeLine } from "../terminal/io.js";
+import { nearestNames } from "../terminal/nearest-names.js";
 import { renderOutcome, renderProgress } from "../terminal/render-outcome.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
 
@@ -61,6 +62,13 @@ export async function runGovernedCall(
   recordRun(runtime, call, capped.outcome, options.signal);
   if (capped.warning) writeLine(io.stderr, `warning: ${safeText(capped.warning)}`);
   renderOutcome(io, call.runId, capped.outcome, options.json);
+  if (
+    capped.outcome.type === "observation" &&
+    !capped.outcome.ok &&
+    capped.outcome.error === "unknown_tool"
+  ) {
+    suggestToolNames(runtime, io, call.toolName);
+  }
   if (capped.truncated?.file && !options.json) {
     writeLine(io.stderr, `agent: the whole output is in ${safeText(capped.truncated.file)}`);
   }
@@ -107,7 +115,14 @@ function recordRun(
 function explainUnavailableServer(runtime: Runtime, io: CliIo, server: string): void {
   const connection = runtime.connections.find((candidate) => candidate.name === server);
   if (!connection) {
-    writeLine(io.stderr, `agent: no enabled MCP server named "${safeText(server)}" is configured.`);
+    const near = nearestNames(
+      server,
+      runtime.connections.map((candidate) => candidate.name),
+    );
+    const hint = near.length
+      ? ` Did you mean ${near.map((name) => `"${safeLine(name)}"`).join(" or ")}?`
+      : "";
+    writeLine(io.stderr, `agent: no enabled MCP server named "${safeLine(server)}" is configured.${hint}`);
   } else if (connection.state !== "ready") {
     writeLine(
       io.stderr,
@@ -116,6 +131,13 @@ function explainUnavailableServer(runtime: Runtime, io: CliIo, server: string): 
     const stderr = serverStderrTail(server);
     if (stderr) writeLine(io.stderr, `its last stderr lines:\n${stderr}`);
   }
+}
+
+/** After unknown_tool: the registered names closest to the one asked for, on stderr. */
+function suggestToolNames(runtime: Runtime, io: CliIo, toolName: string): void {
+  const near = nearestNames(toolName, runtime.registry.names());
+  if (near.length === 0) return;
+  writeLine(io.stderr, `Did you mean: ${near.map(safeLine).join(", ")}?`);
 }
 
 async function execute(

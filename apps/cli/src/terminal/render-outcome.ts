@@ -1,4 +1,4 @@
-import type { ToolCallOutcome, ToolProgress } from "@agent/tools";
+import { canonicalJson, type ToolCallOutcome, type ToolProgress } from "@agent/tools";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "./io.js";
 
 /** Prints an outcome: one JSON document on stdout with `--json`, else readable text (failures on stderr). */
@@ -46,12 +46,41 @@ export function renderProgress(io: CliIo, progress: ToolProgress): void {
 function printOutput(io: CliIo, output: unknown): void {
   if (isMcpOutput(output)) {
     printContent(io, io.stdout, output.content);
-    if (output.structuredContent !== undefined) {
+    if (output.structuredContent !== undefined && !carriesStructuredContent(output)) {
       writeLine(io.stdout, safeText(JSON.stringify(output.structuredContent, null, 2)));
     }
     return;
   }
   writeLine(io.stdout, safeText(typeof output === "string" ? output : JSON.stringify(output, null, 2)));
+}
+
+/**
+ * Whether a text block already is the structured content serialized (the MCP spec asks servers to
+ * send both): then printing the structured content too would show the same result twice.
+ */
+function carriesStructuredContent(output: { content: unknown[]; structuredContent?: unknown }): boolean {
+  try {
+    const expected = canonicalJson(output.structuredContent);
+    return output.content.some(
+      (block) =>
+        isRecord(block) &&
+        block.type === "text" &&
+        typeof block.text === "string" &&
+        /^\s*[[{]/.test(block.text) &&
+        canonicalJson(parseOrUndefined(block.text)) === expected,
+    );
+  } catch {
+    // Not representable (too deep): print it as before rather than guess.
+    return false;
+  }
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function printContent(io: CliIo, stream: NodeJS.WritableStream, content: unknown[]): void {
