@@ -38,6 +38,10 @@ export interface CliArgs {
   follow: boolean;
   /** `--max-turns N` of `agent run`. */
   maxTurns: number | undefined;
+  /** `--prompt <server>:<name>` of `agent run`: start from an MCP prompt. */
+  fromPrompt: string | undefined;
+  /** `--attach <server>:<uri>` of `agent run`, repeatable: resources put into the first message. */
+  attach: string[];
   /** `--arg k=v`, repeatable (`prompts get`): the prompt's arguments, in order given (a later one wins). */
   promptArgs: Record<string, string>;
 }
@@ -53,6 +57,7 @@ Commands:
   approvals approve <id>                   grant one request (used once, for that exact action)
   approvals deny <id>                      deny one request
   run <prompt> [--json] [--max-turns N]    an agent run: the configured model calls tools through the gate
+      [--prompt <server>:<name> [--arg k=v]...] [--attach <server>:<uri>]...   start from an MCP prompt, attach resources
   resume <runId> [--json]                  continue a run: re-check held calls, run them if approved, go on
   runs list [--json]                       agent runs and one-call runs, newest first
   runs show <runId> [--json]               one run: status, transcript, pending calls
@@ -82,6 +87,8 @@ const OPTIONS = {
   follow: { type: "boolean" },
   "max-turns": { type: "string" },
   arg: { type: "string", multiple: true },
+  prompt: { type: "string" },
+  attach: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -95,7 +102,7 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
   "approvals approve": [],
   "approvals deny": [],
   resume: ["json"],
-  run: ["json", "max-turns"],
+  run: ["json", "max-turns", "prompt", "attach", "arg"],
   "runs list": ["json"],
   "runs show": ["json"],
   audit: ["json", "follow"],
@@ -117,7 +124,7 @@ const OPERANDS: Record<CommandName, string[]> = {
   "approvals approve": ["<id>"],
   "approvals deny": ["<id>"],
   resume: ["<runId>"],
-  run: ["<prompt>"],
+  run: ["[prompt]"],
   "runs list": [],
   "runs show": ["<runId>"],
   audit: [],
@@ -152,7 +159,16 @@ export function parseCliArgs(argv: string[]): CliArgs {
   if (values.version) return { ...readOptions(values), command: "version" };
   if (positionals.length === 0 && !values.help) return { ...readOptions(values), command: "usage" };
   const [command, operands] = values.help ? ["help" as const, []] : readCommand(positionals);
-  for (const option of ["json", "input", "format", "follow", "max-turns", "arg"] as const) {
+  for (const option of [
+    "json",
+    "input",
+    "format",
+    "follow",
+    "max-turns",
+    "arg",
+    "prompt",
+    "attach",
+  ] as const) {
     if (values[option] !== undefined && !COMMAND_OPTIONS[command].includes(option)) {
       throw usageError(`"agent ${command}" does not take --${option}.`);
     }
@@ -163,6 +179,12 @@ export function parseCliArgs(argv: string[]): CliArgs {
     throw usageError(
       `"agent ${command}" takes ${expected.length ? expected.join(" ") : "no arguments"}, got ${operands.length}.`,
     );
+  }
+  if (command === "run" && operands.length === 0 && values.prompt === undefined) {
+    throw usageError(`"agent run" takes <prompt>, or --prompt <server>:<name> to start from an MCP prompt.`);
+  }
+  if (values.arg !== undefined && command === "run" && values.prompt === undefined) {
+    throw usageError(`--arg gives the arguments of --prompt; "agent run" got --arg without --prompt.`);
   }
   return { ...readOptions(values), command, operands };
 }
@@ -191,6 +213,8 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
     follow: values.follow ?? false,
     maxTurns: parseMaxTurns(values["max-turns"]),
     promptArgs: readPromptArgs(values.arg ?? []),
+    fromPrompt: values.prompt,
+    attach: values.attach ?? [],
   };
 }
 

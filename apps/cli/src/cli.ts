@@ -91,7 +91,19 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
       );
     case "run":
       return withRuntime(args, guard, (runtime) =>
-        runCommand(runtime, io, { prompt: operand(args), json: args.json, maxTurns: args.maxTurns }, signal),
+        runCommand(
+          runtime,
+          io,
+          {
+            prompt: args.operands[0],
+            fromPrompt: args.fromPrompt,
+            promptArgs: args.promptArgs,
+            attach: args.attach,
+            json: args.json,
+            maxTurns: args.maxTurns,
+          },
+          signal,
+        ),
       );
     case "runs list":
       return withState(args, io, (runtime) => runsListCommand(runtime, io, args));

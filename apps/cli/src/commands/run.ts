@@ -2,24 +2,32 @@ import { type RunResult, resumeRun, startRun } from "@agent/loop";
 import type { ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { CliIo } from "../terminal/io.js";
+import { composeRunPrompt, type RunInputs } from "./run-inputs.js";
 import { reportRun } from "./run-report.js";
 import { canTakeOver, openAgentSession, type SessionOptions, settleHeldCalls } from "./run-session.js";
 
 /**
- * `agent run <prompt> [--json] [--max-turns N]`: starts an agent run with the configured model and
+ * `agent run <prompt> [--json] [--max-turns N] [--prompt <server>:<name> [--arg k=v]...]
+ * [--attach <server>:<uri>]...`: starts an agent run with the configured model and
  * drives it until it completes, waits for an approval, fails, reaches its turn limit or is interrupted.
  */
 export async function runCommand(
   runtime: Runtime,
   io: CliIo,
-  options: { prompt: string; json: boolean; maxTurns: number | undefined },
+  options: { json: boolean; maxTurns: number | undefined } & RunInputs,
   signal: AbortSignal,
 ): Promise<ExitCode> {
   const sessionOptions: SessionOptions = { json: options.json, signal };
   const session = await openAgentSession(runtime, io, sessionOptions);
+  // An MCP prompt and attached resources are fetched through the gate before the model hears anything.
+  const first = await composeRunPrompt(runtime, io, options, sessionOptions);
+  if (!first.ok) {
+    session.display.finish();
+    return first.exitCode;
+  }
   return drive(runtime, io, session, sessionOptions, () =>
     startRun(session.env, {
-      prompt: options.prompt,
+      prompt: first.prompt,
       maxTurns: options.maxTurns ?? session.maxTurns,
       ...(session.system === undefined ? {} : { system: session.system }),
     }),
