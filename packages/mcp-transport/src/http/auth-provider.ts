@@ -14,6 +14,11 @@ export interface McpAuthProvider extends OAuthClientProvider {
    * (once); `false` leaves the failure as it is.
    */
   awaitAuthorization?(): Promise<boolean>;
+  /**
+   * Told when the server answered 403 `insufficient_scope` naming `scope` (step-up): the SDK would
+   * first try the refresh token, which cannot widen a grant, so the provider can withhold it.
+   */
+  stepUpRequested?(scope: string | undefined): void;
 }
 
 /** Options every HTTP transport (Streamable HTTP, legacy SSE) takes for OAuth. */

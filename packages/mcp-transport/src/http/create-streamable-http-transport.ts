@@ -7,7 +7,7 @@ import type { McpCloseReason } from "../transport.js";
 import { withinTime } from "../within-time.js";
 import type { HttpAuthOptions } from "./auth-provider.js";
 import { createBoundedFetch } from "./bounded-fetch.js";
-import { authRedactor, retryAfterAuthorization } from "./http-auth.js";
+import { authRedactor, observeStepUp, retryAfterAuthorization } from "./http-auth.js";
 import { CLOSE_MARGIN_MS, readHttpOptions } from "./http-options.js";
 
 /** Options of {@link createStreamableHttpTransport}. */
@@ -63,7 +63,7 @@ export function createStreamableHttpTransport(
   const { authProvider } = options;
   const sdkTransport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers },
-    fetch: boundedFetch,
+    fetch: observeStepUp(boundedFetch, authProvider),
     ...(authProvider ? { authProvider } : {}),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });

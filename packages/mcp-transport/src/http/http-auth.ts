@@ -1,4 +1,5 @@
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createRedactor } from "../redact.js";
 import type { McpAuthProvider } from "./auth-provider.js";
 
@@ -25,5 +26,19 @@ export function retryAfterAuthorization(provider: McpAuthProvider): (error: unkn
     } catch {
       return false;
     }
+  };
+}
+
+/** Wraps `fetch` so the provider hears of every 403 `insufficient_scope` before the SDK reacts to it. */
+export function observeStepUp(fetchFn: FetchLike, provider: McpAuthProvider | undefined): FetchLike {
+  const stepUpRequested = provider?.stepUpRequested?.bind(provider);
+  if (!stepUpRequested) return fetchFn;
+  return async (url, init) => {
+    const response = await fetchFn(url, init);
+    if (response.status === 403) {
+      const { error, scope } = extractWWWAuthenticateParams(response);
+      if (error === "insufficient_scope") stepUpRequested(scope);
+    }
+    return response;
   };
 }

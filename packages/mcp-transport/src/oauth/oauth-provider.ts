@@ -94,6 +94,7 @@ class ServerOAuthProvider implements OAuthProvider {
   #codeVerifier: string | undefined;
   #pending: Promise<boolean> | undefined;
   #loginRequired = false;
+  #stepUp = false;
   #secrets = new Set<string>();
   readonly addClientAuthentication?: AddClientAuthentication;
   readonly clientMetadataUrl?: string;
@@ -165,13 +166,22 @@ class ServerOAuthProvider implements OAuthProvider {
 
   async tokens(): Promise<OAuthTokens | undefined> {
     const tokens = (await this.#load())?.tokens;
-    if (tokens) this.#remember(tokens);
-    return tokens;
+    if (!tokens) return undefined;
+    this.#remember(tokens);
+    if (!this.#stepUp) return tokens;
+    // A refresh keeps the grant's scopes; a wider scope needs a new authorization.
+    const { refresh_token: _withheld, ...withoutRefresh } = tokens;
+    return withoutRefresh;
+  }
+
+  stepUpRequested(): void {
+    this.#stepUp = true;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     this.#remember(tokens);
     this.#loginRequired = false;
+    this.#stepUp = false;
     await this.#update((credentials) => ({ ...credentials, tokens, savedAt: this.#now() }));
   }
 

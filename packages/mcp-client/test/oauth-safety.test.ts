@@ -1,0 +1,122 @@
+/**
+ * What OAuth must refuse, asserted from outside: nothing reaches the endpoints hostile metadata
+ * names, no authorization starts for a resource that is not the server, a token is never offered to
+ * another server or URL, and a login that needs a user fails at once when nobody can be asked.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  type OAuthTestServer,
+  type OAuthTestServerOptions,
+  startOAuthTestServer,
+} from "@agent/mcp-testing/oauth";
+import { createMemoryCredentialStore } from "@agent/mcp-transport/oauth";
+import { afterEach, describe, expect, it } from "vitest";
+import { createOAuthClients } from "./oauth-helpers.js";
+
+const clients = createOAuthClients();
+const servers: OAuthTestServer[] = [];
+const others: Server[] = [];
+async function serve(options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
+  const server = await startOAuthTestServer(options);
+  servers.push(server);
+  return server;
+}
+/** Another origin that records every request it gets. */
+async function otherOrigin(): Promise<{ url: string; hits: string[] }> {
+  const hits: string[] = [];
+  const server = createServer((request, response) => {
+    hits.push(`${request.method} ${request.url} ${request.headers.authorization ?? ""}`);
+    response.writeHead(200, { "content-type": "application/json" }).end("{}");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  others.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits };
+}
+afterEach(async () => {
+  await clients.closeAll();
+  for (const server of servers.splice(0)) await server.close();
+  for (const server of others.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+const of = (server: OAuthTestServer, kind: string) => server.records.filter((record) => record.kind === kind);
+
+describe("hostile metadata is refused before anything is sent to it", () => {
+  it.each([
+    ["a javascript: authorization endpoint", { authorization_endpoint: "javascript:alert(1)" }],
+    ["a file: token endpoint", { token_endpoint: "file:///etc/passwd" }],
+    ["a plain-http endpoint off this machine", { registration_endpoint: "http://auth.example.com/register" }],
+    ["an issuer that is not where the metadata came from", { issuer: "https://auth.example.com/" }],
+  ])("%s", async (_label, metadataOverrides) => {
+    const server = await serve({ metadataOverrides });
+    const { connection } = await clients.connect(server);
+    // The SDK's own schema refuses javascript: (with a terse message); our checks refuse the rest.
+    await expect(connection.start()).rejects.toThrow();
+    expect(of(server, "register")).toEqual([]);
+    expect(of(server, "authorize")).toEqual([]);
+    expect(of(server, "token")).toEqual([]);
+  });
+
+  it("a configured issuer other than the one discovered", async () => {
+    const server = await serve();
+    const { connection } = await clients.connect(server, { expectedIssuer: "https://login.example.com/" });
+    await expect(connection.start()).rejects.toThrow(/not the configured issuer/);
+    expect(of(server, "register")).toEqual([]);
+  });
+
+  it("a redirect of the metadata to another origin is not followed", async () => {
+    const other = await otherOrigin();
+    const server = await serve({ redirectMetadataTo: `${other.url}/.well-known/oauth-authorization-server` });
+    const { connection } = await clients.connect(server);
+    await connection.start().catch(() => {});
+    expect(other.hits).toEqual([]);
+  });
+
+  it("protected resource metadata naming another resource stops the flow (resource mismatch)", async () => {
+    const server = await serve({ resourceMetadataOverrides: { resource: "https://evil.example.com/mcp" } });
+    const { connection } = await clients.connect(server);
+    await expect(connection.start()).rejects.toThrow(/does not match/);
+    expect(of(server, "authorize")).toEqual([]);
+    expect(of(server, "token")).toEqual([]);
+  });
+});
+
+describe("tokens stay with their server", () => {
+  it("a token stored for one server name is never offered to another", async () => {
+    const first = await serve();
+    const second = await serve();
+    const store = createMemoryCredentialStore();
+    const a = await clients.connect(first, { server: "first", store });
+    await a.connection.start();
+    const token = (await store.load("first"))?.tokens?.access_token ?? "";
+    expect(token).not.toBe("");
+    const b = await clients.connect(second, { server: "second", store, interactive: false });
+    await b.connection.start().catch(() => {});
+    expect(second.records.some((record) => record.authorization?.includes(token))).toBe(false);
+  });
+
+  it("a token stored for a server's old URL is not offered to its new one", async () => {
+    const old = await serve();
+    const moved = await serve();
+    const store = createMemoryCredentialStore();
+    const a = await clients.connect(old, { server: "notes", store });
+    await a.connection.start();
+    const token = (await store.load("notes"))?.tokens?.access_token ?? "";
+    const b = await clients.connect(moved, { server: "notes", store, interactive: false });
+    await b.connection.start().catch(() => {});
+    expect(moved.records.some((record) => record.authorization?.includes(token))).toBe(false);
+  });
+
+  it("a login that needs a user fails at once with the hint when nobody can be asked", async () => {
+    const server = await serve();
+    const { connection, provider } = await clients.connect(server, {
+      interactive: false,
+      loginHint: "run `agent mcp login secure`",
+    });
+    await expect(connection.start()).rejects.toThrow("run `agent mcp login secure`");
+    expect(provider.loginRequired).toBe(true);
+    expect(of(server, "authorize")).toEqual([]);
+  });
+});

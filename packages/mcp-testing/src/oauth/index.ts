@@ -1,0 +1,6 @@
+export {
+  type OAuthTestRecord,
+  type OAuthTestServer,
+  type OAuthTestServerOptions,
+  startOAuthTestServer,
+} from "./oauth-test-server.js";
