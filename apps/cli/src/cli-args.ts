@@ -5,6 +5,8 @@ import { CliExit, EXIT_CODES, usageError } from "./exit-codes.js";
 /** The commands, as typed. */
 export type CommandName =
   | "mcp list"
+  | "mcp login"
+  | "mcp logout"
   | "call"
   | "approvals list"
   | "approvals show"
@@ -50,7 +52,9 @@ export interface CliArgs {
 export const USAGE = `Usage: agent [--config FILE] [--state-dir DIR] <command>
 
 Commands:
-  mcp list [--json]                        connect every configured server; list tools, effects, policy
+  mcp list [--json]                        connect every configured server; list tools, effects, policy, auth
+  mcp login <server>                       authorize an HTTP server with OAuth (opens a browser; stores tokens)
+  mcp logout <server>                      forget the server's stored OAuth tokens
   call <tool> [--input JSON] [--json]      call one tool through the gate (policy, approvals, audit)
   approvals list [--json]                  requests waiting for a decision, and past ones
   approvals show <id> [--json]             one request whole: its input and everything its digest binds
@@ -71,7 +75,7 @@ Commands:
 Options:
   --version         print the CLI's version
   --config FILE     configuration (else $AGENT_CONFIG, else ./agent.config.json)
-  --state-dir DIR   approvals, runs and audit trail (else $AGENT_STATE_DIR, else .agent beside the config)
+  --state-dir DIR   approvals, runs, audit trail, OAuth tokens (else $AGENT_STATE_DIR, else .agent beside the config)
 
 Exit codes: 0 ok, 1 failed call, 2 usage or configuration error (or a run resume refuses),
 3 waiting for approval, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
@@ -96,6 +100,8 @@ const OPTIONS = {
 /** Which options each command takes besides the global ones. */
 const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
   "mcp list": ["json"],
+  "mcp login": [],
+  "mcp logout": [],
   call: ["json", "input"],
   "approvals list": ["json"],
   "approvals show": ["json"],
@@ -118,6 +124,8 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
 
 const OPERANDS: Record<CommandName, string[]> = {
   "mcp list": [],
+  "mcp login": ["<server>"],
+  "mcp logout": ["<server>"],
   call: ["<tool>"],
   "approvals list": [],
   "approvals show": ["<id>"],
@@ -283,7 +291,7 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
     if (!(command in COMMAND_OPTIONS)) {
       if (second === "") throw new CliExit(EXIT_CODES.usage, subcommandHelp(first));
       const choices = {
-        mcp: "list",
+        mcp: "list, login or logout",
         approvals: "list, show, approve or deny",
         runs: "list or show",
         resources: "list or read",

@@ -14,6 +14,7 @@ import {
   resourcesReadCommand,
 } from "./commands/catalog.js";
 import { mcpListCommand } from "./commands/mcp-list.js";
+import { mcpLoginCommand, mcpLogoutCommand } from "./commands/mcp-login.js";
 import { resumeCommand } from "./commands/resume.js";
 import { runCommand } from "./commands/run.js";
 import { runsListCommand, runsShowCommand } from "./commands/runs.js";
@@ -79,6 +80,12 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
       return withState(args, io, (runtime) => auditCommand(runtime.auditPath, io, args, signal));
     case "mcp list":
       return withRuntime(args, guard, (runtime) => mcpListCommand(runtime, io, args, signal));
+    case "mcp login":
+      return withRuntime(args, guard, (runtime) =>
+        mcpLoginCommand(runtime, io, { server: operand(args) }, signal),
+      );
+    case "mcp logout":
+      return withState(args, io, (runtime) => mcpLogoutCommand(runtime, io, { server: operand(args) }));
     case "tools":
       return withRuntime(args, guard, (runtime) => toolsCommand(runtime, io, args, signal));
     case "call":

@@ -3,6 +3,7 @@ import { resolvePolicyDecision } from "@agent/policy";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { IsolationReport } from "../runtime/sandboxes.js";
+import { type ServerAuthState, serverAuthState } from "../runtime/server-auth.js";
 import { serverStderrTail } from "../runtime/server-processes.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
@@ -17,8 +18,9 @@ export async function mcpListCommand(
 ): Promise<ExitCode> {
   await runtime.connect(undefined, signal);
   const snapshots = runtime.connections.map((connection) => connection.snapshot());
-  if (options.json) writeJson(io, { servers: snapshots.map((snapshot) => toJson(runtime, snapshot)) });
-  else printServers(runtime, io, snapshots);
+  const auth = await authStates(runtime);
+  if (options.json) writeJson(io, { servers: snapshots.map((snapshot) => toJson(runtime, snapshot, auth)) });
+  else printServers(runtime, io, snapshots, auth);
   return snapshots.every((snapshot) => snapshot.state === "ready") ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
@@ -27,10 +29,23 @@ function isolationOf(runtime: Runtime, name: string): IsolationReport | undefine
   return server ? runtime.sandboxes.isolationOf(server) : undefined;
 }
 
-function toJson(runtime: Runtime, snapshot: McpServerSnapshot) {
+/** Each HTTP server's OAuth state (`none`, `authorized`, `expired`, `login required`), by name. */
+async function authStates(runtime: Runtime): Promise<Map<string, ServerAuthState>> {
+  const states = new Map<string, ServerAuthState>();
+  for (const server of runtime.config.servers) {
+    if (server.type !== "http" || server.disabled) continue;
+    const provider = runtime.authProviders.get(server.name);
+    states.set(server.name, await serverAuthState(server, provider, runtime.credentials));
+  }
+  return states;
+}
+
+function toJson(runtime: Runtime, snapshot: McpServerSnapshot, auth: Map<string, ServerAuthState>) {
   return {
     name: snapshot.name,
     status: snapshot.state === "ready" ? "ready" : "failed",
+    // Only for HTTP servers: whether OAuth is in use and how it stands (never a token).
+    auth: auth.get(snapshot.name) ?? null,
     isolation: isolationOf(runtime, snapshot.name)?.isolation ?? "none",
     protocolVersion: snapshot.protocolVersion ?? null,
     error:
@@ -47,7 +62,12 @@ function toJson(runtime: Runtime, snapshot: McpServerSnapshot) {
   };
 }
 
-function printServers(runtime: Runtime, io: CliIo, snapshots: McpServerSnapshot[]): void {
+function printServers(
+  runtime: Runtime,
+  io: CliIo,
+  snapshots: McpServerSnapshot[],
+  auth: Map<string, ServerAuthState>,
+): void {
   const style = styleFor(io.stdout, io.env);
   if (runtime.config.servers.length === 0) writeLine(io.stdout, "No MCP servers are configured.");
   for (const snapshot of snapshots) {
@@ -57,8 +77,12 @@ function printServers(runtime: Runtime, io: CliIo, snapshots: McpServerSnapshot[
     const isolationLine = isolation
       ? `  isolation: ${isolation.isolation === "bwrap" ? style.green(safeLine(isolation.detail)) : style.yellow(safeLine(isolation.detail))}`
       : undefined;
+    const authState = auth.get(snapshot.name);
+    const authText = authState
+      ? `  auth ${authState === "login required" ? style.yellow(authState) : authState}`
+      : "";
     if (snapshot.state !== "ready") {
-      writeLine(io.stdout, `${name}  ${style.red("failed")}  ${describeServerFailure(snapshot)}`);
+      writeLine(io.stdout, `${name}  ${style.red("failed")}${authText}  ${describeServerFailure(snapshot)}`);
       if (isolationLine) writeLine(io.stdout, isolationLine);
       const stderr = serverStderrTail(snapshot.name);
       if (stderr) {
@@ -69,7 +93,7 @@ function printServers(runtime: Runtime, io: CliIo, snapshots: McpServerSnapshot[
     }
     writeLine(
       io.stdout,
-      `${name}  ${style.green("ready")}  protocol ${safeLine(snapshot.protocolVersion ?? "?")}  ${snapshot.tools.length} tools`,
+      `${name}  ${style.green("ready")}  protocol ${safeLine(snapshot.protocolVersion ?? "?")}  ${snapshot.tools.length} tools${authText}`,
     );
     if (isolationLine) writeLine(io.stdout, isolationLine);
     const rows = snapshot.tools.map((tool) => {

@@ -57,6 +57,12 @@ export function collectConfigSecrets(
         if (token && token !== value) secret(token, [...base, "headers", name], true);
       }
       for (const part of urlSecrets(server.url)) secret(part, [...base, "url"], false);
+      if (server.oauth) {
+        for (const field of ["clientSecret", "privateKey", "clientAssertion"] as const) {
+          const value = server.oauth[field];
+          if (value) secret(value, [...base, "oauth", field], true);
+        }
+      }
     }
   }
   for (const word of JSON_WORDS) values.delete(word);

@@ -10,6 +10,7 @@ export {
   loadConfig,
   resolveConfigPath,
 } from "./load-config.js";
+export type { OAuthServerConfig } from "./oauth-config.js";
 export { parseJsonText, positionAt, type TextPosition } from "./parse-json-text.js";
 export {
   type HttpServerConfig,

@@ -3,6 +3,7 @@ import { serverNameProblem } from "@agent/mcp-client";
 import { z } from "zod";
 import { type ConfigIssue, type FieldPath, formatFieldPath, issuesFromZod } from "./config-issues.js";
 import { type Environment, expandVariables } from "./expand-variables.js";
+import { OAUTH_ENTRY_SCHEMA, type OAuthServerConfig, readOAuthConfig } from "./oauth-config.js";
 import { resolveServerSandbox, SERVER_SANDBOX_SCHEMA, type ServerSandboxConfig } from "./sandbox-config.js";
 
 /** What every server entry may carry besides how to reach the server. */
@@ -41,6 +42,8 @@ export interface HttpServerConfig extends ServerOptions {
   type: "http" | "sse";
   url: string;
   headers: Record<string, string>;
+  /** OAuth settings; `false` turns OAuth off. Unset: OAuth with defaults unless `headers` carry an Authorization. */
+  oauth?: OAuthServerConfig | false;
 }
 
 /** One entry of `mcpServers`, validated, expanded and with paths made absolute. */
@@ -106,6 +109,7 @@ const httpEntrySchema = z.strictObject({
       z.string(),
     )
     .optional(),
+  oauth: OAUTH_ENTRY_SCHEMA.optional(),
   ...optionShape,
 });
 
@@ -227,7 +231,15 @@ function readHttp(
     // A line break in a header value would let a variable smuggle in another header.
     if (/[\r\n\0]/.test(value)) expander.reject([...base, "headers", key], "may not contain line breaks");
   }
-  return { ...options, type: kind, url: url ?? "", headers };
+  const server: HttpServerConfig = { ...options, type: kind, url: url ?? "", headers };
+  if (data.oauth === false) server.oauth = false;
+  else if (data.oauth) {
+    if (Object.keys(headers).some((key) => key.toLowerCase() === "authorization")) {
+      expander.reject([...base, "oauth"], "cannot be used with an Authorization header; keep one of them");
+    }
+    server.oauth = readOAuthConfig(data.oauth, base, expander);
+  }
+  return server;
 }
 
 function isHttpUrl(text: string): boolean {

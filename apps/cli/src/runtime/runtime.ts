@@ -3,10 +3,17 @@ import { homedir } from "node:os";
 import { pathToFileURL } from "node:url";
 import type { McpClientFeatures, McpServerConnection } from "@agent/mcp-client";
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
+import type { OAuthCredentialStore, OAuthProvider } from "@agent/mcp-transport/oauth";
 import { createPolicyGate } from "@agent/policy";
 import { type EventSink, type ToolGate, ToolRegistry, ToolsError } from "@agent/tools";
 import { createJsonlEventSink, type JsonlEventSink } from "@agent/tools/node";
-import { type AgentConfig, collectConfigSecrets, loadConfig, resolveConfigPath } from "../config/index.js";
+import {
+  type AgentConfig,
+  collectConfigSecrets,
+  loadConfig,
+  resolveConfigPath,
+  type ServerConfig,
+} from "../config/index.js";
 import {
   createLocalTools,
   createRunCommandTool,
@@ -16,6 +23,7 @@ import {
 } from "../local-tools/index.js";
 import {
   auditLogPath,
+  createFileCredentialStore,
   ensureStateDirectory,
   notRegular,
   resolveStateDir,
@@ -27,7 +35,8 @@ import { voidStaleApprovals } from "./approval-sweep.js";
 import { connectServers } from "./connect-servers.js";
 import { createConfiguredSampling } from "./sampling-handler.js";
 import { createSandboxes, type Sandboxes } from "./sandboxes.js";
-import { createServerConnection } from "./server-connections.js";
+import { createServerAuthProvider } from "./server-auth.js";
+import { createServerConnection, type ServerReach } from "./server-connections.js";
 import { loadIdentityKey } from "./server-identity.js";
 
 /** The durable part: state database and audit trail, all the approval commands need. */
@@ -37,6 +46,8 @@ export interface StateRuntime {
   /** The configuration file in use (absolute; it may not exist for state-only commands). */
   configFile: string;
   state: SqliteStateStore;
+  /** OAuth tokens and client registrations of HTTP servers (a 0600 file in the state directory). */
+  credentials: OAuthCredentialStore;
   events: EventSink;
   auditPath: string;
   /** Closes the audit file and the database. */
@@ -61,6 +72,8 @@ export interface Runtime extends StateRuntime {
   registry: ToolRegistry;
   gate: ToolGate;
   connections: McpServerConnection[];
+  /** The OAuth provider of each HTTP server that uses OAuth, by server name. */
+  authProviders: ReadonlyMap<string, OAuthProvider>;
   /** The bubblewrap sandboxes of the stdio servers and of `run_command`. */
   sandboxes: Sandboxes;
   /**
@@ -109,6 +122,7 @@ export function openStateRuntime(location: RuntimeLocation, io: CliIo): StateRun
     stateDir,
     configFile,
     state,
+    credentials: createFileCredentialStore(stateDir),
     events: audit,
     auditPath,
     async close() {
@@ -182,6 +196,13 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
     roots: [{ uri: pathToFileURL(workspaceRealPath).href, name: "workspace" }],
     elicitation: createElicitationHandler(io, { json: location.json ?? false }),
   };
+  const authProviders = new Map<string, OAuthProvider>();
+  const reachOf = (server: ServerConfig): ServerReach => {
+    if (server.type === "stdio") return { launch: sandboxes.launchFor(server) };
+    const authProvider = createServerAuthProvider(server, durable.credentials);
+    if (authProvider) authProviders.set(server.name, authProvider);
+    return { authProvider };
+  };
   const connections = config.servers
     .filter((server) => !server.disabled)
     .map((server) =>
@@ -191,7 +212,7 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
         audit,
         redactor,
         identityKey,
-        server.type === "stdio" ? sandboxes.launchFor(server) : undefined,
+        reachOf(server),
         server.sampling
           ? {
               ...features,
@@ -221,6 +242,7 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
     registry,
     gate,
     connections,
+    authProviders,
     sandboxes,
     async connect(names, signal) {
       // Every command that may run a tool connects first: the sandbox's answer is known before any call.

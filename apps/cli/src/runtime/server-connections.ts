@@ -1,6 +1,10 @@
 import { type McpClientFeatures, McpServerConnection } from "@agent/mcp-client";
 import { createRedactingTransport, type McpTransport, type Redactor } from "@agent/mcp-transport";
-import { createSseTransport, createStreamableHttpTransport } from "@agent/mcp-transport/http";
+import {
+  createSseTransport,
+  createStreamableHttpTransport,
+  type McpAuthProvider,
+} from "@agent/mcp-transport/http";
 import { createStdioTransport, type StdioLaunch } from "@agent/mcp-transport/stdio";
 import type { EventSink, ToolRegistry } from "@agent/tools";
 import { isToolSelected, type ServerConfig } from "../config/index.js";
@@ -11,17 +15,24 @@ import { trackServerProcess } from "./server-processes.js";
  * Opens a new transport to a configured server (stdio child process, Streamable HTTP, or legacy
  * HTTP+SSE). Everything
  * the server sends passes through `redactor` before anything else sees it. `launch` wraps a stdio
- * server's command (in the sandbox); when it refuses, nothing is spawned.
+ * server's command (in the sandbox); when it refuses, nothing is spawned. `authProvider` authorizes
+ * an HTTP or SSE server with OAuth.
  */
 export function connectTransport(
   server: ServerConfig,
   redactor: Redactor,
-  launch?: StdioLaunch,
+  reach: ServerReach = {},
 ): McpTransport {
-  return createRedactingTransport(openTransport(server, launch), redactor);
+  return createRedactingTransport(openTransport(server, reach), redactor);
 }
 
-function openTransport(server: ServerConfig, launch: StdioLaunch | undefined): McpTransport {
+/** How a server is reached beyond its configuration: the stdio sandbox's launch, or an HTTP server's OAuth provider. */
+export interface ServerReach {
+  launch?: StdioLaunch | undefined;
+  authProvider?: McpAuthProvider | undefined;
+}
+
+function openTransport(server: ServerConfig, { launch, authProvider }: ServerReach): McpTransport {
   if (server.type === "stdio") {
     const transport = createStdioTransport({
       command: server.command,
@@ -33,8 +44,8 @@ function openTransport(server: ServerConfig, launch: StdioLaunch | undefined): M
     trackServerProcess(server.name, transport);
     return transport;
   }
-  if (server.type === "sse") return createSseTransport({ url: server.url, headers: server.headers });
-  return createStreamableHttpTransport({ url: server.url, headers: server.headers });
+  const options = { url: server.url, headers: server.headers, ...(authProvider ? { authProvider } : {}) };
+  return server.type === "sse" ? createSseTransport(options) : createStreamableHttpTransport(options);
 }
 
 /**
@@ -47,14 +58,14 @@ export function createServerConnection(
   events: EventSink,
   redactor: Redactor,
   identityKey: Buffer,
-  launch?: StdioLaunch,
+  reach: ServerReach = {},
   features: McpClientFeatures = {},
 ): McpServerConnection {
   const limit = server.timeoutMs;
   return new McpServerConnection({
     name: server.name,
     identity: serverIdentity(server, identityKey),
-    connect: () => connectTransport(server, redactor, launch),
+    connect: () => connectTransport(server, redactor, reach),
     registry,
     events,
     includeTool: (remoteName) => isToolSelected(server, remoteName),

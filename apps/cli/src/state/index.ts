@@ -4,6 +4,7 @@ export {
   followAuditLog,
   readAuditLog,
 } from "./audit-log-reader.js";
+export { createFileCredentialStore, OAUTH_TOKENS_FILE, oauthTokensPath } from "./oauth-token-store.js";
 export { ensureStateDirectory } from "./open-state-database.js";
 export { currentRunOwner, isRunOwnerGone, type RunOwner } from "./run-owner.js";
 export { STATE_SCHEMA_VERSION } from "./schema-migrations.js";
