@@ -5,33 +5,18 @@
  * recorded is the evidence.
  */
 import { generateKeyPairSync } from "node:crypto";
-import {
-  type OAuthTestServer,
-  type OAuthTestServerOptions,
-  startOAuthTestServer,
-} from "@agent/mcp-testing/oauth";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { afterEach, describe, expect, it } from "vitest";
-import { createOAuthClients, textOf } from "./oauth-helpers.js";
+import { describe, expect, it } from "vitest";
+import { recordsOf, setUpOAuthTests, textOf } from "./oauth-helpers.js";
 
-const clients = createOAuthClients();
-const servers: OAuthTestServer[] = [];
-async function serve(options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
-  const server = await startOAuthTestServer(options);
-  servers.push(server);
-  return server;
-}
-afterEach(async () => {
-  await clients.closeAll();
-  for (const server of servers.splice(0)) await server.close();
-});
+const { connect, serve } = setUpOAuthTests();
 
-const of = (server: OAuthTestServer, kind: string) => server.records.filter((record) => record.kind === kind);
+const of = recordsOf;
 
 describe("the authorization-code flow", () => {
   it("discovers, registers dynamically, authorizes with PKCE S256 and the resource, then calls a tool", async () => {
     const server = await serve();
-    const { connection, call, store } = await clients.connect(server);
+    const { connection, call, store } = await connect(server);
     await connection.start();
     expect(connection.state).toBe("ready");
     expect(JSON.parse(textOf(await call("whoami")))).toMatchObject({ client: expect.any(String) });
@@ -69,7 +54,7 @@ describe("the authorization-code flow", () => {
       if (body?.get("grant_type") === "authorization_code") body.set("code_verifier", "x".repeat(64));
       return fetch(url, body ? { ...init, body } : init);
     };
-    const { connection } = await clients.connect(server, { fetch: tamper });
+    const { connection } = await connect(server, { fetch: tamper });
     await expect(connection.start()).rejects.toThrow();
     expect(of(server, "token").length).toBeGreaterThanOrEqual(1);
     expect(server.issuedAccessTokens()).toEqual([]);
@@ -77,7 +62,7 @@ describe("the authorization-code flow", () => {
 
   it("uses a client ID metadata document where the server supports one, and registers nothing", async () => {
     const server = await serve({ clientIdMetadataDocuments: true });
-    const { connection } = await clients.connect(server, {
+    const { connection } = await connect(server, {
       clientMetadataUrl: "https://client.example/agent.json",
     });
     await connection.start();
@@ -92,7 +77,7 @@ describe("the authorization-code flow", () => {
         { client_id: "pre", client_secret: "pre-secret-value", redirect_uris: ["http://127.0.0.1/callback"] },
       ],
     });
-    const { connection } = await clients.connect(server, {
+    const { connection } = await connect(server, {
       client: { clientId: "pre", clientSecret: "pre-secret-value" },
     });
     await connection.start();
@@ -116,7 +101,7 @@ describe("the authorization-code flow", () => {
           },
         ],
       });
-      const { connection } = await clients.connect(server, {
+      const { connection } = await connect(server, {
         client: { clientId: "app", clientSecret: "app-secret-value" },
       });
       await connection.start();
@@ -128,19 +113,19 @@ describe("the authorization-code flow", () => {
 describe("scopes", () => {
   it("asks for the resource's scopes_supported when the challenge names none", async () => {
     const server = await serve({ scopesSupported: ["notes:read", "notes:write"] });
-    const { connection } = await clients.connect(server);
+    const { connection } = await connect(server);
     await connection.start();
     expect(of(server, "authorize")[0]?.query.scope).toBe("notes:read notes:write");
   });
 
   it("falls back to the configured scopes, and omits scope when nothing names one", async () => {
     const configured = await serve();
-    const first = await clients.connect(configured, { scopes: ["profile"] });
+    const first = await connect(configured, { scopes: ["profile"] });
     await first.connection.start();
     expect(of(configured, "authorize")[0]?.query.scope).toBe("profile");
 
     const bare = await serve();
-    const second = await clients.connect(bare, { server: "bare" });
+    const second = await connect(bare, { server: "bare" });
     await second.connection.start();
     expect(of(bare, "authorize")[0]?.query).not.toHaveProperty("scope");
   });
@@ -150,7 +135,7 @@ describe("scopes", () => {
       scopesSupported: ["notes:read"],
       toolScopes: { "write-note": ["notes:write"] },
     });
-    const { connection, call } = await clients.connect(server);
+    const { connection, call } = await connect(server);
     await connection.start();
     expect(textOf(await call("write-note", { text: "hi" }))).toBe("write-note done");
     const scopes = of(server, "authorize").map((record) => record.query.scope);
@@ -163,7 +148,7 @@ describe("scopes", () => {
 describe("refresh", () => {
   it("refreshes an expired access token with the refresh token, without the browser", async () => {
     const server = await serve();
-    const { connection, call, store } = await clients.connect(server);
+    const { connection, call, store } = await connect(server);
     await connection.start();
     const before = (await store.load("secure"))?.tokens?.access_token;
     server.expireAccessTokens();
@@ -183,7 +168,7 @@ describe("client credentials", () => {
     const server = await serve({
       clients: [{ client_id: "robot", client_secret: "robot-secret-value", redirect_uris: [] }],
     });
-    const { connection, call } = await clients.connect(server, {
+    const { connection, call } = await connect(server, {
       grant: "client_credentials",
       client: { clientId: "robot", clientSecret: "robot-secret-value" },
       interactive: false,
@@ -203,7 +188,7 @@ describe("client credentials", () => {
       clients: [{ client_id: "signer", redirect_uris: [] }],
       clientJwtKeys: { signer: publicKey.export({ type: "spki", format: "pem" }).toString() },
     });
-    const { connection, call } = await clients.connect(server, {
+    const { connection, call } = await connect(server, {
       grant: "client_credentials",
       client: {
         clientId: "signer",

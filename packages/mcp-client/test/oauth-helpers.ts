@@ -4,7 +4,11 @@
  * authorization URL and following its redirect to our real loopback listener.
  */
 
-import type { OAuthTestServer } from "@agent/mcp-testing/oauth";
+import {
+  type OAuthTestServer,
+  type OAuthTestServerOptions,
+  startOAuthTestServer,
+} from "@agent/mcp-testing/oauth";
 import { createStreamableHttpTransport } from "@agent/mcp-transport/http";
 import {
   createBrowserAuthorizer,
@@ -17,18 +21,29 @@ import {
 } from "@agent/mcp-transport/oauth";
 import { createPolicyGate, definePolicy, InMemoryApprovalStore } from "@agent/policy";
 import { executeToolCall, type ToolCallOutcome, ToolRegistry } from "@agent/tools";
+import { afterEach } from "vitest";
 import { McpServerConnection } from "../src/index.js";
+import { followRedirect } from "./conformance/follow-redirect.js";
 import { ALLOW_EXTERNAL } from "./harness.js";
 
-/** Plays the user's browser: loads the authorization URL, follows its redirect to the loopback listener. */
-export async function followRedirect(url: string): Promise<boolean> {
-  const response = await fetch(url, { redirect: "manual" });
-  const location = response.headers.get("location");
-  await response.body?.cancel();
-  if (!location) return false;
-  const callback = await fetch(new URL(location, url));
-  await callback.body?.cancel();
-  return true;
+/** Starts loopback OAuth test servers and closes them all at once. */
+export function createOAuthServers() {
+  const servers: OAuthTestServer[] = [];
+  return {
+    async serve(options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
+      const server = await startOAuthTestServer(options);
+      servers.push(server);
+      return server;
+    },
+    async closeAll(): Promise<void> {
+      for (const server of servers.splice(0)) await server.close();
+    },
+  };
+}
+
+/** The requests of one kind the server recorded. */
+export function recordsOf(server: OAuthTestServer, kind: string) {
+  return server.records.filter((record) => record.kind === kind);
 }
 
 /** A connected (or failed) client and what it used. */
@@ -101,4 +116,15 @@ export function textOf(outcome: ToolCallOutcome): string {
     throw new Error(`call failed: ${JSON.stringify(outcome)}`);
   const [first] = (outcome.output as { content: { text?: string }[] }).content;
   return first?.text ?? "";
+}
+
+/** The clients and servers of one test file, all closed after each test. */
+export function setUpOAuthTests() {
+  const clients = createOAuthClients();
+  const servers = createOAuthServers();
+  afterEach(async () => {
+    await clients.closeAll();
+    await servers.closeAll();
+  });
+  return { connect: clients.connect, serve: servers.serve };
 }

@@ -5,23 +5,12 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  type OAuthTestServer,
-  type OAuthTestServerOptions,
-  startOAuthTestServer,
-} from "@agent/mcp-testing/oauth";
 import { createMemoryCredentialStore } from "@agent/mcp-transport/oauth";
 import { afterEach, describe, expect, it } from "vitest";
-import { createOAuthClients } from "./oauth-helpers.js";
+import { recordsOf, setUpOAuthTests } from "./oauth-helpers.js";
 
-const clients = createOAuthClients();
-const servers: OAuthTestServer[] = [];
+const { connect, serve } = setUpOAuthTests();
 const others: Server[] = [];
-async function serve(options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
-  const server = await startOAuthTestServer(options);
-  servers.push(server);
-  return server;
-}
 /** Another origin that records every request it gets. */
 async function otherOrigin(): Promise<{ url: string; hits: string[] }> {
   const hits: string[] = [];
@@ -34,14 +23,12 @@ async function otherOrigin(): Promise<{ url: string; hits: string[] }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits };
 }
 afterEach(async () => {
-  await clients.closeAll();
-  for (const server of servers.splice(0)) await server.close();
   for (const server of others.splice(0)) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
 });
-const of = (server: OAuthTestServer, kind: string) => server.records.filter((record) => record.kind === kind);
+const of = recordsOf;
 
 describe("hostile metadata is refused before anything is sent to it", () => {
   it.each([
@@ -51,7 +38,7 @@ describe("hostile metadata is refused before anything is sent to it", () => {
     ["an issuer that is not where the metadata came from", { issuer: "https://auth.example.com/" }],
   ])("%s", async (_label, metadataOverrides) => {
     const server = await serve({ metadataOverrides });
-    const { connection } = await clients.connect(server);
+    const { connection } = await connect(server);
     // The SDK's own schema refuses javascript: (with a terse message); our checks refuse the rest.
     await expect(connection.start()).rejects.toThrow();
     expect(of(server, "register")).toEqual([]);
@@ -61,7 +48,7 @@ describe("hostile metadata is refused before anything is sent to it", () => {
 
   it("a configured issuer other than the one discovered", async () => {
     const server = await serve();
-    const { connection } = await clients.connect(server, { expectedIssuer: "https://login.example.com/" });
+    const { connection } = await connect(server, { expectedIssuer: "https://login.example.com/" });
     await expect(connection.start()).rejects.toThrow(/not the configured issuer/);
     expect(of(server, "register")).toEqual([]);
   });
@@ -69,14 +56,14 @@ describe("hostile metadata is refused before anything is sent to it", () => {
   it("a redirect of the metadata to another origin is not followed", async () => {
     const other = await otherOrigin();
     const server = await serve({ redirectMetadataTo: `${other.url}/.well-known/oauth-authorization-server` });
-    const { connection } = await clients.connect(server);
+    const { connection } = await connect(server);
     await connection.start().catch(() => {});
     expect(other.hits).toEqual([]);
   });
 
   it("protected resource metadata naming another resource stops the flow (resource mismatch)", async () => {
     const server = await serve({ resourceMetadataOverrides: { resource: "https://evil.example.com/mcp" } });
-    const { connection } = await clients.connect(server);
+    const { connection } = await connect(server);
     await expect(connection.start()).rejects.toThrow(/does not match/);
     expect(of(server, "authorize")).toEqual([]);
     expect(of(server, "token")).toEqual([]);
@@ -88,11 +75,11 @@ describe("tokens stay with their server", () => {
     const first = await serve();
     const second = await serve();
     const store = createMemoryCredentialStore();
-    const a = await clients.connect(first, { server: "first", store });
+    const a = await connect(first, { server: "first", store });
     await a.connection.start();
     const token = (await store.load("first"))?.tokens?.access_token ?? "";
     expect(token).not.toBe("");
-    const b = await clients.connect(second, { server: "second", store, interactive: false });
+    const b = await connect(second, { server: "second", store, interactive: false });
     await b.connection.start().catch(() => {});
     expect(second.records.some((record) => record.authorization?.includes(token))).toBe(false);
   });
@@ -101,17 +88,17 @@ describe("tokens stay with their server", () => {
     const old = await serve();
     const moved = await serve();
     const store = createMemoryCredentialStore();
-    const a = await clients.connect(old, { server: "notes", store });
+    const a = await connect(old, { server: "notes", store });
     await a.connection.start();
     const token = (await store.load("notes"))?.tokens?.access_token ?? "";
-    const b = await clients.connect(moved, { server: "notes", store, interactive: false });
+    const b = await connect(moved, { server: "notes", store, interactive: false });
     await b.connection.start().catch(() => {});
     expect(moved.records.some((record) => record.authorization?.includes(token))).toBe(false);
   });
 
   it("a login that needs a user fails at once with the hint when nobody can be asked", async () => {
     const server = await serve();
-    const { connection, provider } = await clients.connect(server, {
+    const { connection, provider } = await connect(server, {
       interactive: false,
       loginHint: "run `agent mcp login secure`",
     });

@@ -12,6 +12,7 @@ import {
   type OAuthProviderOptions,
   startLoopbackRedirect,
 } from "@agent/mcp-transport/oauth";
+import { followRedirect } from "./follow-redirect.js";
 
 /** The client id metadata document URL the suite expects (SEP-991), used where a server supports it. */
 const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
@@ -31,17 +32,6 @@ interface ScenarioContext {
 export interface ScenarioAuth {
   provider: OAuthProvider;
   close(): Promise<void>;
-}
-
-/** Plays the user's browser: loads the authorization URL and follows its redirect to the loopback listener. */
-async function followAuthorizationRedirect(url: string): Promise<boolean> {
-  const response = await fetch(url, { redirect: "manual" });
-  const location = response.headers.get("location");
-  await response.body?.cancel();
-  if (!location) return false;
-  const callback = await fetch(new URL(location, url));
-  await callback.body?.cancel();
-  return true;
 }
 
 /** Builds the provider a user's configuration would give for this scenario. */
@@ -95,7 +85,7 @@ export async function createScenarioAuth(scenario: string, url: string): Promise
       authorize: createBrowserAuthorizer({
         redirect,
         show: () => {},
-        open: followAuthorizationRedirect,
+        open: followRedirect,
         timeoutMs: 20_000,
       }),
       ...(context.client_id
