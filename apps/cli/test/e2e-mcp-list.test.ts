@@ -6,6 +6,7 @@ import { E2E_TIMEOUT_MS, parseSingleJson, e2eTest as test } from "./e2e-helpers.
 interface ListedServer {
   name: string;
   status: string;
+  auth: string | null;
   protocolVersion: string | null;
   error: { code: string; message: string } | null;
   tools: { name: string; remoteName: string; effect: string; description: string }[];
@@ -46,8 +47,10 @@ describe.concurrent("agent mcp list", () => {
     ]);
     for (const server of servers) {
       expect(Object.keys(server).sort()).toEqual(
-        ["error", "isolation", "name", "protocolVersion", "rejected", "status", "tools"].sort(),
+        ["auth", "error", "isolation", "name", "protocolVersion", "rejected", "status", "tools"].sort(),
       );
+      // Only HTTP servers have an OAuth state; these are all stdio servers.
+      expect(server.auth).toBeNull();
     }
 
     const good = servers[0] as ListedServer;
