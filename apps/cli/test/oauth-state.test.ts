@@ -20,7 +20,7 @@ afterEach(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
-const context = { env: { SECRET: "s3cr3t-value-123" }, directory: "/tmp" };
+const context = { env: { SECRET: "s3cr3t-value-123" }, directory: "/tmp", workspaceRoot: "/tmp" };
 
 describe("the oauth key of an HTTP server entry", () => {
   it("expands secrets and infers private_key_jwt from a key", () => {

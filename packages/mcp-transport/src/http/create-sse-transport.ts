@@ -6,7 +6,7 @@ import { describeError } from "../sdk/fold-error.js";
 import type { McpCloseReason } from "../transport.js";
 import type { HttpAuthOptions } from "./auth-provider.js";
 import { createBoundedFetch } from "./bounded-fetch.js";
-import { authRedactor, retryAfterAuthorization } from "./http-auth.js";
+import { authRedactor, observeStepUp, retryAfterAuthorization } from "./http-auth.js";
 import { CLOSE_MARGIN_MS, type HttpEndpointOptions, readHttpOptions } from "./http-options.js";
 
 const STREAM_ENDED = "the event stream ended; the server's session is gone (connect again)";
@@ -78,7 +78,7 @@ export function createSseTransport(options: SseTransportOptions): SdkMcpTranspor
   const { authProvider } = options;
   const sdkTransport = new SSEClientTransport(url, {
     requestInit: { headers },
-    fetch: guarded,
+    fetch: observeStepUp(guarded, authProvider),
     ...(authProvider ? { authProvider } : {}),
   });
   return createSdkTransport(sdkTransport, {
