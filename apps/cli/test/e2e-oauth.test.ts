@@ -48,7 +48,7 @@ async function listed(sandbox: E2eSandbox, env: Record<string, string> = {}): Pr
 }
 
 describe("agent mcp login, call, refresh, logout", () => {
-  test("the whole OAuth life of one server", { timeout: E2E_TIMEOUT_MS * 2 }, async ({ sandbox }) => {
+  test("the whole OAuth life of one server", { timeout: E2E_TIMEOUT_MS * 3 }, async ({ sandbox }) => {
     const server = await startOAuthTestServer({ scopesSupported: ["notes:read"] });
     servers.push(server);
     sandbox.writeConfig({
