@@ -33,7 +33,7 @@ function isolationOf(runtime: Runtime, name: string): IsolationReport | undefine
 async function authStates(runtime: Runtime): Promise<Map<string, ServerAuthState>> {
   const states = new Map<string, ServerAuthState>();
   for (const server of runtime.config.servers) {
-    if (server.type !== "http" || server.disabled) continue;
+    if (server.type === "stdio" || server.disabled) continue;
     const provider = runtime.authProviders.get(server.name);
     states.set(server.name, await serverAuthState(server, provider, runtime.credentials));
   }

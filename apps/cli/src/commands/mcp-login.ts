@@ -105,8 +105,8 @@ export async function mcpLogoutCommand(
 function oauthServer(runtime: Runtime, name: string): HttpServerConfig {
   const server = runtime.config.servers.find((candidate) => candidate.name === name);
   if (!server) throw usageError(`No server named "${name}" is configured.`);
-  if (server.type !== "http")
-    throw usageError(`Server "${name}" runs over stdio; only HTTP servers log in with OAuth.`);
+  if (server.type === "stdio")
+    throw usageError(`Server "${name}" runs over stdio; only HTTP (and SSE) servers log in with OAuth.`);
   if (!usesOAuth(server)) {
     throw usageError(
       `Server "${name}" does not use OAuth ("oauth": false, or an Authorization header is configured).`,
