@@ -74,7 +74,7 @@ Commands:
 
 Options:
   --version         print the CLI's version
-  --config FILE     configuration (else $AGENT_CONFIG, else ./agent.config.json)
+  --config FILE     configuration (else $AGENT_CONFIG, else ./agent.config.json, else ./.mcp.json)
   --state-dir DIR   approvals, runs, audit trail, OAuth tokens (else $AGENT_STATE_DIR, else .agent beside the config)
 
 Exit codes: 0 ok, 1 failed call, 2 usage or configuration error (or a run resume refuses),

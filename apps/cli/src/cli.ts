@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { LoopError } from "@agent/loop";
 import { ModelClientError } from "@agent/models";
 import { PolicyError } from "@agent/policy";
@@ -19,11 +20,11 @@ import { resumeCommand } from "./commands/resume.js";
 import { runCommand } from "./commands/run.js";
 import { runsListCommand, runsShowCommand } from "./commands/runs.js";
 import { toolsCommand } from "./commands/tools.js";
-import { ConfigError } from "./config/index.js";
+import { CONFIG_ENV_VARIABLE, ConfigError, resolveConfigPath } from "./config/index.js";
 import { CliExit, EXIT_CODES, type ExitCode, interruptionExitCode } from "./exit-codes.js";
 import { openRuntime, openStateRuntime, type Runtime, type StateRuntime } from "./runtime/runtime.js";
 import { StateError } from "./state/index.js";
-import { type CliIo, safeText, writeLine } from "./terminal/io.js";
+import { type CliIo, safeLine, safeText, writeLine } from "./terminal/io.js";
 import { createOutputGuard, type OutputGuard } from "./terminal/output-guard.js";
 
 /**
@@ -156,6 +157,7 @@ async function withState<T>(
   io: CliIo,
   run: (runtime: StateRuntime) => Promise<T>,
 ): Promise<T> {
+  announceConfigFile(args, io);
   const runtime = openStateRuntime(args, io);
   try {
     return await run(runtime);
@@ -169,6 +171,7 @@ async function withRuntime<T>(
   guard: OutputGuard,
   run: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
+  announceConfigFile(args, guard.io);
   const runtime = openRuntime(args, guard.io);
   guard.protect(runtime.redactor);
   try {
@@ -176,6 +179,19 @@ async function withRuntime<T>(
   } finally {
     await runtime.close();
   }
+}
+
+/** A configuration found rather than named by --config: one stderr line says which file it is. */
+function announceConfigFile(args: CliArgs, io: CliIo): void {
+  const { path, source } = resolveConfigPath({ flag: args.config, env: io.env, cwd: io.cwd });
+  // A missing file is reported by the loader, with what to do about it.
+  if (source === "flag" || !existsSync(path)) return;
+  const from = {
+    env: CONFIG_ENV_VARIABLE,
+    default: "current directory",
+    "project-mcp": "Claude Code project file",
+  }[source];
+  writeLine(io.stderr, `agent: using ${safeLine(path)} (${from})`);
 }
 
 function operand(args: CliArgs): string {

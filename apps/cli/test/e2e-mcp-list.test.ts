@@ -159,7 +159,8 @@ describe.concurrent("agent mcp list", () => {
       env: { AGENT_CONFIG: sandbox.configPath, AGENT_STATE_DIR: stateDir },
     });
 
-    expect(result.stderr).toBe("");
+    // A configuration found rather than passed with --config is named, on stderr only.
+    expect(result.stderr).toBe(`agent: using ${sandbox.configPath} (AGENT_CONFIG)\n`);
     expect(result.code).toBe(0);
     const { servers } = parseSingleJson(result.stdout) as { servers: ListedServer[] };
     expect(servers.map((server) => server.status)).toEqual(["ready"]);

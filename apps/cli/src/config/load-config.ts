@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { definePolicy, type Policy, policySchema } from "@agent/policy";
 import { DEFAULT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_TOOL_TIMEOUT_MS } from "@agent/tools";
@@ -12,6 +12,9 @@ import { readServerEntry, type ServerConfig, TIMEOUT_MS_SCHEMA } from "./server-
 
 /** The file looked for in the current directory when neither `--config` nor `AGENT_CONFIG` is given. */
 export const DEFAULT_CONFIG_FILE = "agent.config.json";
+
+/** Claude Code's project file, used when the current directory has no {@link DEFAULT_CONFIG_FILE}. */
+export const PROJECT_MCP_FILE = ".mcp.json";
 
 /** The environment variable naming the configuration file. */
 export const CONFIG_ENV_VARIABLE = "AGENT_CONFIG";
@@ -48,7 +51,7 @@ export interface AgentConfig {
 }
 
 /** Where {@link resolveConfigPath} found the path. */
-export type ConfigPathSource = "flag" | "env" | "default";
+export type ConfigPathSource = "flag" | "env" | "default" | "project-mcp";
 
 const fileSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -69,7 +72,8 @@ const fileSchema = z.strictObject({
 
 /**
  * The configuration file to use: `flag` (`--config FILE`), else `env.AGENT_CONFIG`, else
- * `agent.config.json` in `cwd`; relative paths are resolved against `cwd`. Empty values count as unset.
+ * `agent.config.json` in `cwd`, else `.mcp.json` in `cwd` (Claude Code's project file) if it exists;
+ * relative paths are resolved against `cwd`. Empty values count as unset.
  */
 export function resolveConfigPath(options: { flag?: string | undefined; env?: Environment; cwd: string }): {
   path: string;
@@ -80,7 +84,10 @@ export function resolveConfigPath(options: { flag?: string | undefined; env?: En
     return { path: resolve(options.cwd, options.flag), source: "flag" };
   }
   if (fromEnv !== undefined && fromEnv !== "") return { path: resolve(options.cwd, fromEnv), source: "env" };
-  return { path: resolve(options.cwd, DEFAULT_CONFIG_FILE), source: "default" };
+  const path = resolve(options.cwd, DEFAULT_CONFIG_FILE);
+  const projectFile = resolve(options.cwd, PROJECT_MCP_FILE);
+  if (!existsSync(path) && existsSync(projectFile)) return { path: projectFile, source: "project-mcp" };
+  return { path, source: "default" };
 }
 
 /**
