@@ -104,9 +104,22 @@ async function askField(
       continue;
     }
     const value = readValue(field, text);
-    const problem = value === undefined ? "not understood" : fieldValueProblem(field, value);
+    const problem = value === undefined ? unreadable(field) : fieldValueProblem(field, value);
     if (!problem) return value;
     writeLine(io.stderr, style.red(`  ${safeLine(problem)}; try again.`));
+  }
+}
+
+/** What to say when the typed text cannot be read as the field's kind at all. */
+function unreadable(field: ElicitationField): string {
+  switch (field.kind) {
+    case "boolean":
+      return "expected yes or no";
+    case "number":
+    case "integer":
+      return "expected a number";
+    default:
+      return "expected one of the numbers or values shown";
   }
 }
 
