@@ -20,13 +20,33 @@ describe("configuration errors", () => {
         },
       },
     });
-    const error = loadError(file, { DOCS_TOKEN: secret, UNRELATED_SECRET: secret });
-    expect(error.code).toBe("config_missing_variable");
+    // Only variables missing: the file loads, and that one server is marked (it fails alone when started).
+    const config = loadConfig(file, { DOCS_TOKEN: secret, UNRELATED_SECRET: secret });
+    expect(config.servers.map((server) => [server.name, server.missingVariables])).toEqual([
+      ["docs", ["DOCS_ORG"]],
+    ]);
+    // With another problem in the file, the missing variable is reported with it.
+    const both = writeConfig({
+      toolTimeoutMs: -1,
+      mcpServers: {
+        docs: { type: "http", url: "https://docs.example.com/mcp", headers: { "X-Org": "${DOCS_ORG}" } },
+      },
+    });
+    const error = loadError(both, { UNRELATED_SECRET: secret });
+    expect(error.code).toBe("config_invalid");
     expect(error.message).toContain("DOCS_ORG");
     expect(error.message).toContain('server "docs"');
     expect(error.message).toContain("mcpServers.docs.headers.X-Org");
     expect(error.message).not.toContain(secret);
-    expect(error.message).not.toContain("Bearer");
+  });
+
+  it("does not expand the references of a disabled server", () => {
+    const file = writeConfig({
+      mcpServers: { off: { command: "run", args: ["${UNSET_ANYWHERE}"], disabled: true } },
+    });
+    const [server] = loadConfig(file, {}).servers;
+    expect(server).toMatchObject({ name: "off", disabled: true, args: ["${UNSET_ANYWHERE}"] });
+    expect(server?.missingVariables).toBeUndefined();
   });
 
   it("reports a malformed reference without quoting it", () => {

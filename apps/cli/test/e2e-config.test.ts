@@ -104,10 +104,11 @@ describe.concurrent("configuration errors", () => {
 });
 
 describe.concurrent("environment variables in the configuration", () => {
-  test("a missing variable reference names the variable, the server and the field, and prints no value", {
+  test("a server whose variable is unset fails alone, named with the variable; the others and local tools work", {
     timeout: E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {
     sandbox.writeConfig({
+      policy: { rules: [{ tool: "mcp__*", decision: "allow" }] },
       mcpServers: {
         docs: sandbox.scriptableServer("docs", {
           env: {
@@ -117,22 +118,37 @@ describe.concurrent("environment variables in the configuration", () => {
             OTHER: "${E2E_PRESENT_SECRET}",
           },
         }),
+        fine: sandbox.scriptableServer("fine"),
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a reference the CLI must not expand.
+        off: { command: "${E2E_NEVER_SET}", disabled: true },
       },
     });
+    writeFileSync(join(sandbox.workspace, "note.txt"), "local tools still work");
     const present = { E2E_PRESENT_SECRET: SECRET };
 
-    const [list, call] = await Promise.all([
+    const [list, call, other, local] = await Promise.all([
       sandbox.run(["mcp", "list", "--json"], { env: present }),
       sandbox.run(["call", "mcp__docs__echo", "--json"], { env: present }),
+      sandbox.run(["call", "mcp__fine__echo", "--input", '{"message":"hi"}'], { env: present }),
+      sandbox.run(["call", "read_file", "--input", '{"path":"note.txt"}'], { env: present }),
     ]);
 
-    for (const result of [list, call]) {
-      expectConfigError(result, "config_missing_variable");
-      expect(result.stderr).toContain("mcpServers.docs.env.API_TOKEN");
-      expect(result.stderr).toContain("E2E_API_TOKEN");
-      expect(result.stderr).toContain('server "docs"');
-      expect(result.stderr).not.toContain(SECRET);
-    }
+    const { servers } = parseSingleJson(list.stdout) as {
+      servers: { name: string; status: string; error?: { message: string } }[];
+    };
+    const docs = servers.find((server) => server.name === "docs");
+    expect(docs?.status).toBe("failed");
+    expect(docs?.error?.message).toContain("E2E_API_TOKEN");
+    expect(servers.find((server) => server.name === "fine")?.status).toBe("ready");
+    expect(list.code).toBe(1);
+    expect(call.code).toBe(1);
+    expect(call.stderr).toContain("E2E_API_TOKEN");
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stdout).toBe('{"message":"hi"}\n');
+    expect(local.code, local.stderr).toBe(0);
+    expect(local.stdout).toContain("local tools still work");
+    for (const result of [list, call, other, local])
+      expect(result.stdout + result.stderr).not.toContain(SECRET);
     // The server was never started.
     expect(sandbox.records("docs")).toEqual([]);
   });

@@ -105,16 +105,19 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
   const servers: ServerConfig[] = [];
   const substitutedValues: string[] = [];
   let missingVariables = 0;
+  // Issues of servers that lack only variables: reported only if the file has other problems too.
+  const deferred: ConfigIssue[] = [];
   // Server entries are checked even when the top level has problems, so one run reports everything.
   for (const [name, entry] of Object.entries(serverEntriesOf(raw))) {
     const result = readServerEntry(name, entry, { env, directory, workspaceRoot });
-    issues.push(...result.issues);
+    (result.server?.missingVariables ? deferred : issues).push(...result.issues);
     warnings.push(...result.warnings);
     substitutedValues.push(...result.substitutedValues);
     missingVariables += result.missingVariables.length;
     if (result.server) servers.push(result.server);
   }
   if (!parsed.success || issues.length > 0) {
+    issues.push(...deferred);
     // `config_missing_variable` promises that setting variables is all it takes.
     const onlyVariables = missingVariables > 0 && missingVariables === issues.length;
     throw invalid(file, onlyVariables ? "config_missing_variable" : "config_invalid", issues);

@@ -19,8 +19,13 @@ interface ServerOptions {
   includeTools?: string[];
   /** Remote tool names or `*` patterns never to expose; exclusion wins over inclusion. */
   excludeTools?: string[];
-  /** A disabled server stays in the configuration but is never started. */
+  /** A disabled server stays in the configuration but is never started (nor its `${VAR}`s expanded). */
   disabled: boolean;
+  /**
+   * Variables the entry references that are not set: the server is kept so it can be shown, but it
+   * fails to start, naming them, while the rest of the configuration works. Unset when all are set.
+   */
+  missingVariables?: string[];
 }
 
 /** A local server started as a child process and spoken to over stdio. */
@@ -181,14 +186,20 @@ export function readServerEntry(name: string, raw: unknown, context: ServerEntry
     result.issues.push(...issuesFromZod(parsed.error, schema, base));
     return result;
   }
-  const expander = new FieldExpander(name, context.env, result);
   const options = pickOptions(name, parsed.data);
+  // A disabled server is never started: its references stay as written, so an unset one is no problem.
+  const expander = new FieldExpander(name, context.env, result, !options.disabled);
   result.server =
     kind === "stdio"
       ? readStdio(parsed.data as StdioEntry, options, expander, context)
       : readHttp(parsed.data as HttpEntry, options, expander, kind);
-  // A server with any problem is not returned: half a server must not start.
-  if (result.issues.length > 0) result.server = undefined;
+  // A server with any problem is not returned: half a server must not start. Unset variables only
+  // are the exception: the server is returned marked, so it is shown as failed and never started.
+  if (result.issues.length > 0 && result.issues.length === result.missingVariables.length && result.server) {
+    result.server.missingVariables = [...new Set(result.missingVariables)];
+  } else if (result.issues.length > 0) {
+    result.server = undefined;
+  }
   return result;
 }
 
@@ -294,6 +305,7 @@ class FieldExpander {
     readonly server: string,
     readonly env: Environment,
     readonly result: ServerEntryResult,
+    readonly expanding = true,
   ) {}
 
   /**
@@ -301,6 +313,7 @@ class FieldExpander {
    * dropped, so callers may substitute anything). With `nonEmpty`, an empty result is a problem too.
    */
   expand(text: string, path: FieldPath, options: { nonEmpty?: boolean } = {}): string | undefined {
+    if (!this.expanding) return text;
     const expanded = expandVariables(text, this.env);
     if (expanded.ok) {
       this.result.substitutedValues.push(...expanded.substituted);

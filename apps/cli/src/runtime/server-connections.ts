@@ -65,7 +65,17 @@ export function createServerConnection(
   return new McpServerConnection({
     name: server.name,
     identity: serverIdentity(server, identityKey),
-    connect: () => connectTransport(server, redactor, reach),
+    connect: () => {
+      // Never started half-configured: the server fails alone, naming what to set.
+      const missing = server.missingVariables;
+      if (missing) {
+        const names = missing.join(", ");
+        throw new Error(
+          `environment variable${missing.length === 1 ? "" : "s"} ${names} not set; set ${missing.length === 1 ? "it" : "them"} and retry`,
+        );
+      }
+      return connectTransport(server, redactor, reach);
+    },
     registry,
     events,
     includeTool: (remoteName) => isToolSelected(server, remoteName),
