@@ -1,4 +1,9 @@
-export { STORE_POSTGRES_ERROR_CODES, StorePostgresError, type StorePostgresErrorCode } from "./errors.js";
+export {
+  STORE_POSTGRES_ERROR_CODES,
+  StorePostgresError,
+  type StorePostgresErrorCode,
+  translateDatabaseError,
+} from "./errors.js";
 export { migrate, POSTGRES_MIGRATIONS, type PostgresMigration, STORE_COMPONENT } from "./migrations.js";
 export {
   assertPostgresUrl,

@@ -66,7 +66,8 @@ export interface SqliteStateStoreOptions {
   owner?: RunOwner;
 }
 
-interface RunRow {
+/** A run as both state databases keep it (SQLite and PostgreSQL share the columns). */
+export interface RunRow {
   id: string;
   created_at: string;
   updated_at: string;
@@ -161,7 +162,7 @@ export class SqliteStateStore {
   /** The run with this id, if any. */
   getRun(id: string): RunRecord | undefined {
     const row = this.#database.prepare("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
-    return row && toRun(row);
+    return row && runFromRow(row);
   }
 
   /** Changes a run's fields and returns it; throws `StateError` (`run_not_found`) for an unknown id. */
@@ -191,7 +192,7 @@ export class SqliteStateStore {
     const rows = this.#database
       .prepare(`SELECT * FROM runs ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit`)
       .all({ ...(filter.status === undefined ? {} : { status: filter.status }), limit: filter.limit ?? -1 });
-    return (rows as RunRow[]).map(toRun);
+    return (rows as RunRow[]).map(runFromRow);
   }
 
   /** Closes the connection; later calls fail. Closing twice is harmless. */
@@ -240,7 +241,8 @@ function runNotFound(id: string): StateError {
   return new StateError("run_not_found", `No run has id "${id}"; list runs to find it.`);
 }
 
-function toRun(row: RunRow): RunRecord {
+/** The {@link RunRecord} of a stored row. */
+export function runFromRow(row: RunRow): RunRecord {
   const run: RunRecord = {
     id: row.id,
     createdAt: row.created_at,
