@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { LoopError } from "@agent/loop";
 import { ModelClientError } from "@agent/models";
 import { PolicyError } from "@agent/policy";
+import { StorePostgresError } from "@agent/store-postgres";
 import { type CliArgs, parseCliArgs, USAGE } from "./cli-args.js";
 import { cliVersion } from "./cli-version.js";
 import { approvalsDecideCommand, approvalsListCommand } from "./commands/approvals.js";
@@ -78,7 +79,7 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
       );
     }
     case "audit":
-      return withState(args, io, (runtime) => auditCommand(runtime.auditPath, io, args, signal));
+      return withState(args, io, (runtime) => auditCommand(runtime.auditSource, io, args, signal));
     case "mcp list":
       return withRuntime(args, guard, (runtime) => mcpListCommand(runtime, io, args, signal));
     case "mcp login":
@@ -158,7 +159,7 @@ async function withState<T>(
   run: (runtime: StateRuntime) => Promise<T>,
 ): Promise<T> {
   announceConfigFile(args, io);
-  const runtime = openStateRuntime(args, io);
+  const runtime = await openStateRuntime(args, io);
   try {
     return await run(runtime);
   } finally {
@@ -172,7 +173,7 @@ async function withRuntime<T>(
   run: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
   announceConfigFile(args, guard.io);
-  const runtime = openRuntime(args, guard.io);
+  const runtime = await openRuntime(args, guard.io);
   guard.protect(runtime.redactor);
   try {
     return await run(runtime);
@@ -200,7 +201,7 @@ function operand(args: CliArgs): string {
 
 function describeFailure(error: unknown): { exitCode: ExitCode; message: string } {
   if (error instanceof CliExit) return { exitCode: error.exitCode, message: error.message };
-  if (ConfigError.isInstance(error) || StateError.isInstance(error)) {
+  if (ConfigError.isInstance(error) || StateError.isInstance(error) || StorePostgresError.isInstance(error)) {
     return { exitCode: EXIT_CODES.usage, message: `${error.message} [${error.code}]` };
   }
   if (PolicyError.isInstance(error) || LoopError.isInstance(error) || ModelClientError.isInstance(error))

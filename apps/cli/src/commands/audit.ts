@@ -1,5 +1,12 @@
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
-import { type AuditEntry, type AuditRecord, followAuditLog, readAuditLog } from "../state/index.js";
+import type { AuditSource } from "../runtime/runtime.js";
+import {
+  type AuditEntry,
+  type AuditRecord,
+  followAuditLog,
+  readAuditLog,
+  readPostgresAudit,
+} from "../state/index.js";
 import { type CliIo, safeJson, safeLine, safeText, styleFor, writeLine } from "../terminal/io.js";
 
 /** Fields shown after the type in the human view, in this order, when present. */
@@ -21,14 +28,17 @@ const KEY_FIELDS = [
 
 /** `agent audit [--json] [--follow]`: prints the audit trail, one event per line; `--follow` keeps tailing it. */
 export async function auditCommand(
-  auditPath: string,
+  source: AuditSource,
   io: CliIo,
   options: { json: boolean; follow: boolean },
   signal: AbortSignal,
 ): Promise<ExitCode> {
-  const entries = options.follow
-    ? followAuditLog(auditPath, { signal, fromStart: true })
-    : readAuditLog(auditPath);
+  const entries =
+    source.kind === "postgres"
+      ? readPostgresAudit(source.pool, { follow: options.follow, signal })
+      : options.follow
+        ? followAuditLog(source.path, { signal, fromStart: true })
+        : readAuditLog(source.path);
   const print = options.json
     ? (record: AuditRecord) => io.stdout.write(`${safeJson(record)}\n`)
     : printHuman(io);

@@ -30,7 +30,7 @@ export async function startGovernedCall(
   const { input } = options;
   // The workspace root's real path is the call's cwd: approvals bind to it, so re-pointing a
   // symbolic link at another root makes the same call a different action.
-  const run = runtime.state.createRun({
+  const run = await runtime.state.createRun({
     toolName: options.toolName,
     input,
     cwd: runtime.workspaceRealPath,

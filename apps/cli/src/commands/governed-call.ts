@@ -4,21 +4,14 @@ import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.j
 import { type CappedOutcome, capOutcome, placeholderOutcome } from "../runtime/output-cap.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serverStderrTail } from "../runtime/server-processes.js";
-import type { RunStatus } from "../state/index.js";
 import { decideHeldCall } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeLine, safeText, writeLine } from "../terminal/io.js";
 import { nearestNames } from "../terminal/nearest-names.js";
 import { renderOutcome, renderProgress } from "../terminal/render-outcome.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
+import { type RunCall, recordRun } from "./record-run.js";
 
-/** One call of a run, as recorded: replaying it exactly is what binds it to its approval. */
-export interface RunCall {
-  runId: string;
-  callId: string;
-  toolName: string;
-  input: JsonValue;
-  cwd: string;
-}
+export type { RunCall } from "./record-run.js";
 
 /**
  * Runs a call through the one gate and records the run: connects only the server that owns the
@@ -43,7 +36,7 @@ export async function runGovernedCall(
       outcome = await askOperator(runtime, io, call, outcome, options.signal);
     }
   } catch (error) {
-    recordRun(runtime, call, undefined, options.signal);
+    await recordRun(runtime, call, undefined, options.signal);
     throw error;
   }
   // Redacted and capped once: the terminal, --json and the run record all get the same outcome.
@@ -59,7 +52,7 @@ export async function runGovernedCall(
     const reason = `the result could not be shown or kept: ${error instanceof Error ? error.message : String(error)}`;
     capped = { outcome: placeholderOutcome(outcome, reason), warning: reason };
   }
-  recordRun(runtime, call, capped.outcome, options.signal);
+  await recordRun(runtime, call, capped.outcome, options.signal);
   if (capped.warning) writeLine(io.stderr, `warning: ${safeText(capped.warning)}`);
   renderOutcome(io, call.runId, capped.outcome, options.json);
   if (
@@ -89,26 +82,6 @@ async function askOperator(
   // Ctrl-C at the prompt: the call stays held, to be approved and resumed later.
   if (answer === "interrupted" || answer === "missing") return held;
   return execute(runtime, io, call, signal);
-}
-
-function recordRun(
-  runtime: Runtime,
-  call: RunCall,
-  outcome: ToolCallOutcome | undefined,
-  signal: AbortSignal,
-): void {
-  if (!outcome) {
-    // An error before any outcome: nothing ran, so the run may be resumed.
-    runtime.state.updateRun(call.runId, { status: signal.aborted ? "cancelled" : "failed" });
-    return;
-  }
-  runtime.state.updateRun(call.runId, {
-    status: statusOf(outcome),
-    ...(outcome.type === "waiting"
-      ? { requestId: outcome.requestId }
-      : { outcome: outcome as unknown as JsonValue }),
-    ...fingerprintOf(runtime, call.toolName),
-  });
 }
 
 /** The call will answer unknown_tool when its server did not start; say why on stderr. */
@@ -162,15 +135,4 @@ async function execute(
       onProgress: (progress) => renderProgress(io, progress),
     },
   );
-}
-
-function statusOf(outcome: ToolCallOutcome): RunStatus {
-  if (outcome.type === "waiting") return "waiting";
-  if (outcome.ok) return "completed";
-  return outcome.error === "cancelled" ? "cancelled" : "failed";
-}
-
-function fingerprintOf(runtime: Runtime, toolName: string): { toolFingerprint?: string } {
-  const fingerprint = runtime.registry.get(toolName)?.fingerprint;
-  return fingerprint === undefined ? {} : { toolFingerprint: fingerprint };
 }

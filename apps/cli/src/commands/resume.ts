@@ -18,7 +18,7 @@ export async function resumeCommand(
   options: { runId: string; json: boolean },
   signal: AbortSignal,
 ): Promise<ExitCode> {
-  const run = runtime.state.getRun(options.runId);
+  const run = await runtime.state.getRun(options.runId);
   if (!run && (await runtime.state.agentRuns.loadRun(options.runId))) {
     return resumeAgentRunCommand(runtime, io, options, signal);
   }
@@ -29,7 +29,7 @@ export async function resumeCommand(
     );
   assertResumable(run);
   // Claim the run (compare-and-set on its status and owner), so two resumes never run it side by side.
-  const claimed = runtime.state.claimRun(run);
+  const claimed = await runtime.state.claimRun(run);
   if (!claimed) {
     throw new CliExit(
       EXIT_CODES.usage,

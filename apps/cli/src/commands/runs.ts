@@ -38,7 +38,7 @@ export async function runsListCommand(
       requestIds: run.requestIds,
     }),
   );
-  const callRuns = runtime.state.listRuns().map(
+  const callRuns = (await runtime.state.listRuns()).map(
     (run): RunListing => ({
       runId: run.id,
       kind: "call",
@@ -84,7 +84,7 @@ export async function runsShowCommand(
   options: { runId: string; json: boolean },
 ): Promise<ExitCode> {
   const agentRun = await runtime.state.agentRuns.loadRun(options.runId);
-  const callRun = agentRun ? undefined : runtime.state.getRun(options.runId);
+  const callRun = agentRun ? undefined : await runtime.state.getRun(options.runId);
   if (!agentRun && !callRun) {
     throw new CliExit(EXIT_CODES.usage, `No run "${options.runId}". "agent runs list" shows them.`);
   }

@@ -22,4 +22,5 @@ export {
   type StdioServerConfig,
   TIMEOUT_MS_SCHEMA,
 } from "./server-config.js";
+export { LOCAL_STATE, readStateConfigOf, type StateConfig } from "./state-config.js";
 export { isToolSelected } from "./tool-selection.js";

@@ -9,6 +9,7 @@ import type { Environment } from "./expand-variables.js";
 import { MODEL_CONFIG_SCHEMA, type ModelConfig, toModelConfig } from "./model-config.js";
 import { parseJsonText } from "./parse-json-text.js";
 import { readServerEntry, type ServerConfig, TIMEOUT_MS_SCHEMA } from "./server-config.js";
+import { readStateEntry, STATE_CONFIG_SCHEMA, type StateConfig } from "./state-config.js";
 
 /** The file looked for in the current directory when neither `--config` nor `AGENT_CONFIG` is given. */
 export const DEFAULT_CONFIG_FILE = "agent.config.json";
@@ -42,6 +43,8 @@ export interface AgentConfig {
   runCommand: { allowShell: boolean };
   /** The model `agent run` drives, if the file configures one. */
   model: ModelConfig | undefined;
+  /** Where approvals, runs and the audit trail live (`state`): SQLite here, or a shared PostgreSQL. */
+  state: StateConfig;
   /** Every `mcpServers` entry, in file order, disabled ones included. */
   servers: ServerConfig[];
   /** Settings that were accepted but have no effect (other clients' keys), one sentence each. */
@@ -68,6 +71,7 @@ const fileSchema = z.strictObject({
   protectedPaths: z.array(z.string().min(1, { message: "may not be empty" })).optional(),
   runCommand: z.strictObject({ allowShell: z.boolean().optional() }).optional(),
   model: MODEL_CONFIG_SCHEMA,
+  state: STATE_CONFIG_SCHEMA,
 });
 
 /**
@@ -116,6 +120,9 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
     missingVariables += result.missingVariables.length;
     if (result.server) servers.push(result.server);
   }
+  const stateEntry = readStateEntry(isPlainObject(raw) ? raw.state : undefined, env);
+  issues.push(...stateEntry.issues);
+  substitutedValues.push(...stateEntry.substituted);
   if (!parsed.success || issues.length > 0) {
     issues.push(...deferred);
     // `config_missing_variable` promises that setting variables is all it takes.
@@ -134,6 +141,7 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
     policy: definePolicy({ sandbox: DEFAULT_SANDBOX_REQUIREMENT, ...parsed.data.policy }),
     runCommand: { allowShell: parsed.data.runCommand?.allowShell ?? false },
     model: parsed.data.model && toModelConfig(parsed.data.model),
+    state: stateEntry.state,
     servers,
     warnings,
     substitutedValues,

@@ -1,18 +1,21 @@
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, userInfo } from "node:os";
 import { pathToFileURL } from "node:url";
 import type { McpClientFeatures, McpServerConnection } from "@agent/mcp-client";
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import type { OAuthCredentialStore, OAuthProvider } from "@agent/mcp-transport/oauth";
 import { createPolicyGate } from "@agent/policy";
-import { type EventSink, type ToolGate, ToolRegistry, ToolsError } from "@agent/tools";
+import { type EventSink, fanOutEvents, type ToolGate, ToolRegistry, ToolsError } from "@agent/tools";
 import { createJsonlEventSink, type JsonlEventSink } from "@agent/tools/node";
+import type { Pool } from "pg";
 import {
   type AgentConfig,
   collectConfigSecrets,
   loadConfig,
+  readStateConfigOf,
   resolveConfigPath,
   type ServerConfig,
+  type StateConfig,
 } from "../config/index.js";
 import {
   createLocalTools,
@@ -24,10 +27,14 @@ import {
 import {
   auditLogPath,
   createFileCredentialStore,
+  currentRunOwner,
   ensureStateDirectory,
   notRegular,
+  openPostgresStateBackend,
   resolveStateDir,
   SqliteStateStore,
+  type StateStore,
+  sqliteStateStore,
 } from "../state/index.js";
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
@@ -39,18 +46,27 @@ import { createServerAuthProvider } from "./server-auth.js";
 import { createServerConnection, type ServerReach } from "./server-connections.js";
 import { loadIdentityKey } from "./server-identity.js";
 
+/** Where `agent audit` reads the trail: the JSONL file of this machine, or the shared table. */
+export type AuditSource = { kind: "file"; path: string } | { kind: "postgres"; pool: Pool };
+
 /** The durable part: state database and audit trail, all the approval commands need. */
 export interface StateRuntime {
-  /** The state directory (absolute): database, audit trail, tokens. */
+  /** The state directory (absolute): the local audit file, tokens, and the SQLite database when used. */
   stateDir: string;
   /** The configuration file in use (absolute; it may not exist for state-only commands). */
   configFile: string;
-  state: SqliteStateStore;
+  /** Approvals and runs: SQLite here, or the PostgreSQL database of `state.url`. */
+  state: StateStore;
   /** OAuth tokens and client registrations of HTTP servers (a 0600 file in the state directory). */
   credentials: OAuthCredentialStore;
   events: EventSink;
+  /** The local JSONL audit file (always written, also when the trail goes to PostgreSQL too). */
   auditPath: string;
-  /** Closes the audit file and the database. */
+  /** What `agent audit` reads. */
+  auditSource: AuditSource;
+  /** The key of server identities: in the state directory, or shared through PostgreSQL. */
+  identityKey(): Buffer;
+  /** Flushes the audit trail and closes the database. */
   close(): Promise<void>;
 }
 
@@ -96,44 +112,92 @@ export interface RuntimeLocation {
 }
 
 /**
- * Opens the state database and the audit trail in the state directory (flag, then env, then `.agent`
- * beside the configuration file).
+ * Opens the state (the SQLite database in the state directory, or the PostgreSQL database the
+ * configuration's `state.url` names) and the audit trail. The state directory is the flag, then env,
+ * then `.agent` beside the configuration file. `stateConfig` is the loaded configuration's, when the
+ * caller has it; otherwise only the file's `state` key is read (a missing file means SQLite).
  */
-export function openStateRuntime(location: RuntimeLocation, io: CliIo): StateRuntime {
+export async function openStateRuntime(
+  location: RuntimeLocation,
+  io: CliIo,
+  stateConfig?: StateConfig,
+): Promise<StateRuntime> {
   const configFile = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
   const stateDir = resolveStateDir({ flag: location.stateDir, env: io.env, cwd: io.cwd, configFile });
+  const { url, audit: auditTo } = stateConfig ?? readStateConfigOf(configFile, io.env).state;
   // The directory is created private before the audit file lands in it.
   ensureStateDirectory(stateDir);
-  const state = SqliteStateStore.open(stateDir);
   const auditPath = auditLogPath(stateDir);
-  let audit: JsonlEventSink;
+  const warn = (what: string) => (error: unknown) =>
+    writeLine(io.stderr, `warning: ${what} could not be written: ${safeText(String(error))}`);
+  const jsonl = openAuditFile(auditPath, warn("the audit trail"));
   try {
-    audit = createJsonlEventSink(auditPath, {
-      onError: (error) =>
-        writeLine(io.stderr, `warning: the audit trail could not be written: ${safeText(String(error))}`),
+    if (url === undefined) {
+      const sqlite = SqliteStateStore.open(stateDir);
+      return {
+        stateDir,
+        configFile,
+        state: sqliteStateStore(sqlite),
+        credentials: createFileCredentialStore(stateDir),
+        events: jsonl,
+        auditPath,
+        auditSource: { kind: "file", path: auditPath },
+        identityKey: () => loadIdentityKey(stateDir),
+        async close() {
+          jsonl.close();
+          sqlite.close();
+        },
+      };
+    }
+    const shared = await openPostgresStateBackend({
+      url,
+      owner: currentRunOwner(),
+      decidedBy: currentUserName(),
+      onAuditError: warn("the PostgreSQL audit trail"),
     });
+    return {
+      stateDir,
+      configFile,
+      state: shared.store,
+      credentials: createFileCredentialStore(stateDir),
+      // Both trails: the file is written before each call it admits runs; the table is shared.
+      events: fanOutEvents(jsonl, shared.audit),
+      auditPath,
+      auditSource:
+        auditTo === "postgres" ? { kind: "postgres", pool: shared.pool } : { kind: "file", path: auditPath },
+      identityKey: () => shared.identityKey,
+      async close() {
+        jsonl.close();
+        await shared.store.close();
+      },
+    };
+  } catch (error) {
+    jsonl.close();
+    throw error;
+  }
+}
+
+function openAuditFile(auditPath: string, onError: (error: unknown) => void): JsonlEventSink {
+  try {
+    return createJsonlEventSink(auditPath, { onError });
   } catch (cause) {
-    state.close();
     if (ToolsError.isInstance(cause) && cause.code === "audit_file_unusable")
       throw notRegular(auditPath, cause);
     throw cause;
   }
-  return {
-    stateDir,
-    configFile,
-    state,
-    credentials: createFileCredentialStore(stateDir),
-    events: audit,
-    auditPath,
-    async close() {
-      audit.close();
-      state.close();
-    },
-  };
+}
+
+// Who takes a decision from this process, for the record of shared approvals.
+function currentUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? "unknown"}`;
+  }
 }
 
 /** Loads the configuration, opens the state and the audit trail, and registers the local tools. */
-export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
+export async function openRuntime(location: RuntimeLocation, io: CliIo): Promise<Runtime> {
   const configPath = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
   const config = loadConfig(configPath.path, io.env);
   const secrets = collectConfigSecrets(config);
@@ -143,7 +207,7 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
   // The model's key never shows either, wherever a server or a model error might echo it.
   const modelKey = config.model ? io.env[config.model.apiKeyEnv] : undefined;
   const redactor = createRedactor(modelKey ? [...secrets.values, modelKey] : secrets.values);
-  const durable = openStateRuntime(location, io);
+  const durable = await openStateRuntime(location, io, config.state);
   const { state } = durable;
   // Every event reaches the audit trail through the redactor, whoever emits it.
   const audit: EventSink = { emit: (event) => durable.events.emit(redactJson(event, redactor)) };
@@ -154,7 +218,7 @@ export function openRuntime(location: RuntimeLocation, io: CliIo): Runtime {
     secretPaths: config.protectedPaths,
   };
   const workspaceRealPath = realPathOr(config.workspaceRoot);
-  const identityKey = loadIdentityKey(durable.stateDir);
+  const identityKey = durable.identityKey();
   const sandboxes = createSandboxes({
     policy: config.policy,
     servers: config.servers,

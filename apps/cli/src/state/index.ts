@@ -6,6 +6,8 @@ export {
 } from "./audit-log-reader.js";
 export { createFileCredentialStore, OAUTH_TOKENS_FILE, oauthTokensPath } from "./oauth-token-store.js";
 export { ensureStateDirectory } from "./open-state-database.js";
+export { readPostgresAudit } from "./postgres-audit-reader.js";
+export { openPostgresStateBackend, type PostgresStateBackend } from "./postgres-state.js";
 export { currentRunOwner, isRunOwnerGone, type RunOwner } from "./run-owner.js";
 export { STATE_SCHEMA_VERSION } from "./schema-migrations.js";
 export { SqliteRunStore } from "./sqlite-run-store.js";
@@ -17,3 +19,4 @@ export {
 export { StateError } from "./state-error.js";
 export { assertRegularStateFileIfPresent, notRegular, openRegularStateFile } from "./state-files.js";
 export { auditLogPath, resolveStateDir, stateDatabasePath } from "./state-paths.js";
+export { type StateStore, sqliteStateStore } from "./state-store.js";

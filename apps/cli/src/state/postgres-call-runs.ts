@@ -36,6 +36,8 @@ export const CLI_POSTGRES_MIGRATIONS: { component: string; migrations: readonly 
           owner_host TEXT
         );
         CREATE INDEX agent_call_runs_newest_first ON agent_call_runs (created_at DESC);
+        -- The key of server identities, shared by every machine (see server-identity.ts).
+        CREATE TABLE agent_cli_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
       `,
     },
   ],

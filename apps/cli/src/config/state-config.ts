@@ -1,0 +1,128 @@
+import { existsSync, readFileSync } from "node:fs";
+import { z } from "zod";
+import { ConfigError } from "./config-error.js";
+import { type ConfigIssue, formatIssues, issuesFromZod } from "./config-issues.js";
+import { type Environment, expandVariables } from "./expand-variables.js";
+import { parseJsonText } from "./parse-json-text.js";
+
+/** Where the durable state lives: the configuration file's `state` key, defaults filled in. */
+export interface StateConfig {
+  /**
+   * A `postgres://` URL (after `${VAR}` expansion): approvals, runs and the audit trail are shared by
+   * every process pointed at it. Unset: the SQLite state directory of this machine. Never printed.
+   */
+  url: string | undefined;
+  /** Where `agent audit` reads from: `postgres` (default with a URL; the JSONL file is written too) or `file`. */
+  audit: "postgres" | "file";
+}
+
+/** The JSON form of `state`. */
+export const STATE_CONFIG_SCHEMA = z
+  .strictObject({
+    url: z.string().min(1, { message: "may not be empty" }).optional(),
+    audit: z.enum(["postgres", "file"]).optional(),
+  })
+  .optional();
+
+/** The state configuration when the file names none (or there is no file). */
+export const LOCAL_STATE: StateConfig = { url: undefined, audit: "file" };
+
+/**
+ * Reads the `state` entry of a parsed configuration: validated, `${VAR}` expanded. Problems are
+ * returned with their field path and never a value; `substituted` are the values taken from the
+ * environment (secrets for every output).
+ */
+export function readStateEntry(
+  raw: unknown,
+  env: Environment,
+): { state: StateConfig; issues: ConfigIssue[]; substituted: string[] } {
+  const parsed = STATE_CONFIG_SCHEMA.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      state: LOCAL_STATE,
+      issues: issuesFromZod(parsed.error, STATE_CONFIG_SCHEMA, ["state"]),
+      substituted: [],
+    };
+  }
+  if (!parsed.data?.url) {
+    if (parsed.data?.audit === "postgres") {
+      return {
+        state: LOCAL_STATE,
+        issues: [{ path: "state.audit", message: '"postgres" needs state.url' }],
+        substituted: [],
+      };
+    }
+    return { state: LOCAL_STATE, issues: [], substituted: [] };
+  }
+  const expanded = expandVariables(parsed.data.url, env);
+  if (!expanded.ok) {
+    const message =
+      expanded.problem === "missing_variable"
+        ? `refers to \${${expanded.variable}}, which is not set`
+        : "has a malformed ${...} reference";
+    return { state: LOCAL_STATE, issues: [{ path: "state.url", message }], substituted: [] };
+  }
+  if (!/^postgres(ql)?:\/\//.test(expanded.value)) {
+    return {
+      state: LOCAL_STATE,
+      issues: [
+        {
+          path: "state.url",
+          message: "must be a postgres:// URL (postgres://user:password@host:port/database)",
+        },
+      ],
+      substituted: expanded.substituted,
+    };
+  }
+  return {
+    state: { url: expanded.value, audit: parsed.data.audit ?? "postgres" },
+    issues: [],
+    substituted: [...expanded.substituted, expanded.value, ...urlCredentials(expanded.value)],
+  };
+}
+
+/**
+ * The `state` key of the configuration file at `file`, for commands that need the state but not the
+ * servers (`approvals`, `audit`, `runs`): a missing file means the local SQLite state, as before.
+ */
+export function readStateConfigOf(file: string, env: Environment): { state: StateConfig; secrets: string[] } {
+  if (!existsSync(file)) return { state: LOCAL_STATE, secrets: [] };
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (cause) {
+    throw new ConfigError(
+      "config_unreadable",
+      `Cannot read the configuration file ${file}; check that it is a readable file.`,
+      {
+        file,
+        cause,
+      },
+    );
+  }
+  const raw = parseJsonText(text, file);
+  const entry =
+    typeof raw === "object" && raw !== null && !Array.isArray(raw)
+      ? (raw as { state?: unknown }).state
+      : undefined;
+  const { state, issues, substituted } = readStateEntry(entry, env);
+  if (issues.length > 0) {
+    throw new ConfigError(
+      "config_invalid",
+      `${file}: ${issues.length === 1 ? "1 problem" : `${issues.length} problems`} to fix:\n${formatIssues(issues)}`,
+      {
+        file,
+      },
+    );
+  }
+  return { state, secrets: substituted };
+}
+
+function urlCredentials(text: string): string[] {
+  try {
+    const url = new URL(text);
+    return [url.username, url.password, decodeURIComponent(url.password)].filter((part) => part.length > 0);
+  } catch {
+    return [];
+  }
+}
