@@ -45,6 +45,11 @@ export async function openPostgresState(options: OpenPostgresStateOptions): Prom
   // An idle connection that breaks (server restart) must not crash the process: the next query fails
   // with a structured error instead.
   pool.on("error", () => {});
+  // The same for a connection checked out between two queries: the server going away emits an
+  // error on it, which without a listener would end the process. The next query rejects instead.
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   let closed = false;
   const close = async () => {
     if (closed) return;

@@ -12,6 +12,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import pg from "pg";
 
 const run = promisify(execFile);
 
@@ -22,8 +23,13 @@ export interface ThrowawayCluster {
   readonly port: number;
   /** A URL for another database of the same server. */
   urlFor(database: string): string;
-  /** Stops the server and starts it again on the same port and data (a fault for tests). */
-  restart(): Promise<void>;
+  /** Creates an empty database (a fresh one per test keeps tests apart) and returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  /**
+   * Stops the server and starts it again on the same port and data (a fault for tests), running
+   * `whileDown` in between if given.
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
   /** Stops the server (fast shutdown) and removes its directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -90,9 +96,24 @@ export async function startThrowawayCluster(
       url: urlFor("postgres"),
       port,
       urlFor,
-      async restart() {
+      async createDatabase(name) {
+        if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+        const admin = new pg.Client({ connectionString: urlFor("postgres") });
+        await admin.connect();
+        try {
+          await admin.query(`CREATE DATABASE ${name}`);
+        } finally {
+          await admin.end();
+        }
+        return urlFor(name);
+      },
+      async restart(whileDown) {
         await stopServer();
-        await start();
+        try {
+          await whileDown?.();
+        } finally {
+          await start();
+        }
       },
       async stop() {
         if (stopped) return;
