@@ -58,8 +58,9 @@ export function readStateEntry(
   if (!expanded.ok) {
     const message =
       expanded.problem === "missing_variable"
-        ? `refers to \${${expanded.variable}}, which is not set`
-        : "has a malformed ${...} reference";
+        ? `environment variable ${expanded.variable} is not set (needed by state.url); set it`
+        : // biome-ignore lint/suspicious/noTemplateCurlyInString: the syntax of a reference, shown to the user.
+          "has a malformed variable reference; write ${NAME} or ${NAME:-default}";
     return { state: LOCAL_STATE, issues: [{ path: "state.url", message }], substituted: [] };
   }
   if (!/^postgres(ql)?:\/\//.test(expanded.value)) {
