@@ -1,5 +1,5 @@
 import { serverOfToolName } from "@agent/mcp-client";
-import { executeToolCall, type JsonValue, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
+import { executeToolCall, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
 import { type CappedOutcome, capOutcome, placeholderOutcome } from "../runtime/output-cap.js";
 import type { Runtime } from "../runtime/runtime.js";
