@@ -44,7 +44,7 @@ export async function approvalsShowCommand(
       `No approval request has id "${options.id}"; "agent approvals list" shows them.`,
     );
   }
-  const binding = bindingOf(record, runtime);
+  const binding = await bindingOf(record, runtime);
   if (options.json) {
     writeJson(io, { approval: record, binding });
     return EXIT_CODES.ok;
@@ -54,8 +54,11 @@ export async function approvalsShowCommand(
 }
 
 /** What `record` binds, recomputing its digest; falls back to the run for requests stored before the fields were. */
-export function bindingOf(record: ApprovalRecord, runtime: Pick<StateRuntime, "state">): ApprovalBinding {
-  const run = record.input === undefined ? runtime.state.getRun(record.runId) : undefined;
+export async function bindingOf(
+  record: ApprovalRecord,
+  runtime: Pick<StateRuntime, "state">,
+): Promise<ApprovalBinding> {
+  const run = record.input === undefined ? await runtime.state.getRun(record.runId) : undefined;
   const input = record.input ?? run?.input;
   const cwd = record.cwd ?? run?.cwd;
   const { network } = record;
