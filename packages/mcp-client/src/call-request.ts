@@ -2,7 +2,7 @@ import type { McpRequestContext, McpResponse, McpTransport } from "@agent/mcp-tr
 import { type EventSink, type ToolContext, type ToolFailure, toolFailure } from "@agent/tools";
 import type { McpServerState } from "./connection-options.js";
 import type { Dormancy } from "./dormancy.js";
-import { instrumentTransport } from "./instrumented-transport.js";
+import { requestAudited } from "./instrumented-transport.js";
 
 /** What a tool call's request needs of its connection, read at the moment it is sent. */
 export interface CallTarget {
@@ -49,16 +49,21 @@ export async function sendForCall(
       return toolFailure("mcp_unavailable", `Server "${target.server}" is not connected (${state}).`);
     }
     const callMs = target.callMs();
-    const requestContext: McpRequestContext = {
-      signal: context.signal,
-      onProgress: (progress) => context.reportProgress(progress),
-      ...(callMs === undefined ? {} : { timeoutMs: callMs }),
-    };
-    const instrumented = instrumentTransport(transport, target.events(), target.server, {
-      callId: context.callId,
-      toolName: request.toolName,
-    });
-    return await instrumented.request(request.method, request.params, requestContext);
+    const requestContext: McpRequestContext = { signal: context.signal };
+    // No listener, no progress token: the server then has no progress to send and the SDK none to track.
+    if (context.progressListened !== false) {
+      requestContext.onProgress = (progress) => context.reportProgress(progress);
+    }
+    if (callMs !== undefined) requestContext.timeoutMs = callMs;
+    return await requestAudited(
+      transport,
+      target.events(),
+      target.server,
+      { callId: context.callId, toolName: request.toolName },
+      request.method,
+      request.params,
+      requestContext,
+    );
   } finally {
     dormancy?.end();
   }

@@ -1,4 +1,4 @@
-import type { McpTransport } from "@agent/mcp-transport";
+import type { McpRequestContext, McpResponse, McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent } from "@agent/tools";
 import { since } from "./time.js";
 
@@ -16,23 +16,38 @@ export function instrumentTransport(
   call?: CallAttribution,
 ): McpTransport {
   return {
-    async request(method, params, context) {
-      const started = performance.now();
-      const response = await transport.request(method, params, context);
-      emitEvent(events, {
-        type: "mcp_request_finished",
-        server,
-        method,
-        durationMs: since(started),
-        ok: response.ok,
-        ...(response.ok ? {} : { code: response.error.code }),
-        ...(call ? { callId: call.callId, toolName: call.toolName } : {}),
-      });
-      return response;
-    },
+    request: (method, params, context) =>
+      requestAudited(transport, events, server, call, method, params, context),
     notify: (method, params) => transport.notify(method, params),
     onNotification: (listener) => transport.onNotification(listener),
     onClose: (listener) => transport.onClose(listener),
     close: () => transport.close(),
   };
+}
+
+/**
+ * Sends one request and emits its `mcp_request_finished`: what {@link instrumentTransport}'s
+ * `request` does, without a wrapper to allocate for a request made once (a tool call's).
+ */
+export async function requestAudited(
+  transport: McpTransport,
+  events: EventSink,
+  server: string,
+  call: CallAttribution | undefined,
+  method: string,
+  params: unknown,
+  context: McpRequestContext | AbortSignal,
+): Promise<McpResponse> {
+  const started = performance.now();
+  const response = await transport.request(method, params, context);
+  emitEvent(events, {
+    type: "mcp_request_finished",
+    server,
+    method,
+    durationMs: since(started),
+    ok: response.ok,
+    ...(response.ok ? {} : { code: response.error.code }),
+    ...(call ? { callId: call.callId, toolName: call.toolName } : {}),
+  });
+  return response;
 }

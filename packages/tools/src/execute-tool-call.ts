@@ -164,6 +164,7 @@ async function runAdmitted(
     reportProgress: (progress) => {
       if (!controller.signal.aborted) env.onProgress?.(progress, pick(ids));
     },
+    progressListened: env.onProgress !== undefined,
   };
   const execution = Promise.resolve()
     .then(() => run(() => execute(context)))

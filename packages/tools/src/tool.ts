@@ -26,6 +26,11 @@ export interface ToolContext {
   readonly cwd: string;
   /** Reports progress of a long operation, if the caller listens. */
   readonly reportProgress: (progress: ToolProgress) => void;
+  /**
+   * `false` when nobody listens to progress, so a tool need not ask for it (a remote tool then
+   * sends no progress token); absent means someone may listen.
+   */
+  readonly progressListened?: boolean;
 }
 
 /** A problem found while validating a tool's input. */
