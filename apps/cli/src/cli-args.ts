@@ -36,7 +36,8 @@ export interface CliArgs {
   stateDir: string | undefined;
   json: boolean;
   input: string | undefined;
-  format: "openai" | "anthropic" | "json";
+  /** `tools --format`; without it, a readable table. */
+  format: "openai" | "anthropic" | "json" | "table";
   follow: boolean;
   /** `--max-turns N` of `agent run`. */
   maxTurns: number | undefined;
@@ -66,7 +67,7 @@ Commands:
   runs list [--json]                       agent runs and one-call runs, newest first
   runs show <runId> [--json]               one run: status, transcript, pending calls
   audit [--json] [--follow]                the audit trail
-  tools [--format openai|anthropic|json]   tool definitions as model APIs take them
+  tools [--format openai|anthropic|json]   the tools and their policy; or their definitions as model APIs take them
   resources list [server] [--json]         the resources and templates each server advertises
   resources read <server> <uri> [--json]   read one advertised resource through the gate
   prompts list [--json]                    the prompts each server offers, with their arguments
@@ -207,9 +208,9 @@ type OptionValues = {
 };
 
 function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
-  const format = values.format ?? "json";
-  if (format !== "openai" && format !== "anthropic" && format !== "json") {
-    throw usageError(`--format must be openai, anthropic or json, got ${JSON.stringify(format)}.`);
+  const format = values.format ?? "table";
+  if (format !== "openai" && format !== "anthropic" && format !== "json" && format !== "table") {
+    throw usageError(`--format must be openai, anthropic, json or table, got ${JSON.stringify(format)}.`);
   }
   return {
     operands: [],

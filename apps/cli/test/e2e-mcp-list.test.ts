@@ -60,6 +60,7 @@ describe.concurrent("agent mcp list", () => {
       name: "mcp__good__echo",
       remoteName: "echo",
       effect: "external",
+      policy: "ask",
       description: "Returns its arguments.",
     });
     // A tool whose schema cannot be enforced locally is rejected visibly, not registered loosely.

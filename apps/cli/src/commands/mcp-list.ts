@@ -7,7 +7,7 @@ import { type ServerAuthState, serverAuthState } from "../runtime/server-auth.js
 import { serverStderrTail } from "../runtime/server-processes.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
-import { formatTable, truncate } from "../terminal/table.js";
+import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
 
 /** `agent mcp list`: connects every enabled server and lists its tools, their effect and the policy's decision. */
 export async function mcpListCommand(
@@ -56,6 +56,8 @@ function toJson(runtime: Runtime, snapshot: McpServerSnapshot, auth: Map<string,
       name,
       remoteName,
       effect,
+      // What the gate would decide before any approval: allow, ask or deny.
+      policy: resolvePolicyDecision(runtime.config.policy, { name, effect }).decision,
       description,
     })),
     rejected: snapshot.rejected,
@@ -93,19 +95,21 @@ function printServers(
     }
     writeLine(
       io.stdout,
-      `${name}  ${style.green("ready")}  protocol ${safeLine(snapshot.protocolVersion ?? "?")}  ${snapshot.tools.length} tools${authText}`,
+      `${name}  ${style.green("ready")}  protocol ${safeLine(snapshot.protocolVersion ?? "?")}  ${plural(snapshot.tools.length, "tool")}${authText}`,
     );
     if (isolationLine) writeLine(io.stdout, isolationLine);
+    const width = terminalWidth(io.stdout, io.env);
     const rows = snapshot.tools.map((tool) => {
       const decision = resolvePolicyDecision(runtime.config.policy, {
         name: tool.name,
         effect: tool.effect,
       }).decision;
-      return [safeLine(tool.name), tool.effect, decision, safeLine(truncate(tool.description, 60))];
+      return [safeLine(tool.name), tool.effect, decision, safeLine(truncate(tool.description, width ?? 60))];
     });
     if (rows.length > 0) {
       for (const line of formatTable([["TOOL", "EFFECT", "POLICY", "DESCRIPTION"].map(style.dim), ...rows], {
         indent: "  ",
+        width,
       })) {
         writeLine(io.stdout, line);
       }

@@ -1,28 +1,37 @@
+import { resolvePolicyDecision } from "@agent/policy";
 import type { RegisteredTool } from "@agent/tools";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { type CliIo, safeText, writeJson, writeLine } from "../terminal/io.js";
+import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
+import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
 
 /**
- * `agent tools --format …`: every registered tool as a model API takes it (strict variant for
- * OpenAI), or our own form. A server that did not start is named on stderr and exits 1.
+ * `agent tools`: a table of every registered tool with its effect and the policy's decision; with
+ * `--format openai|anthropic`, the tools the policy does not deny as that model API takes them
+ * (strict variant for OpenAI); with `--format json`, our own form of every tool, decision included.
+ * A server that did not start is named on stderr and exits 1.
  */
 export async function toolsCommand(
   runtime: Runtime,
   io: CliIo,
-  options: { format: "openai" | "anthropic" | "json" },
+  options: { format: "openai" | "anthropic" | "json" | "table" },
   signal: AbortSignal,
 ): Promise<ExitCode> {
   await runtime.connect(undefined, signal);
+  const decisionOf = (tool: RegisteredTool) =>
+    resolvePolicyDecision(runtime.config.policy, { name: tool.name, effect: tool.effect }).decision;
   const tools = runtime.registry.list();
-  const formatted =
-    options.format === "openai"
-      ? tools.map(toOpenAiTool)
-      : options.format === "anthropic"
-        ? tools.map(toAnthropicTool)
-        : tools.map(toOwnForm);
-  writeJson(io, formatted);
+  // A denied tool can never run: offering it to a model only invites calls that fail.
+  const offered = tools.filter((tool) => decisionOf(tool) !== "deny");
+  if (options.format === "table") printTable(io, tools, decisionOf);
+  else if (options.format === "openai") writeJson(io, offered.map(toOpenAiTool));
+  else if (options.format === "anthropic") writeJson(io, offered.map(toAnthropicTool));
+  else
+    writeJson(
+      io,
+      tools.map((tool) => ({ ...(toOwnForm(tool) as object), policy: decisionOf(tool) })),
+    );
   // Scripts feed this to a model: a server whose tools are missing must not go unnoticed.
   const failed = runtime.connections.filter((connection) => connection.state !== "ready");
   for (const connection of failed) {
@@ -32,6 +41,23 @@ export async function toolsCommand(
     );
   }
   return failed.length === 0 ? EXIT_CODES.ok : EXIT_CODES.failed;
+}
+
+function printTable(io: CliIo, tools: RegisteredTool[], decisionOf: (tool: RegisteredTool) => string): void {
+  const style = styleFor(io.stdout, io.env);
+  const width = terminalWidth(io.stdout, io.env);
+  const rows = tools.map((tool) => [
+    safeLine(tool.name),
+    tool.effect,
+    decisionOf(tool),
+    safeLine(truncate(tool.description, width ?? 60)),
+  ]);
+  for (const line of formatTable([["TOOL", "EFFECT", "POLICY", "DESCRIPTION"].map(style.dim), ...rows], {
+    width,
+  })) {
+    writeLine(io.stdout, line);
+  }
+  writeLine(io.stdout, style.dim(plural(tools.length, "tool")));
 }
 
 /** The OpenAI function-tool form: the strict variant where the schema allows it, the original otherwise. */

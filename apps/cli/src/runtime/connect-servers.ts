@@ -1,6 +1,7 @@
 import type { McpServerConnection } from "@agent/mcp-client";
 import { type CliIo, safeLine, styleFor, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
+import { plural } from "../terminal/table.js";
 
 /**
  * Starts the connections concurrently; one failing server never stops the others (its failure is
@@ -31,7 +32,7 @@ export async function connectServers(
       const snapshot = connection.snapshot();
       const line =
         snapshot.state === "ready"
-          ? `${style.green("✓")} ${safeLine(connection.name)}  ${snapshot.tools.length} tools  ${seconds}s`
+          ? `${style.green("✓")} ${safeLine(connection.name)}  ${plural(snapshot.tools.length, "tool")}  ${seconds}s`
           : `${style.red("✗")} ${safeLine(connection.name)}  ${describeServerFailure(snapshot)}`;
       writeLine(io.stderr, `  ${line}`);
     }),
