@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { type AuditFilter, parseSince, parseTail } from "./commands/audit-filter.js";
 import { MAX_RUN_TURNS } from "./config/model-config.js";
 import { CliExit, EXIT_CODES, usageError } from "./exit-codes.js";
 
@@ -39,6 +40,10 @@ export interface CliArgs {
   /** `tools --format`; without it, a readable table. */
   format: "openai" | "anthropic" | "json" | "table";
   follow: boolean;
+  /** `approvals list --pending`: only requests still waiting for a decision. */
+  pending: boolean;
+  /** `agent audit` filters: `--run`, `--tool`, `--since`, `--tail`. */
+  auditFilter: AuditFilter;
   /** `--max-turns N` of `agent run`. */
   maxTurns: number | undefined;
   /** `--prompt <server>:<name>` of `agent run`: start from an MCP prompt. */
@@ -57,7 +62,7 @@ Commands:
   mcp login <server>                       authorize an HTTP server with OAuth (opens a browser; stores tokens)
   mcp logout <server>                      forget the server's stored OAuth tokens
   call <tool> [--input JSON] [--json]      call one tool through the gate (policy, approvals, audit)
-  approvals list [--json]                  requests waiting for a decision, and past ones
+  approvals list [--pending] [--json]      requests waiting for a decision, and past ones
   approvals show <id> [--json]             one request whole: its input and everything its digest binds
   approvals approve <id>                   grant one request (used once, for that exact action)
   approvals deny <id>                      deny one request
@@ -66,7 +71,8 @@ Commands:
   resume <runId> [--json]                  continue a run: re-check held calls, run them if approved, go on
   runs list [--json]                       agent runs and one-call runs, newest first
   runs show <runId> [--json]               one run: status, transcript, pending calls
-  audit [--json] [--follow]                the audit trail
+  audit [--json] [--follow]                the audit trail; filters: --run ID, --tool PATTERN,
+        [--since 15m|TIME] [--tail N]    --since a duration or time, --tail the last N (--follow: new only)
   tools [--format openai|anthropic|json]   the tools and their policy; or their definitions as model APIs take them
   resources list [server] [--json]         the resources and templates each server advertises
   resources read <server> <uri> [--json]   read one advertised resource through the gate
@@ -90,6 +96,11 @@ const OPTIONS = {
   input: { type: "string" },
   format: { type: "string" },
   follow: { type: "boolean" },
+  pending: { type: "boolean" },
+  run: { type: "string" },
+  tool: { type: "string" },
+  since: { type: "string" },
+  tail: { type: "string" },
   "max-turns": { type: "string" },
   arg: { type: "string", multiple: true },
   prompt: { type: "string" },
@@ -98,13 +109,16 @@ const OPTIONS = {
   version: { type: "boolean" },
 } as const;
 
+/** Options every command takes. */
+const GLOBAL_OPTIONS: readonly (keyof typeof OPTIONS)[] = ["config", "state-dir", "help", "version"];
+
 /** Which options each command takes besides the global ones. */
 const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
   "mcp list": ["json"],
   "mcp login": [],
   "mcp logout": [],
   call: ["json", "input"],
-  "approvals list": ["json"],
+  "approvals list": ["json", "pending"],
   "approvals show": ["json"],
   "approvals approve": [],
   "approvals deny": [],
@@ -112,7 +126,7 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
   run: ["json", "max-turns", "prompt", "attach", "arg"],
   "runs list": ["json"],
   "runs show": ["json"],
-  audit: ["json", "follow"],
+  audit: ["json", "follow", "run", "tool", "since", "tail"],
   tools: ["format"],
   "resources list": ["json"],
   "resources read": ["json"],
@@ -168,16 +182,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
   if (values.version) return { ...readOptions(values), command: "version" };
   if (positionals.length === 0 && !values.help) return { ...readOptions(values), command: "usage" };
   const [command, operands] = values.help ? ["help" as const, []] : readCommand(positionals);
-  for (const option of [
-    "json",
-    "input",
-    "format",
-    "follow",
-    "max-turns",
-    "arg",
-    "prompt",
-    "attach",
-  ] as const) {
+  for (const option of Object.keys(OPTIONS) as (keyof typeof OPTIONS)[]) {
+    if (GLOBAL_OPTIONS.includes(option)) continue;
     if (values[option] !== undefined && !COMMAND_OPTIONS[command].includes(option)) {
       throw usageError(`"agent ${command}" does not take --${option}.`);
     }
@@ -220,6 +226,13 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
     input: values.input,
     format,
     follow: values.follow ?? false,
+    pending: values.pending ?? false,
+    auditFilter: {
+      runId: values.run,
+      tool: values.tool,
+      since: parseSince(values.since),
+      tail: parseTail(values.tail),
+    },
     maxTurns: parseMaxTurns(values["max-turns"]),
     promptArgs: readPromptArgs(values.arg ?? []),
     fromPrompt: values.prompt,

@@ -187,12 +187,12 @@ describe.concurrent("agent audit", () => {
     expect(humanLines).toContainEqual(expect.stringContaining(`tool_call_finished  toolName=mcp__s__echo`));
   });
 
-  test("--follow prints what is already there, then tails new events until Ctrl-C", {
+  test("--follow --tail N prints the last N already there, then tails new events until Ctrl-C", {
     timeout: E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {
     await makeHistory(sandbox);
     const before = sandbox.auditEvents().length;
-    const follower = sandbox.start(["audit", "--json", "--follow"]);
+    const follower = sandbox.start(["audit", "--json", "--follow", "--tail", String(before)]);
     await waitFor("the existing events", () => completeLines(follower.stdout()).length >= before);
 
     const call = await sandbox.run(["call", "mcp__s__echo", "--input", '{"message":"tailed"}', "--json"]);

@@ -4,20 +4,21 @@ import type { StateRuntime } from "../runtime/runtime.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { formatTable, truncate } from "../terminal/table.js";
 
-/** `agent approvals list`: pending requests first, then decided ones. */
+/** `agent approvals list [--pending]`: pending requests first, then (without `--pending`) decided ones. */
 export async function approvalsListCommand(
   runtime: StateRuntime,
   io: CliIo,
-  options: { json: boolean },
+  options: { json: boolean; pending?: boolean },
 ): Promise<ExitCode> {
   const records = await runtime.state.approvals.listApprovals();
-  const ordered = [...records.filter(isPending), ...records.filter((record) => !isPending(record))];
+  const pending = records.filter(isPending);
+  const ordered = options.pending ? pending : [...pending, ...records.filter((record) => !isPending(record))];
   if (options.json) {
     writeJson(io, { approvals: ordered });
     return EXIT_CODES.ok;
   }
   if (ordered.length === 0) {
-    writeLine(io.stdout, "No approval requests.");
+    writeLine(io.stdout, options.pending ? "No approval requests are pending." : "No approval requests.");
     return EXIT_CODES.ok;
   }
   const style = styleFor(io.stdout, io.env);

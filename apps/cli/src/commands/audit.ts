@@ -8,6 +8,7 @@ import {
   readPostgresAudit,
 } from "../state/index.js";
 import { type CliIo, safeJson, safeLine, safeText, styleFor, writeLine } from "../terminal/io.js";
+import { type AuditFilter, countMatching, filterAuditEntries } from "./audit-filter.js";
 
 /** Fields shown after the type in the human view, in this order, when present. */
 const KEY_FIELDS = [
@@ -26,19 +27,28 @@ const KEY_FIELDS = [
   "durationMs",
 ];
 
-/** `agent audit [--json] [--follow]`: prints the audit trail, one event per line; `--follow` keeps tailing it. */
+/**
+ * `agent audit [--json] [--follow] [--run ID] [--tool PATTERN] [--since WHEN] [--tail N]`: prints
+ * the matching events of the audit trail, one per line; `--follow` keeps tailing it, starting at
+ * the end unless `--tail` asks for some of what is already there.
+ */
 export async function auditCommand(
   source: AuditSource,
   io: CliIo,
-  options: { json: boolean; follow: boolean },
+  options: { json: boolean; follow: boolean; auditFilter: AuditFilter },
   signal: AbortSignal,
 ): Promise<ExitCode> {
-  const entries =
+  const read = (follow: boolean): AsyncIterable<AuditEntry> =>
     source.kind === "postgres"
-      ? readPostgresAudit(source.pool, { follow: options.follow, signal })
-      : options.follow
+      ? readPostgresAudit(source.pool, { follow, signal })
+      : follow
         ? followAuditLog(source.path, { signal, fromStart: true })
         : readAuditLog(source.path);
+  const given = options.auditFilter;
+  const filter = { ...given, tail: given.tail ?? (options.follow ? 0 : undefined) };
+  // What is already written is counted first, so only the last `tail` of it is shown.
+  const existing = filter.tail === undefined ? 0 : await countMatching(read(false), filter);
+  const entries = filterAuditEntries(read(options.follow), filter, existing);
   const print = options.json
     ? (record: AuditRecord) => io.stdout.write(`${safeJson(record)}\n`)
     : printHuman(io);
