@@ -7,6 +7,9 @@ import { CliExit, EXIT_CODES, usageError } from "./exit-codes.js";
 export type CommandName =
   | "mcp list"
   | "mcp login"
+  | "mcp add"
+  | "mcp remove"
+  | "mcp get"
   | "mcp logout"
   | "call"
   | "approvals list"
@@ -40,6 +43,8 @@ export interface CliArgs {
   /** `tools --format`; without it, a readable table. */
   format: "openai" | "anthropic" | "json" | "table";
   follow: boolean;
+  /** `mcp add`: `--transport`, `--env K=V`..., `--header 'K: V'`... as given. */
+  serverEntry: { transport: "stdio" | "http" | "sse"; env: string[]; headers: string[] };
   /** `approvals list --pending`: only requests still waiting for a decision. */
   pending: boolean;
   /** `agent audit` filters: `--run`, `--tool`, `--since`, `--tail`. */
@@ -61,6 +66,9 @@ Commands:
   mcp list [--json]                        connect every configured server; list tools, effects, policy, auth
   mcp login <server>                       authorize an HTTP server with OAuth (opens a browser; stores tokens)
   mcp logout <server>                      forget the server's stored OAuth tokens
+  mcp add <name> [-e K=V]... -- <command> [args...]       add a stdio server to the configuration file
+  mcp add --transport http|sse <name> <url> [-H 'K: V']... add a remote server
+  mcp remove <name> | mcp get <name>       remove one server entry, or print it as written
   call <tool> [--input JSON] [--json]      call one tool through the gate (policy, approvals, audit)
   approvals list [--pending] [--json]      requests waiting for a decision, and past ones
   approvals show <id> [--json]             one request whole: its input and everything its digest binds
@@ -97,6 +105,9 @@ const OPTIONS = {
   format: { type: "string" },
   follow: { type: "boolean" },
   pending: { type: "boolean" },
+  transport: { type: "string", short: "t" },
+  env: { type: "string", short: "e", multiple: true },
+  header: { type: "string", short: "H", multiple: true },
   run: { type: "string" },
   tool: { type: "string" },
   since: { type: "string" },
@@ -116,6 +127,9 @@ const GLOBAL_OPTIONS: readonly (keyof typeof OPTIONS)[] = ["config", "state-dir"
 const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
   "mcp list": ["json"],
   "mcp login": [],
+  "mcp add": ["transport", "env", "header"],
+  "mcp remove": [],
+  "mcp get": [],
   "mcp logout": [],
   call: ["json", "input"],
   "approvals list": ["json", "pending"],
@@ -140,6 +154,9 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
 const OPERANDS: Record<CommandName, string[]> = {
   "mcp list": [],
   "mcp login": ["<server>"],
+  "mcp add": ["<name>", "<command-or-url>", "[args...]"],
+  "mcp remove": ["<name>"],
+  "mcp get": ["<name>"],
   "mcp logout": ["<server>"],
   call: ["<tool>"],
   "approvals list": [],
@@ -190,7 +207,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   const expected = OPERANDS[command];
   const required = expected.filter((operand) => !operand.startsWith("["));
-  if (operands.length < required.length || operands.length > expected.length) {
+  const variadic = expected.at(-1)?.endsWith("...]") === true;
+  if (operands.length < required.length || (!variadic && operands.length > expected.length)) {
     throw usageError(
       `"agent ${command}" takes ${expected.length ? expected.join(" ") : "no arguments"}, got ${operands.length}.`,
     );
@@ -227,6 +245,11 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
     format,
     follow: values.follow ?? false,
     pending: values.pending ?? false,
+    serverEntry: {
+      transport: readTransport(values.transport),
+      env: values.env ?? [],
+      headers: values.header ?? [],
+    },
     auditFilter: {
       runId: values.run,
       tool: values.tool,
@@ -292,6 +315,11 @@ function readPromptArgs(values: readonly string[]): Record<string, string> {
   return args;
 }
 
+function readTransport(text: string | undefined): "stdio" | "http" | "sse" {
+  if (text === undefined || text === "stdio" || text === "http" || text === "sse") return text ?? "stdio";
+  throw usageError(`--transport must be stdio, http or sse, got ${JSON.stringify(text)}.`);
+}
+
 function readCommand(positionals: string[]): [CommandName, string[]] {
   const [first = "", second = "", ...rest] = positionals;
   if (
@@ -305,7 +333,7 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
     if (!(command in COMMAND_OPTIONS)) {
       if (second === "") throw new CliExit(EXIT_CODES.usage, subcommandHelp(first));
       const choices = {
-        mcp: "list, login or logout",
+        mcp: "list, login, logout, add, remove or get",
         approvals: "list, show, approve or deny",
         runs: "list or show",
         resources: "list or read",

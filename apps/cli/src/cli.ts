@@ -15,6 +15,7 @@ import {
   resourcesListCommand,
   resourcesReadCommand,
 } from "./commands/catalog.js";
+import { mcpAddCommand, mcpGetCommand, mcpRemoveCommand } from "./commands/mcp-edit.js";
 import { mcpListCommand } from "./commands/mcp-list.js";
 import { mcpLoginCommand, mcpLogoutCommand } from "./commands/mcp-login.js";
 import { resumeCommand } from "./commands/resume.js";
@@ -85,6 +86,19 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
     case "mcp login":
       return withRuntime(args, guard, (runtime) =>
         mcpLoginCommand(runtime, io, { server: operand(args) }, signal),
+      );
+    case "mcp add":
+      return mcpAddCommand(configFileToEdit(args, io), io, {
+        name: operand(args),
+        target: args.operands.slice(1),
+        ...args.serverEntry,
+      });
+    case "mcp remove":
+      return mcpRemoveCommand(configFileToEdit(args, io), io, operand(args));
+    case "mcp get":
+      // Through the loaded configuration's redactor: a literal secret in the entry is not shown.
+      return withRuntime(args, guard, async (runtime) =>
+        mcpGetCommand(runtime.config.file, io, operand(args)),
       );
     case "mcp logout":
       return withState(args, io, (runtime) => mcpLogoutCommand(runtime, io, { server: operand(args) }));
@@ -193,6 +207,12 @@ function announceConfigFile(args: CliArgs, io: CliIo): void {
     "project-mcp": "Claude Code project file",
   }[source];
   writeLine(io.stderr, `agent: using ${safeLine(path)} (${from})`);
+}
+
+/** The file `mcp add` / `mcp remove` edit: the one found as every command finds it (created by `add` if absent). */
+function configFileToEdit(args: CliArgs, io: CliIo): string {
+  announceConfigFile(args, io);
+  return resolveConfigPath({ flag: args.config, env: io.env, cwd: io.cwd }).path;
 }
 
 function operand(args: CliArgs): string {
