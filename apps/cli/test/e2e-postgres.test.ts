@@ -1,3 +1,4 @@
+import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
 import { startThrowawayCluster, type ThrowawayCluster } from "@agent/store-postgres/testing";
 import { afterAll, beforeAll, describe, expect } from "vitest";
@@ -70,7 +71,16 @@ describe("a team on one PostgreSQL state", () => {
       expect((JSON.parse(listed.stdout) as { approvals: unknown[] }).approvals).toEqual(
         expect.arrayContaining([expect.objectContaining({ id: requestId, runId, status: "pending" })]),
       );
+      // The human list says which machine the call waits on.
+      const table = noSecret(await b(["approvals", "list"]));
+      expect(table.stdout).toMatch(/HOST/);
+      expect(table.stdout).toContain(hostname());
       expect(noSecret(await b(["approvals", "approve", requestId])).code).toBe(0);
+      const decided = JSON.parse((await a(["approvals", "show", requestId, "--json"])).stdout) as Record<
+        string,
+        unknown
+      >;
+      expect(JSON.stringify(decided)).toContain(userInfo().username);
 
       const resumed = noSecret(await a(["resume", runId, "--json"]));
       expect(resumed.code, resumed.stderr).toBe(0);

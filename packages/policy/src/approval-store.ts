@@ -48,6 +48,10 @@ export interface ApprovalRecord extends ApprovalRequest {
   voidedAt?: string;
   /** Why it was voided, e.g. that the tool's definition changed. */
   voidReason?: string;
+  /** The machine the held call waits on, where the store records it (stores shared by many machines do). */
+  requestedOnHost?: string;
+  /** Who granted or denied it, where the store records it (e.g. the OS user). */
+  decidedBy?: string;
 }
 
 /**

@@ -249,5 +249,7 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
   if (row.consumed_at !== null) record.consumedAt = row.consumed_at;
   if (row.voided_at !== null) record.voidedAt = row.voided_at;
   if (row.void_reason !== null) record.voidReason = row.void_reason;
+  if (row.requested_on_host !== null) record.requestedOnHost = row.requested_on_host;
+  if (row.decided_by !== null) record.decidedBy = row.decided_by;
   return record;
 }

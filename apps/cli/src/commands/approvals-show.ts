@@ -107,6 +107,8 @@ function printApproval(io: CliIo, record: ApprovalRecord, binding: ApprovalBindi
   out("server", server ? safeLine(server) : "local tool");
   out("effect", safeLine(record.effect));
   out("created", safeLine(record.createdAt));
+  if (record.requestedOnHost !== undefined) out("waits on host", safeLine(record.requestedOnHost));
+  if (record.decidedBy !== undefined) out("decided by", safeLine(record.decidedBy));
   writeLine(io.stdout, style.bold("What a grant applies to (the digest binds all of it):"));
   out("tool", safeLine(binding.toolName));
   out("tool fingerprint", safeLine(binding.toolFingerprint));

@@ -22,19 +22,20 @@ export async function approvalsListCommand(
     return EXIT_CODES.ok;
   }
   const style = styleFor(io.stdout, io.env);
+  // A store shared by several machines says where each held call waits: show it when it does.
+  const shared = ordered.some((record) => record.requestedOnHost !== undefined);
   // Every cell is escaped: the state database is a file anyone with access may have edited.
   const rows = ordered.map((record) => [
     safeLine(record.id),
     isPending(record) ? style.yellow(safeLine(record.status)) : safeLine(record.status),
     safeLine(record.runId),
+    ...(shared ? [safeLine(record.requestedOnHost ?? "?")] : []),
     safeLine(record.toolName),
     safeLine(record.createdAt),
     safeLine(truncate(record.summary, 70)),
   ]);
-  for (const line of formatTable([
-    ["ID", "STATUS", "RUN", "TOOL", "CREATED", "SUMMARY"].map(style.dim),
-    ...rows,
-  ])) {
+  const header = ["ID", "STATUS", "RUN", ...(shared ? ["HOST"] : []), "TOOL", "CREATED", "SUMMARY"];
+  for (const line of formatTable([header.map(style.dim), ...rows])) {
     writeLine(io.stdout, line);
   }
   return EXIT_CODES.ok;
