@@ -1,14 +1,20 @@
 // Servers that try to escape, each under the bubblewrap sandbox; every test asserts the safe outcome
 // from the host's side (the file, the listener, the process table), not only what the server says.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { createBwrapSandbox, type ProxyDecision } from "@agent/policy/bwrap";
+import { type ConfinementGrants, createBwrapSandbox, type ProxyDecision } from "@agent/policy/bwrap";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createWorld, eventually, processesWith, startEscapeServer } from "./bwrap-helpers.js";
 
+// The escape server is a script of this repository, started as a configured server would be: its
+// project stays readable (wherever the repository is, /tmp included), everything else as configured.
 function sandboxFor(world: ReturnType<typeof createWorld>, limits = {}) {
-  return createBwrapSandbox({ home: world.home, hide: [world.configFile, world.stateDir], limits });
+  const sandbox = createBwrapSandbox({ home: world.home, hide: [world.configFile, world.stateDir], limits });
+  return {
+    ...sandbox,
+    confine: (grants: ConfinementGrants) => sandbox.confine({ exposeScriptProjects: true, ...grants }),
+  };
 }
 
 async function listen(): Promise<{ server: Server; port: number; connections: () => number }> {
@@ -104,6 +110,24 @@ describe("bubblewrap: the file system", () => {
     expect(existsSync(join(world.stateDir, "state.db"))).toBe(false);
   });
 
+  it("cannot move aside a directory that holds a protected path deeper inside a writable grant", async () => {
+    const world = createWorld();
+    const project = join(world.workspace, "sub");
+    const nestedConfig = join(project, "agent.config.json");
+    mkdirSync(join(project, ".agent"), { recursive: true });
+    writeFileSync(nestedConfig, '{"policy":{}}');
+    const sandbox = createBwrapSandbox({ home: world.home, hide: [nestedConfig, join(project, ".agent")] });
+    const server = await startEscapeServer(
+      sandbox.confine({ network: "deny", write: [world.workspace], exposeScriptProjects: true }),
+      world,
+    );
+    // Renaming the folder would let a fresh sub/agent.config.json appear where the host reads it.
+    const moved = await server.call("rename", { from: project, to: join(world.workspace, "sub2") });
+    expect(moved).toMatchObject({ ok: false });
+    expect(existsSync(join(world.workspace, "sub2"))).toBe(false);
+    expect(readFileSync(nestedConfig, "utf8")).toBe('{"policy":{}}');
+  });
+
   it("cannot remount the read-only system writable (capabilities are dropped, even for root)", async () => {
     const world = createWorld();
     const server = await startEscapeServer(
@@ -181,6 +205,22 @@ describe("bubblewrap: the network", () => {
     const outcome = await server.call("connect", { host: "127.0.0.1", port: listener.port });
     expect(outcome).toMatchObject({ ok: false });
     expect(listener.connections()).toBe(0);
+  });
+
+  it("cannot reach the host's unix sockets under /run, even with the network allowed", async () => {
+    const world = createWorld();
+    const path = `/run/agent-escape-${process.pid}-${Date.now()}.sock`;
+    let connections = 0;
+    const listener = createServer((socket) => {
+      connections += 1;
+      socket.end("reached\n");
+    });
+    await new Promise<void>((resolve) => listener.listen(path, resolve));
+    onTestFinished(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+    const server = await startEscapeServer(sandboxFor(world).confine({ network: "allow" }), world);
+    const outcome = await server.call("connect_unix", { path });
+    expect(outcome).toMatchObject({ ok: false });
+    expect(connections).toBe(0);
   });
 
   it("reaches an allowed host through the proxy and never a forbidden one", async () => {

@@ -1,5 +1,6 @@
 /** Codes of {@link ConfigError}: why a configuration could not be loaded. */
 export const CONFIG_ERROR_CODES = {
+  ambiguous: "config_ambiguous",
   notFound: "config_not_found",
   unreadable: "config_unreadable",
   invalidJson: "config_invalid_json",

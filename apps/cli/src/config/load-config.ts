@@ -90,7 +90,17 @@ export function resolveConfigPath(options: { flag?: string | undefined; env?: En
   if (fromEnv !== undefined && fromEnv !== "") return { path: resolve(options.cwd, fromEnv), source: "env" };
   const path = resolve(options.cwd, DEFAULT_CONFIG_FILE);
   const projectFile = resolve(options.cwd, PROJECT_MCP_FILE);
-  if (!existsSync(path) && existsSync(projectFile)) return { path: projectFile, source: "project-mcp" };
+  const hasOwn = existsSync(path);
+  if (hasOwn && existsSync(projectFile)) {
+    // Refused rather than guessed: were .mcp.json the configuration, a tool or server that may write
+    // the workspace could create agent.config.json beside it and take precedence the next time.
+    throw new ConfigError(
+      "config_ambiguous",
+      `Both ${DEFAULT_CONFIG_FILE} and ${PROJECT_MCP_FILE} are in ${options.cwd}; pass --config FILE or set ${CONFIG_ENV_VARIABLE} to say which one to use.`,
+      { file: path },
+    );
+  }
+  if (!hasOwn && existsSync(projectFile)) return { path: projectFile, source: "project-mcp" };
   return { path, source: "default" };
 }
 

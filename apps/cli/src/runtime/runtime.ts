@@ -130,57 +130,61 @@ export async function openStateRuntime(
   const auditPath = auditLogPath(stateDir);
   const warn = (what: string) => (error: unknown) =>
     writeLine(io.stderr, `warning: ${what} could not be written: ${safeText(String(error))}`);
-  const jsonl = openAuditFile(auditPath, warn("the audit trail"));
-  try {
-    if (url === undefined) {
-      const sqlite = SqliteStateStore.open(stateDir);
-      return {
-        stateDir,
-        configFile,
-        state: sqliteStateStore(sqlite),
-        credentials: createFileCredentialStore(stateDir),
-        events: jsonl,
-        auditPath,
-        auditSource: { kind: "file", path: auditPath },
-        identityKey: () => loadIdentityKey(stateDir),
-        async close() {
-          jsonl.close();
-          sqlite.close();
-        },
-      };
-    }
-    const shared = await openPostgresStateBackend({
-      url,
-      owner: currentRunOwner(),
-      decidedBy: currentUserName(),
-      onAuditError: warn("the PostgreSQL audit trail"),
-    });
+  // The state first: when it cannot be opened (a FIFO in place of the database, the team's server
+  // down), nothing is created beside it, not even the audit file.
+  if (url === undefined) {
+    const sqlite = SqliteStateStore.open(stateDir);
+    const jsonl = openAuditFileOr(auditPath, warn("the audit trail"), () => sqlite.close());
     return {
       stateDir,
       configFile,
-      state: shared.store,
+      state: sqliteStateStore(sqlite),
       credentials: createFileCredentialStore(stateDir),
-      // Both trails: the file is written before each call it admits runs; the table is shared.
-      events: fanOutEvents(jsonl, shared.audit),
+      events: jsonl,
       auditPath,
-      auditSource:
-        auditTo === "postgres" ? { kind: "postgres", pool: shared.pool } : { kind: "file", path: auditPath },
-      identityKey: () => shared.identityKey,
+      auditSource: { kind: "file", path: auditPath },
+      identityKey: () => loadIdentityKey(stateDir),
       async close() {
         jsonl.close();
-        await shared.store.close();
+        sqlite.close();
       },
     };
-  } catch (error) {
-    jsonl.close();
-    throw error;
   }
+  const shared = await openPostgresStateBackend({
+    url,
+    owner: currentRunOwner(),
+    decidedBy: currentUserName(),
+    onAuditError: warn("the PostgreSQL audit trail"),
+  });
+  const jsonl = openAuditFileOr(auditPath, warn("the audit trail"), () => void shared.store.close());
+  return {
+    stateDir,
+    configFile,
+    state: shared.store,
+    credentials: createFileCredentialStore(stateDir),
+    // Both trails: the file is written before each call it admits runs; the table is shared.
+    events: fanOutEvents(jsonl, shared.audit),
+    auditPath,
+    auditSource:
+      auditTo === "postgres" ? { kind: "postgres", pool: shared.pool } : { kind: "file", path: auditPath },
+    identityKey: () => shared.identityKey,
+    async close() {
+      jsonl.close();
+      await shared.store.close();
+    },
+  };
 }
 
-function openAuditFile(auditPath: string, onError: (error: unknown) => void): JsonlEventSink {
+// Opens the JSONL audit file; if it cannot be, closes the state already opened (`undo`) and throws.
+function openAuditFileOr(
+  auditPath: string,
+  onError: (error: unknown) => void,
+  undo: () => void,
+): JsonlEventSink {
   try {
     return createJsonlEventSink(auditPath, { onError });
   } catch (cause) {
+    undo();
     if (ToolsError.isInstance(cause) && cause.code === "audit_file_unusable")
       throw notRegular(auditPath, cause);
     throw cause;

@@ -75,6 +75,8 @@ export function createSandboxes(options: SandboxesOptions): Sandboxes {
     if (!confinement) {
       confinement = bwrap.confine({
         ...server.sandbox,
+        // The configuration names the server's script: its project must stay readable for it to start.
+        exposeScriptProjects: true,
         onProxyDecision: auditConnection(`mcp:${server.name}`),
       });
       confinements.set(server.name, confinement);

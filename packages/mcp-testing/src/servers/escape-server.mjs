@@ -1,7 +1,7 @@
 // A server that tries to break out of its sandbox, one tool per attempt. Each tool reports what
 // happened from inside; tests check the outcome from outside (files, listeners, processes).
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { connect } from "node:net";
 import { serveTools, text } from "./server-kit.mjs";
 
@@ -19,8 +19,12 @@ function attempt(action) {
 }
 
 function tcp(host, port, firstBytes) {
+  return stream({ host, port }, firstBytes);
+}
+
+function stream(address, firstBytes) {
   return new Promise((resolve) => {
-    const socket = connect({ host, port });
+    const socket = connect(address);
     let received = "";
     socket.setTimeout(5000, () => socket.destroy(new Error("timeout")));
     socket.on("connect", () => {
@@ -53,10 +57,22 @@ const tools = [
     call: ({ path, content }) => text(attempt(() => writeFileSync(path, content) ?? {})),
   },
   {
+    name: "rename",
+    description: "Renames a file or directory.",
+    inputSchema: schema({ from: string, to: string }),
+    call: ({ from, to }) => text(attempt(() => renameSync(from, to) ?? {})),
+  },
+  {
     name: "connect",
     description: "Opens a TCP connection, sends a line and reads until the peer closes.",
     inputSchema: schema({ host: string, port: number }),
     call: async ({ host, port }) => text(await tcp(host, port, "hello\n")),
+  },
+  {
+    name: "connect_unix",
+    description: "Connects to a unix socket of the host (a D-Bus or docker socket, say), sends a line.",
+    inputSchema: schema({ path: string }),
+    call: async ({ path }) => text(await stream({ path }, "hello\n")),
   },
   {
     name: "proxy_connect",

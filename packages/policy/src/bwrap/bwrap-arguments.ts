@@ -2,7 +2,7 @@
 // mounts cover earlier ones. The protected paths come last, so no `read` or `write` grant can
 // uncover them. Change this file only with the escape tests in test/bwrap-escape.test.ts.
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import type { SandboxProfile } from "./sandbox-profile.js";
 
 /** Where the network proxy's socket appears inside the sandbox. */
@@ -57,6 +57,10 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
     String(profile.limits.tmpBytes),
     "--tmpfs",
     "/tmp",
+    // Sockets are not files: a read-only bind still lets a process connect() to the host's
+    // D-Bus session (systemd-run runs anything outside), docker.sock or a database's socket. /run
+    // is where they live; an empty one replaces it (and /var/run, a link to it or a directory).
+    ...runtimeDirectoryMounts(),
   ];
   const home = realOrSelf(profile.home);
   const hidesHome = home !== "/";
@@ -71,8 +75,19 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
   const isVisible = (path: string): boolean =>
     exposed.some((root) => isSameOrInside(root, path)) ||
     (!isSameOrInside("/tmp", path) && !(hidesHome && isSameOrInside(home, path)));
-  for (const path of existingRealPaths(profile.hide)) {
-    if (!isVisible(path)) continue;
+  const hidden = existingRealPaths(profile.hide).filter(isVisible);
+  // A hidden path is a mount point, which cannot be renamed, but the directories above it can: `mv
+  // sub sub2; mkdir sub` would put a fresh, writable `sub/agent.config.json` where the host looks.
+  // Each directory between a write grant and a hidden path becomes a mount point of its own.
+  const pinned = new Set<string>();
+  for (const path of hidden) {
+    for (const root of write.filter((candidate) => isSameOrInside(candidate, path) && candidate !== path)) {
+      for (let dir = dirname(path); dir !== root && isSameOrInside(root, dir); dir = dirname(dir))
+        pinned.add(dir);
+    }
+  }
+  for (const dir of [...pinned].sort((a, b) => a.length - b.length)) args.push("--bind", dir, dir);
+  for (const path of hidden) {
     if (statSync(path).isDirectory()) args.push("--tmpfs", path, "--remount-ro", path);
     else args.push("--ro-bind", "/dev/null", path);
   }
@@ -107,6 +122,23 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
   const rlimits = [`--nproc=${limits.processes}`, `--fsize=${limits.fileBytes}`];
   if (limits.addressSpaceBytes !== undefined) rlimits.push(`--as=${limits.addressSpaceBytes}`);
   return { command: invocation.prlimit, args: [...rlimits, "--", invocation.bwrap, ...args] };
+}
+
+// An empty /run (and /var/run when it is a directory of its own), with the resolver's file kept
+// readable where /etc/resolv.conf points into /run (systemd-resolved), so DNS still works when the
+// network is allowed.
+function runtimeDirectoryMounts(): string[] {
+  const mounts: string[] = [];
+  for (const directory of ["/run", "/var/run"]) {
+    if (existsSync(directory) && realOrSelf(directory) === directory && statSync(directory).isDirectory()) {
+      mounts.push("--tmpfs", directory);
+    }
+  }
+  const resolver = realOrSelf("/etc/resolv.conf");
+  if (resolver !== "/etc/resolv.conf" && isSameOrInside("/run", resolver) && existsSync(resolver)) {
+    mounts.push("--ro-bind", resolver, resolver);
+  }
+  return mounts;
 }
 
 /** Whether `path` is `root` or lies below it (both absolute). */

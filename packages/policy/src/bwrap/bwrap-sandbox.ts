@@ -1,5 +1,6 @@
+import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PolicyError } from "../errors.js";
 import type { NetworkPolicy } from "../policy.js";
@@ -36,6 +37,12 @@ export interface ConfinementGrants {
   /** Writable paths. */
   write?: readonly string[];
   network: NetworkPolicy;
+  /**
+   * Keep the project of every script argument readable (`node /srv/proj/server.mjs`: the whole
+   * `/srv/proj`, where its imports resolve). For processes a trusted configuration names (MCP
+   * servers); never for commands a model chooses, whose arguments could name any file.
+   */
+  exposeScriptProjects?: boolean;
   /** Receives each connection this confinement's proxy allowed or refused (after the sandbox-wide one); must not throw. */
   onProxyDecision?: (decision: ProxyDecision) => void;
 }
@@ -111,7 +118,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
             throw new PolicyError("sandbox_unavailable", `the sandbox is unavailable: ${ready.reason}`);
           }
           const profile: SandboxProfile = {
-            read: [...ownFiles(spec), ...(grants.read ?? [])],
+            read: [...ownFiles(spec, grants.exposeScriptProjects === true), ...(grants.read ?? [])],
             write: [...(grants.write ?? [])],
             hide,
             home,
@@ -167,9 +174,12 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
   };
 }
 
-// The process's own files stay readable even under the hidden home: its working directory and the
-// executable it starts as (a PATH lookup uses the environment it will get).
-function ownFiles(spec: ProcessSpec): string[] {
+// The process's own files stay readable even under the hidden home and the private /tmp: its
+// working directory, the executable it starts as (a PATH lookup uses the environment it will get),
+// and, for a configured server, the project of every script it is given as an argument (`node
+// /path/to/server.mjs`): the script's imports resolve through that project's node_modules, whose
+// links may point anywhere in it. Protected paths inside stay hidden: they are mounted after these.
+function ownFiles(spec: ProcessSpec, withScriptProjects: boolean): string[] {
   const files: string[] = [];
   if (spec.cwd !== undefined) files.push(resolve(spec.cwd));
   const executable = isAbsolute(spec.command)
@@ -178,5 +188,26 @@ function ownFiles(spec: ProcessSpec): string[] {
       ? resolve(spec.cwd, spec.command)
       : findExecutable(spec.command, spec.env.PATH);
   if (executable !== undefined) files.push(executable);
+  for (const arg of withScriptProjects ? spec.args : []) {
+    const script = resolve(spec.cwd ?? process.cwd(), arg);
+    if (isFile(script)) files.push(projectOf(script));
+  }
   return files;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+// The outermost directory above `file` that has a node_modules (a workspace root), else its folder.
+function projectOf(file: string): string {
+  let project = dirname(file);
+  for (let dir = dirname(file); dirname(dir) !== dir; dir = dirname(dir)) {
+    if (existsSync(join(dir, "node_modules"))) project = dir;
+  }
+  return project;
 }
