@@ -25,9 +25,11 @@ describe.concurrent("configuration discovery", () => {
     expect(servers.map((server) => server.name)).toEqual(["claude"]);
   });
 
-  test("./agent.config.json wins over ./.mcp.json, and --config is not announced", {
+  test("both ./agent.config.json and ./.mcp.json is refused unless --config says which; --config is not announced", {
     timeout: E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {
+    // Were .mcp.json the configuration, anything that may write the workspace could plant an
+    // agent.config.json beside it that would win the next time: two candidates are never guessed.
     writeFileSync(
       join(sandbox.root, ".mcp.json"),
       JSON.stringify({ mcpServers: { other: { command: "nope" } } }),
@@ -37,9 +39,11 @@ describe.concurrent("configuration discovery", () => {
       sandbox.run(["mcp", "list", "--json"], { bare: true, env: { AGENT_STATE_DIR: sandbox.stateDir } }),
       sandbox.run(["mcp", "list", "--json"]),
     ]);
-    expect(found.code, found.stderr).toBe(0);
-    expect(found.stderr).toBe(`agent: using ${sandbox.configPath} (current directory)\n`);
-    expect(parseSingleJson(found.stdout)).toMatchObject({ servers: [] });
+    expect(found.code).toBe(2);
+    expect(found.stderr).toMatch(/config_ambiguous/);
+    expect(found.stdout).toBe("");
+    expect(named.code, named.stderr).toBe(0);
+    expect(parseSingleJson(named.stdout)).toMatchObject({ servers: [] });
     expect(named.stderr).toBe("");
   });
 });
