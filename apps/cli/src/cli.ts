@@ -24,7 +24,13 @@ import { runsListCommand, runsShowCommand } from "./commands/runs.js";
 import { toolsCommand } from "./commands/tools.js";
 import { CONFIG_ENV_VARIABLE, ConfigError, resolveConfigPath } from "./config/index.js";
 import { CliExit, EXIT_CODES, type ExitCode, interruptionExitCode } from "./exit-codes.js";
-import { openRuntime, openStateRuntime, type Runtime, type StateRuntime } from "./runtime/runtime.js";
+import {
+  openRuntime,
+  openStateRuntime,
+  type Runtime,
+  type StateRuntime,
+  stateOnlyRedactor,
+} from "./runtime/runtime.js";
 import { StateError } from "./state/index.js";
 import { type CliIo, safeLine, safeText, writeLine } from "./terminal/io.js";
 import { createOutputGuard, type OutputGuard } from "./terminal/output-guard.js";
@@ -67,20 +73,20 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
   const { io } = guard;
   switch (args.command) {
     case "approvals list":
-      return withState(args, io, (runtime) => approvalsListCommand(runtime, io, args));
+      return withState(args, guard, (runtime) => approvalsListCommand(runtime, io, args));
     case "approvals show":
-      return withState(args, io, (runtime) =>
+      return withState(args, guard, (runtime) =>
         approvalsShowCommand(runtime, io, { id: operand(args), json: args.json }),
       );
     case "approvals approve":
     case "approvals deny": {
       const decision = args.command === "approvals approve" ? "approve" : "deny";
-      return withState(args, io, (runtime) =>
+      return withState(args, guard, (runtime) =>
         approvalsDecideCommand(runtime, io, { id: operand(args), decision }),
       );
     }
     case "audit":
-      return withState(args, io, (runtime) => auditCommand(runtime.auditSource, io, args, signal));
+      return withState(args, guard, (runtime) => auditCommand(runtime.auditSource, io, args, signal));
     case "mcp list":
       return withRuntime(args, guard, (runtime) => mcpListCommand(runtime, io, args, signal));
     case "mcp login":
@@ -101,7 +107,7 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
         mcpGetCommand(runtime.config.file, io, operand(args)),
       );
     case "mcp logout":
-      return withState(args, io, (runtime) => mcpLogoutCommand(runtime, io, { server: operand(args) }));
+      return withState(args, guard, (runtime) => mcpLogoutCommand(runtime, io, { server: operand(args) }));
     case "tools":
       return withRuntime(args, guard, (runtime) => toolsCommand(runtime, io, args, signal));
     case "call":
@@ -129,9 +135,9 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
         ),
       );
     case "runs list":
-      return withState(args, io, (runtime) => runsListCommand(runtime, io, args));
+      return withState(args, guard, (runtime) => runsListCommand(runtime, io, args));
     case "runs show":
-      return withState(args, io, (runtime) =>
+      return withState(args, guard, (runtime) =>
         runsShowCommand(runtime, io, { runId: operand(args), json: args.json }),
       );
     case "resources list":
@@ -169,11 +175,13 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
 
 async function withState<T>(
   args: CliArgs,
-  io: CliIo,
+  guard: OutputGuard,
   run: (runtime: StateRuntime) => Promise<T>,
 ): Promise<T> {
+  const { io } = guard;
   announceConfigFile(args, io);
   const runtime = await openStateRuntime(args, io);
+  guard.protect(stateOnlyRedactor(args, io));
   try {
     return await run(runtime);
   } finally {

@@ -200,17 +200,40 @@ function currentUserName(): string {
   }
 }
 
+/** Every configured secret, the model's key included (a server or a model error might echo it). */
+function configuredSecrets(config: AgentConfig, env: CliIo["env"]): { values: string[]; warnings: string[] } {
+  const secrets = collectConfigSecrets(config);
+  const modelKey = config.model ? env[config.model.apiKeyEnv] : undefined;
+  return { values: modelKey ? [...secrets.values, modelKey] : secrets.values, warnings: secrets.warnings };
+}
+
+/**
+ * The redactor of commands that open only the state (`approvals`, `runs`, `audit`): what they print
+ * comes from stored requests and runs, which may hold a configured secret a tool was called with.
+ * Built from the configuration when it loads; else from what of it can be read (its `state.url`).
+ */
+export function stateOnlyRedactor(location: RuntimeLocation, io: CliIo): Redactor {
+  const file = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
+  try {
+    return createRedactor(configuredSecrets(loadConfig(file, io.env), io.env).values);
+  } catch {
+    try {
+      return createRedactor(readStateConfigOf(file, io.env).secrets);
+    } catch {
+      return createRedactor([]);
+    }
+  }
+}
+
 /** Loads the configuration, opens the state and the audit trail, and registers the local tools. */
 export async function openRuntime(location: RuntimeLocation, io: CliIo): Promise<Runtime> {
   const configPath = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
   const config = loadConfig(configPath.path, io.env);
-  const secrets = collectConfigSecrets(config);
+  const secrets = configuredSecrets(config, io.env);
   for (const warning of [...config.warnings, ...secrets.warnings]) {
     writeLine(io.stderr, `warning: ${safeText(warning)}`);
   }
-  // The model's key never shows either, wherever a server or a model error might echo it.
-  const modelKey = config.model ? io.env[config.model.apiKeyEnv] : undefined;
-  const redactor = createRedactor(modelKey ? [...secrets.values, modelKey] : secrets.values);
+  const redactor = createRedactor(secrets.values);
   const durable = await openStateRuntime(location, io, config.state);
   const { state } = durable;
   // Every event reaches the audit trail through the redactor, whoever emits it.
