@@ -2,6 +2,7 @@ import type { ModelClient, ModelUsage } from "@agent/models";
 import type {
   EventSink,
   JsonValue,
+  Observation,
   RegisteredTool,
   ToolCallOutcome,
   ToolGate,
@@ -52,6 +53,11 @@ export interface AgentEnvironment {
   onText?: (delta: string) => void;
   /** Around each model request (e.g. for a spinner). */
   onModelRequest?: (phase: "started" | "finished", turn: number) => void;
+  /**
+   * Applied to each finished call's observation before the model reads it and before the run's
+   * record keeps it (e.g. to redact configured secrets a tool read); must not throw.
+   */
+  filterObservation?: (observation: Observation) => Observation;
   /** Each call as it settles: held, or finished with its outcome. */
   onToolCall?: (call: PendingCall, outcome: ToolCallOutcome) => void;
   onProgress?: (progress: ToolProgress, call: { callId: string; toolName: string }) => void;

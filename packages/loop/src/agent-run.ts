@@ -237,6 +237,7 @@ class RunDriver {
         concurrency: env.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
         onProgress: env.onProgress,
         onCall: env.onToolCall,
+        filterObservation: env.filterObservation,
       },
       async ({ index, pending, record }) => {
         state.pending[index] = pending;

@@ -28,6 +28,7 @@ export interface TurnCallsEnvironment {
   concurrency: number;
   onProgress: ((progress: ToolProgress, call: { callId: string; toolName: string }) => void) | undefined;
   onCall: ((call: PendingCall, outcome: ToolCallOutcome) => void) | undefined;
+  filterObservation: ((observation: Observation) => Observation) | undefined;
 }
 
 /** What one call ended with: its new pending entry and, when done, its record. */
@@ -95,17 +96,18 @@ function settleCall(
   }
   // Interrupted by the run's own signal: not an answer, the call is run again on resume.
   if (!outcome.ok && outcome.error === "cancelled" && env.signal?.aborted) return undefined;
-  const capped = capToolOutput(outcome, { maxChars: env.maxChars });
+  const observation = env.filterObservation ? env.filterObservation(outcome) : outcome;
+  const capped = capToolOutput(observation, { maxChars: env.maxChars });
   const { requestId: _requestId, ...rest } = call;
   return {
     index,
-    pending: { ...rest, status: "done", result: { content: capped.text, isError: !outcome.ok } },
+    pending: { ...rest, status: "done", result: { content: capped.text, isError: !observation.ok } },
     record: {
       callId: call.callId,
       toolCallId: call.toolCallId,
       toolName: call.toolName,
       turn: env.turn,
-      observation: outcome,
+      observation,
       truncated: capped.truncated,
       chars: capped.chars,
       bytes: capped.bytes,

@@ -1,6 +1,7 @@
 import { startRun } from "@agent/loop";
 import type { ModelMessage, ModelRequest, ModelResult, ModelUsage } from "@agent/models";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
+import type { Observation } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { createHarness } from "./helpers.js";
 
@@ -24,6 +25,28 @@ describe("startRun", () => {
     expect(model.requests[0]?.messages).toEqual([{ role: "user", content: "hi" }]);
     const saved = await harness.store.loadRun(result.runId);
     expect(saved).toMatchObject({ status: "completed", output: "hello there", turns: 1 });
+  });
+
+  it("filters each observation before the model reads it and the run's record keeps it", async () => {
+    const harness = createHarness();
+    const model = createScriptedModel([
+      toolCallTurn([{ id: "tc_1", name: "echo", input: { text: "token=SECRET123" } }]),
+      textTurn("done"),
+    ]);
+    const env = {
+      ...harness.env(model),
+      filterObservation: (observation: Observation) =>
+        JSON.parse(JSON.stringify(observation).replaceAll("SECRET123", "[redacted]")) as Observation,
+    };
+    const result = await startRun(env, { prompt: "echo it" });
+    expect(result.status).toBe("completed");
+    // The model wrote the secret into its arguments itself; what it reads back is filtered.
+    expect(toolMessages(model.requests[1])[0]?.content).toBe("token=[redacted]");
+    const saved = await harness.store.loadRun(result.runId);
+    expect(JSON.stringify(saved?.calls)).not.toContain("SECRET123");
+    expect(JSON.stringify(saved?.messages.filter((message) => message.role === "tool"))).not.toContain(
+      "SECRET123",
+    );
   });
 
   it("runs an allowed call through the gate and gives the model its result", async () => {

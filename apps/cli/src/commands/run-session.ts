@@ -1,6 +1,7 @@
 import { type AgentEnvironment, type RunResult, resumeRun } from "@agent/loop";
+import { redactJson } from "@agent/mcp-transport";
 import { resolvePolicyDecision } from "@agent/policy";
-import { fanOutEvents, type JsonValue } from "@agent/tools";
+import { fanOutEvents, type JsonValue, type Observation } from "@agent/tools";
 import { createConfiguredModel, requireModelConfig } from "../runtime/configured-model.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serverStderrTail } from "../runtime/server-processes.js";
@@ -47,12 +48,16 @@ export async function openAgentSession(
     tools: runtime.registry,
     gate: runtime.gate,
     store: runtime.state.agentRuns,
-    cwd: runtime.config.workspaceRoot,
+    // The real path, as every other call binds it: re-pointing a symlinked root holds calls again.
+    cwd: runtime.workspaceRealPath,
     isOffered: (tool) => resolvePolicyDecision(policy, tool).decision !== "deny",
     toolTimeoutMs: runtime.config.toolTimeoutMs,
     events: fanOutEvents(runtime.events, display.events),
     signal: options.signal,
     owner: currentRunOwner() as unknown as JsonValue,
+    // What a local tool read (a .env file) may hold a configured secret: neither the model nor the
+    // run's record gets it. MCP results are redacted at their transport already.
+    filterObservation: (observation) => redactJson(observation, runtime.redactor) as Observation,
     ...display.hooks,
   };
   return { env, display, system: modelConfig.system, maxTurns: modelConfig.maxTurns };
