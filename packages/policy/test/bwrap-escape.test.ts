@@ -238,6 +238,7 @@ describe("bubblewrap: the network", () => {
     });
     const decisions: ProxyDecision[] = [];
     const confinement = sandbox.confine({
+      exposeScriptProjects: true,
       network: { allowHosts: ["allowed.test"] },
       onProxyDecision: (decision) => decisions.push(decision),
     });
