@@ -66,6 +66,43 @@ describe.concurrent.each(PROVIDERS)("agent runs that wait and resume, over the %
 
 describe.concurrent("agent runs: resume, interrupt, caps, listings", () => {
   const provider = "openai";
+  test("a machine whose configuration lacks the held call's server refuses to resume it, saying why", {
+    timeout: longTimeout,
+  }, async ({ sandbox }) => {
+    const server = await setUpAgent(
+      sandbox,
+      provider,
+      [toolCallTurn([mcpCall("tc_1", "echo", { message: "held" })]), textTurn("done")],
+      { mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) } },
+    );
+    try {
+      const held = parseSingleJson(
+        (await sandbox.run(["run", "echo held", "--json"], { env: agentEnv(provider) })).stdout,
+      );
+      expect((await sandbox.run(["approvals", "approve", String(held.requestId)])).code).toBe(0);
+      // The same state, another configuration: no server "s" here.
+      writeAgentConfig(sandbox, provider, server, {});
+      const refused = await sandbox.run(["resume", String(held.runId), "--json"], {
+        env: agentEnv(provider),
+      });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("mcp__s__echo");
+      expect(refused.stderr).toContain("MCP server s");
+      expect(server.requests).toHaveLength(1);
+      // Where the server is configured, the run resumes and the call runs once.
+      writeAgentConfig(sandbox, provider, server, {
+        mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
+      });
+      const resumed = await sandbox.run(["resume", String(held.runId), "--json"], {
+        env: agentEnv(provider),
+      });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(sandbox.received("s", "tools/call")).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
   test("without a terminal, says which commands approve and resume a held call", {
     timeout,
   }, async ({ sandbox }) => {

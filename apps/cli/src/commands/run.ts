@@ -1,5 +1,6 @@
 import { type RunResult, resumeRun, startRun } from "@agent/loop";
-import type { ExitCode } from "../exit-codes.js";
+import { serverOfToolName } from "@agent/mcp-client";
+import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { CliIo } from "../terminal/io.js";
 import { composeRunPrompt, type RunInputs } from "./run-inputs.js";
@@ -46,8 +47,35 @@ export async function resumeAgentRunCommand(
 ): Promise<ExitCode> {
   const sessionOptions: SessionOptions = { json: options.json, signal };
   const session = await openAgentSession(runtime, io, sessionOptions);
+  await assertToolsPresent(runtime, options.runId);
   return drive(runtime, io, session, sessionOptions, () =>
     resumeRun(session.env, { runId: options.runId, canTakeOver }),
+  );
+}
+
+/**
+ * A run held on one machine may be resumed on another that shares the state: the calls it still has
+ * to make name their tools, and a machine whose configuration lacks one refuses, saying which,
+ * instead of answering the model that the tool does not exist.
+ */
+async function assertToolsPresent(runtime: Runtime, runId: string): Promise<void> {
+  const run = await runtime.state.agentRuns.loadRun(runId);
+  const missing = [
+    ...new Set(
+      (run?.pending ?? [])
+        .filter((call) => call.status !== "done" && runtime.registry.get(call.toolName) === undefined)
+        .map((call) => call.toolName),
+    ),
+  ];
+  if (missing.length === 0) return;
+  const servers = [
+    ...new Set(missing.map((name) => serverOfToolName(name)).filter((name) => name !== undefined)),
+  ];
+  throw new CliExit(
+    EXIT_CODES.usage,
+    `run ${runId} still has to call ${missing.join(", ")}, which this machine does not provide${
+      servers.length > 0 ? ` (MCP server ${servers.join(", ")} is not configured here or did not start)` : ""
+    }; resume it where its configuration and servers are.`,
   );
 }
 
