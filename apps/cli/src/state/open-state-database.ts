@@ -60,9 +60,9 @@ export function openStateDatabase(stateDir: string): Database.Database {
         { file },
       );
     }
-    const check = database.pragma("quick_check", { simple: true });
+    const check = whileBusy(() => database.pragma("quick_check", { simple: true }));
     if (check !== "ok") throw corruptError(file, new Error(`quick_check: ${String(check)}`));
-    database.pragma("journal_mode = WAL");
+    whileBusy(() => database.pragma("journal_mode = WAL"));
     // With WAL, NORMAL never corrupts the database; a power loss can only drop the last commits.
     database.pragma("synchronous = NORMAL");
     migrate(database);
@@ -70,6 +70,19 @@ export function openStateDatabase(stateDir: string): Database.Database {
   } catch (cause) {
     database.close();
     throw translateError(cause, file);
+  }
+}
+
+// Switching a new database to WAL while other processes open it can fail with SQLITE_BUSY at once,
+// without waiting for the busy timeout: such steps are retried, briefly, before they count as failed.
+function whileBusy<T>(step: () => T): T {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return step();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || attempt >= 50) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 * attempt);
+    }
   }
 }
 
