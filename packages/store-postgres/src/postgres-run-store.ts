@@ -7,6 +7,7 @@ import {
   type RunState,
   type RunStore,
   type RunSummary,
+  summarizeRunHeader,
 } from "@agent/loop";
 import type { Pool, PoolClient } from "pg";
 import { StorePostgresError, translateDatabaseError } from "./errors.js";
@@ -92,20 +93,9 @@ export class PostgresRunStore implements RunStore {
         options.limit ?? null,
       ])
       .catch((error: unknown) => translateDatabaseError(error, "list runs"));
-    return result.rows.map((row) => {
-      const header = parseJson(row.header_json, row.run_id) as RunHeader;
-      return {
-        runId: header.runId,
-        status: header.status,
-        createdAt: header.createdAt,
-        updatedAt: header.updatedAt,
-        provider: header.provider,
-        model: header.model,
-        turns: header.turns,
-        prompt: row.prompt,
-        requestIds: [...header.requestIds],
-      };
-    });
+    return result.rows.map((row) =>
+      summarizeRunHeader(parseJson(row.header_json, row.run_id) as RunHeader, row.prompt),
+    );
   }
 
   /** Compare-and-set on the version: applies `change` only if the run is at `expectedVersion`. */

@@ -137,7 +137,7 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
     issues.push(...deferred);
     // `config_missing_variable` promises that setting variables is all it takes.
     const onlyVariables = missingVariables > 0 && missingVariables === issues.length;
-    throw invalid(file, onlyVariables ? "config_missing_variable" : "config_invalid", issues);
+    throw invalidConfig(file, onlyVariables ? "config_missing_variable" : "config_invalid", issues);
   }
 
   return {
@@ -167,7 +167,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function readConfigText(file: string): string {
+/** The configuration file's text; throws `config_not_found` / `config_unreadable` naming the file. */
+export function readConfigText(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (cause) {
@@ -187,7 +188,8 @@ function readConfigText(file: string): string {
   }
 }
 
-function invalid(file: string, code: ConfigErrorCode, issues: ConfigIssue[]): ConfigError {
+/** The error listing every problem of a configuration file, each with its field path. */
+export function invalidConfig(file: string, code: ConfigErrorCode, issues: ConfigIssue[]): ConfigError {
   const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
   return new ConfigError(code, `${file}: ${count} to fix:\n${formatIssues(issues)}`, { file });
 }

@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { z } from "zod";
-import { ConfigError } from "./config-error.js";
-import { type ConfigIssue, formatIssues, issuesFromZod } from "./config-issues.js";
+import { type ConfigIssue, issuesFromZod } from "./config-issues.js";
 import { type Environment, expandVariables } from "./expand-variables.js";
+import { invalidConfig, readConfigText } from "./load-config.js";
 import { parseJsonText } from "./parse-json-text.js";
 
 /** Where the durable state lives: the configuration file's `state` key, defaults filled in. */
@@ -88,34 +88,14 @@ export function readStateEntry(
  */
 export function readStateConfigOf(file: string, env: Environment): { state: StateConfig; secrets: string[] } {
   if (!existsSync(file)) return { state: LOCAL_STATE, secrets: [] };
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (cause) {
-    throw new ConfigError(
-      "config_unreadable",
-      `Cannot read the configuration file ${file}; check that it is a readable file.`,
-      {
-        file,
-        cause,
-      },
-    );
-  }
+  const text = readConfigText(file);
   const raw = parseJsonText(text, file);
   const entry =
     typeof raw === "object" && raw !== null && !Array.isArray(raw)
       ? (raw as { state?: unknown }).state
       : undefined;
   const { state, issues, substituted } = readStateEntry(entry, env);
-  if (issues.length > 0) {
-    throw new ConfigError(
-      "config_invalid",
-      `${file}: ${issues.length === 1 ? "1 problem" : `${issues.length} problems`} to fix:\n${formatIssues(issues)}`,
-      {
-        file,
-      },
-    );
-  }
+  if (issues.length > 0) throw invalidConfig(file, "config_invalid", issues);
   return { state, secrets: substituted };
 }
 
