@@ -113,7 +113,7 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
       if (latest?.status === "denied") {
         return { type: "deny", reason: `an operator denied approval ${latest.id} for this exact action` };
       }
-      if (latest?.status === "pending") return { type: "wait", requestId: latest.id };
+      if (latest?.status === "pending") return { type: "waiting", requestId: latest.id };
 
       const saved = await approvals.saveApprovalRequest(authorization.request);
       // A concurrent identical call may have saved first; the store then returns its request instead.
@@ -124,7 +124,7 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
           now(),
         );
       }
-      return { type: "wait", requestId: saved.id };
+      return { type: "waiting", requestId: saved.id };
     },
   };
 }

@@ -102,7 +102,7 @@ async function decideAndRun(
       reason: verdict.reason,
     });
   }
-  if (verdict.type === "wait") {
+  if (verdict.type === "waiting") {
     return { type: "waiting", ...pick(ids), requestId: verdict.requestId, reason: "approval_required" };
   }
   if (env.signal?.aborted)
@@ -201,7 +201,7 @@ function decisionEvent(ids: CallIds, verdict: GateVerdict): AgentEventInput {
       };
     case "deny":
       return { type: "tool_call_decided", ...ids, decision: "deny", reason: verdict.reason };
-    case "wait":
+    case "waiting":
       return { type: "tool_call_decided", ...ids, decision: "ask", requestId: verdict.requestId };
   }
 }

@@ -25,7 +25,7 @@ export type GateVerdict =
       run: ExecutionRunner;
     }
   | { type: "deny"; reason: string }
-  | { type: "wait"; requestId: string };
+  | { type: "waiting"; requestId: string };
 
 /**
  * The one checkpoint between a validated call and its execution: authorization, approvals and the

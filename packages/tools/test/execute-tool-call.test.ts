@@ -72,7 +72,7 @@ describe("executeToolCall", () => {
   });
 
   it("never executes a held call and says which request holds it", async () => {
-    const { env, spy } = setup(() => "", fixedGate("wait"));
+    const { env, spy } = setup(() => "", fixedGate("waiting"));
     const outcome = await executeToolCall({ name: "search", input: { q: "x" }, callId: "c1" }, env);
     expect(outcome).toEqual({
       type: "waiting",

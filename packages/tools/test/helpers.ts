@@ -1,7 +1,7 @@
 import type { GateVerdict, ToolGate } from "@agent/tools";
 
 /** A gate that always answers the same, recording what it was asked. */
-export function fixedGate(verdict: "allow" | "deny" | "wait"): ToolGate & { asked: string[] } {
+export function fixedGate(verdict: "allow" | "deny" | "waiting"): ToolGate & { asked: string[] } {
   const asked: string[] = [];
   return {
     asked,
@@ -10,7 +10,7 @@ export function fixedGate(verdict: "allow" | "deny" | "wait"): ToolGate & { aske
       const answers: Record<typeof verdict, GateVerdict> = {
         allow: { type: "allow", via: "policy", isolation: "none", run: (execute) => execute() },
         deny: { type: "deny", reason: "not today" },
-        wait: { type: "wait", requestId: "apr_1" },
+        waiting: { type: "waiting", requestId: "apr_1" },
       };
       return answers[verdict];
     },

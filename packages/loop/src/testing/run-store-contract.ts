@@ -238,7 +238,7 @@ export const RUN_STORE_CONTRACT: readonly RunStoreScenario[] = [
       async admit() {
         return granted
           ? { type: "allow", via: "approval", isolation: "none", run: (execute) => execute() }
-          : { type: "wait", requestId: "apr_race" };
+          : { type: "waiting", requestId: "apr_race" };
       },
     };
     const model = createScriptedModel([
