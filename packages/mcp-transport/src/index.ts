@@ -3,6 +3,7 @@ export { escapeControlCharacters } from "./escape-control-characters.js";
 export {
   createRedactor,
   MIN_SECRET_LENGTH,
+  type RedactingStream,
   type Redactor,
   type RedactorOptions,
   redactJson,

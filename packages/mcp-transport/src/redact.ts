@@ -27,7 +27,25 @@ export interface Redactor {
   secrets(text: string): string;
   /** Whether there is any secret to remove (URL userinfo and query strings are removed regardless). */
   readonly hasSecrets: boolean;
+  /**
+   * A redactor for text that arrives in pieces (streamed model output): a secret split across two
+   * pieces is still removed, because the end of what was pushed is held back until it can no longer
+   * be the start of a secret.
+   */
+  stream(): RedactingStream;
 }
+
+/** Text redacted as it arrives: see {@link Redactor.stream}. */
+export interface RedactingStream {
+  /** Adds `text`; returns what can be shown now, redacted (possibly less than was pushed, or nothing). */
+  push(text: string): string;
+  /** Returns everything still held back, redacted; the stream starts empty again. */
+  end(): string;
+}
+
+// The most characters of text one character of a secret can take in any searched form: a BMP
+// character percent-encoded as three UTF-8 bytes (`%E2%82%AC`); JSON escapes, hex and base64 take fewer.
+const MAX_ENCODED_CHARS_PER_UNIT = 9;
 
 /** Options of {@link createRedactor}. */
 export interface RedactorOptions {
@@ -52,7 +70,43 @@ export function createRedactor(secrets: Iterable<string>, options: RedactorOptio
     removeSecrets(text)
       .replace(URL_USERINFO, `$1${REDACTED}@`)
       .replace(URL_QUERY, `$1?${REDACTED}`)) as Redactor;
-  return Object.assign(redact, { secrets: removeSecrets, hasSecrets: values.length > 0 });
+  const longest = Math.max(0, ...values.map((secret) => secret.length * MAX_ENCODED_CHARS_PER_UNIT));
+  const stream = (): RedactingStream => redactingStream(values, forms, longest);
+  return Object.assign(redact, { secrets: removeSecrets, hasSecrets: values.length > 0, stream });
+}
+
+// Holds back the last `longest - 1` characters (every form of every secret is at most `longest` long),
+// and never cuts inside a match: a secret that starts in what is shown ends inside what was pushed.
+function redactingStream(secrets: string[], forms: SecretForms, longest: number): RedactingStream {
+  let pending = "";
+  return {
+    push(text) {
+      if (secrets.length === 0) return text;
+      pending += text;
+      const ranges = findSecrets(pending, secrets, forms);
+      let cut = Math.max(0, pending.length - (longest - 1));
+      for (let moved = true; moved; ) {
+        moved = false;
+        for (const [start, end] of ranges) {
+          if (start < cut && end > cut) {
+            cut = start;
+            moved = true;
+          }
+        }
+      }
+      const shown = replaceRanges(
+        pending.slice(0, cut),
+        ranges.filter(([, end]) => end <= cut),
+      );
+      pending = pending.slice(cut);
+      return shown;
+    },
+    end() {
+      const rest = replaceRanges(pending, findSecrets(pending, secrets, forms));
+      pending = "";
+      return rest;
+    },
+  };
 }
 
 /**

@@ -55,6 +55,36 @@ describe("createRedactor", () => {
   });
 });
 
+describe("Redactor.stream", () => {
+  const pushAll = (stream: ReturnType<ReturnType<typeof createRedactor>["stream"]>, pieces: string[]) =>
+    pieces.map((piece) => stream.push(piece)).join("") + stream.end();
+
+  for (const secret of [SECRET, "48213", "pässwörd-ünicode"]) {
+    for (const [form, text] of Object.entries(echoes(secret))) {
+      it(`removes ${JSON.stringify(secret)} as ${form} split at every point, as the whole text would`, () => {
+        const redact = createRedactor([secret]);
+        const whole = `before ${text} after`;
+        for (let cut = 0; cut <= whole.length; cut += 1) {
+          const shown = pushAll(redact.stream(), [whole.slice(0, cut), whole.slice(cut)]);
+          expect(shown, `cut at ${cut}`).toBe(redact.secrets(whole));
+        }
+        expect(pushAll(redact.stream(), [...whole])).toBe(redact.secrets(whole));
+      });
+    }
+  }
+
+  it("shows text at once when there are no secrets, and holds back only the tail otherwise", () => {
+    expect(createRedactor([]).stream().push("hello")).toBe("hello");
+    const stream = createRedactor(["t0ken"]).stream();
+    const long = "a".repeat(200);
+    const shown = stream.push(long);
+    expect(shown.length).toBeGreaterThan(0);
+    expect(long.startsWith(shown)).toBe(true);
+    expect(shown + stream.end()).toBe(long);
+    expect(stream.end()).toBe("");
+  });
+});
+
 describe("redactJson", () => {
   it("cleans strings, keys and numbers at any depth, keeping order and __proto__ as data", () => {
     const redact = createRedactor(["48213"]);

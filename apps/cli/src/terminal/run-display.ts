@@ -1,4 +1,5 @@
 import type { AgentEnvironment, PendingCall } from "@agent/loop";
+import type { RedactingStream } from "@agent/mcp-transport";
 import type { AgentEvent, EventSink, ToolCallOutcome } from "@agent/tools";
 import { type CliIo, type Style, safeLine, safeText, styleFor, writeLine } from "./io.js";
 
@@ -21,13 +22,15 @@ export const SILENT_RUN_DISPLAY: RunDisplay = { hooks: {}, events: { emit() {} }
 /**
  * The terminal display of a run: the assistant's text streamed to stdout, one line per tool call
  * on stderr (decision and outcome), and a spinner on stderr while the model is thinking when stderr
- * is a terminal. Everything that came from the model or a server is escaped.
+ * is a terminal. Everything that came from the model or a server is escaped, and the streamed text
+ * goes through the redactor as a stream, so a secret split across two pieces is removed too.
  */
 export function createRunDisplay(io: CliIo): RunDisplay {
   const style = styleFor(io.stderr, io.env);
   const decisions = new Map<string, Extract<AgentEvent, { type: "tool_call_decided" }>>();
   let timer: ReturnType<typeof setInterval> | undefined;
   let openLine = false;
+  let text: RedactingStream | undefined;
 
   const stopSpinner = () => {
     if (timer === undefined) return;
@@ -35,7 +38,18 @@ export function createRunDisplay(io: CliIo): RunDisplay {
     timer = undefined;
     io.stderr.write("\r\u001b[K");
   };
+  const showText = (shown: string) => {
+    if (shown === "") return;
+    io.stdout.write(safeText(shown));
+    openLine = !shown.endsWith("\n");
+  };
+  // What the redacting stream still holds back: shown once the model's answer is complete.
+  const flushText = () => {
+    showText(text?.end() ?? "");
+    text = undefined;
+  };
   const endText = () => {
+    flushText();
     if (openLine) io.stdout.write("\n");
     openLine = false;
   };
@@ -48,7 +62,10 @@ export function createRunDisplay(io: CliIo): RunDisplay {
     },
     hooks: {
       onModelRequest(phase) {
-        if (phase === "finished") return stopSpinner();
+        if (phase === "finished") {
+          stopSpinner();
+          return flushText();
+        }
         if (!io.stderr.isTTY) return;
         let frame = 0;
         timer = setInterval(() => {
@@ -60,8 +77,8 @@ export function createRunDisplay(io: CliIo): RunDisplay {
       onText(delta) {
         stopSpinner();
         if (delta === "") return;
-        io.stdout.write(safeText(delta));
-        openLine = !delta.endsWith("\n");
+        text ??= io.redactor?.stream();
+        showText(text ? text.push(delta) : delta);
       },
       onToolCall(call, outcome) {
         stopSpinner();
