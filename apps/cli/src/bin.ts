@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { runCli } from "./cli.js";
 import { EXIT_CODES, Interrupted, interruptionExitCode } from "./exit-codes.js";
-import { killServerProcessGroups } from "./runtime/server-processes.js";
+import { createServerProcesses } from "./runtime/server-connections.js";
 import { processIo } from "./terminal/io.js";
 
+// The stdio servers this process starts: the second signal below kills what is left of them.
+const serverProcesses = createServerProcesses();
 const interrupt = new AbortController();
 let interrupts = 0;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -13,7 +15,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     // kill their process groups outright rather than leave them behind. The exit code is the first
     // signal's (130 for SIGINT, 143 for SIGTERM): that is what stopped the command.
     if (interrupts > 1) {
-      killServerProcessGroups();
+      serverProcesses.killAll();
       process.exit(interruptionExitCode(interrupt.signal.reason));
     }
     interrupt.abort(new Interrupted(signal));
@@ -31,7 +33,7 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const result = await runCli(process.argv.slice(2), processIo(), interrupt.signal);
+const result = await runCli(process.argv.slice(2), processIo(), interrupt.signal, serverProcesses);
 const code = pipeClosed ? EXIT_CODES.pipeClosed : result;
 process.exitCode = code;
 // Everything was closed; if a stray handle still keeps the loop alive, do not hang the shell.

@@ -24,13 +24,9 @@ import { runsListCommand, runsShowCommand } from "./commands/runs.js";
 import { toolsCommand } from "./commands/tools.js";
 import { CONFIG_ENV_VARIABLE, ConfigError, resolveConfigPath } from "./config/index.js";
 import { CliExit, EXIT_CODES, type ExitCode, interruptionExitCode } from "./exit-codes.js";
-import {
-  openRuntime,
-  openStateRuntime,
-  type Runtime,
-  type StateRuntime,
-  stateOnlyRedactor,
-} from "./runtime/runtime.js";
+import { openRuntime, type Runtime } from "./runtime/runtime.js";
+import { createServerProcesses, type ServerProcesses } from "./runtime/server-connections.js";
+import { openStateRuntime, type StateRuntime, stateOnlyRedactor } from "./runtime/state-runtime.js";
 import { StateError } from "./state/index.js";
 import { type CliIo, safeLine, safeText, writeLine } from "./terminal/io.js";
 import { createOutputGuard, type OutputGuard } from "./terminal/output-guard.js";
@@ -38,9 +34,15 @@ import { createOutputGuard, type OutputGuard } from "./terminal/output-guard.js"
 /**
  * Runs one `agent` command line and returns its exit code. `signal` stops it as Ctrl-C does (exit
  * 130, or 143 when its reason is an `Interrupted` by SIGTERM). Servers and state are always closed
- * before it returns, whatever happened.
+ * before it returns, whatever happened. The stdio servers it starts are recorded in `processes`,
+ * which the caller keeps to kill them when it cannot wait for that close.
  */
-export async function runCli(argv: string[], baseIo: CliIo, signal: AbortSignal): Promise<ExitCode> {
+export async function runCli(
+  argv: string[],
+  baseIo: CliIo,
+  signal: AbortSignal,
+  processes: ServerProcesses = createServerProcesses(),
+): Promise<ExitCode> {
   // Every write of this command, error messages included, passes the configuration's redactor.
   const guard = createOutputGuard(baseIo);
   const io = guard.io;
@@ -58,7 +60,7 @@ export async function runCli(argv: string[], baseIo: CliIo, signal: AbortSignal)
       writeLine(io.stdout, cliVersion());
       return EXIT_CODES.ok;
     }
-    const code = await dispatch(args, guard, signal);
+    const code = await dispatch(args, { guard, signal, processes });
     return signal.aborted ? interruptionExitCode(signal.reason) : code;
   } catch (error) {
     if (signal.aborted) return interruptionExitCode(signal.reason);
@@ -69,7 +71,15 @@ export async function runCli(argv: string[], baseIo: CliIo, signal: AbortSignal)
   }
 }
 
-async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal): Promise<ExitCode> {
+// What every command of one `runCli` shares: its output guard, its stop signal, its server processes.
+interface CommandScope {
+  guard: OutputGuard;
+  signal: AbortSignal;
+  processes: ServerProcesses;
+}
+
+async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
+  const { guard, signal } = scope;
   const { io } = guard;
   switch (args.command) {
     case "approvals list":
@@ -88,9 +98,9 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
     case "audit":
       return withState(args, guard, (runtime) => auditCommand(runtime.auditSource, io, args, signal));
     case "mcp list":
-      return withRuntime(args, guard, (runtime) => mcpListCommand(runtime, io, args, signal));
+      return withRuntime(args, scope, (runtime) => mcpListCommand(runtime, io, args, signal));
     case "mcp login":
-      return withRuntime(args, guard, (runtime) =>
+      return withRuntime(args, scope, (runtime) =>
         mcpLoginCommand(runtime, io, { server: operand(args) }, signal),
       );
     case "mcp add":
@@ -103,23 +113,23 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
       return mcpRemoveCommand(configFileToEdit(args, io), io, operand(args));
     case "mcp get":
       // Through the loaded configuration's redactor: a literal secret in the entry is not shown.
-      return withRuntime(args, guard, async (runtime) =>
+      return withRuntime(args, scope, async (runtime) =>
         mcpGetCommand(runtime.config.file, io, operand(args)),
       );
     case "mcp logout":
       return withState(args, guard, (runtime) => mcpLogoutCommand(runtime, io, { server: operand(args) }));
     case "tools":
-      return withRuntime(args, guard, (runtime) => toolsCommand(runtime, io, args, signal));
+      return withRuntime(args, scope, (runtime) => toolsCommand(runtime, io, args, signal));
     case "call":
-      return withRuntime(args, guard, (runtime) =>
+      return withRuntime(args, scope, (runtime) =>
         callCommand(runtime, io, { toolName: operand(args), input: args.input, json: args.json }, signal),
       );
     case "resume":
-      return withRuntime(args, guard, (runtime) =>
+      return withRuntime(args, scope, (runtime) =>
         resumeCommand(runtime, io, { runId: operand(args), json: args.json }, signal),
       );
     case "run":
-      return withRuntime(args, guard, (runtime) =>
+      return withRuntime(args, scope, (runtime) =>
         runCommand(
           runtime,
           io,
@@ -141,11 +151,11 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
         runsShowCommand(runtime, io, { runId: operand(args), json: args.json }),
       );
     case "resources list":
-      return withRuntime(args, guard, (runtime) =>
+      return withRuntime(args, scope, (runtime) =>
         resourcesListCommand(runtime, io, { server: args.operands[0], json: args.json }, signal),
       );
     case "resources read":
-      return withRuntime(args, guard, (runtime) =>
+      return withRuntime(args, scope, (runtime) =>
         resourcesReadCommand(
           runtime,
           io,
@@ -154,11 +164,11 @@ async function dispatch(args: CliArgs, guard: OutputGuard, signal: AbortSignal):
         ),
       );
     case "prompts list":
-      return withRuntime(args, guard, (runtime) =>
+      return withRuntime(args, scope, (runtime) =>
         promptsListCommand(runtime, io, { json: args.json }, signal),
       );
     case "prompts get":
-      return withRuntime(args, guard, (runtime) =>
+      return withRuntime(args, scope, (runtime) =>
         promptsGetCommand(
           runtime,
           io,
@@ -191,11 +201,11 @@ async function withState<T>(
 
 async function withRuntime<T>(
   args: CliArgs,
-  guard: OutputGuard,
+  { guard, processes }: CommandScope,
   run: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
   announceConfigFile(args, guard.io);
-  const runtime = await openRuntime(args, guard.io);
+  const runtime = await openRuntime(args, guard.io, processes);
   guard.protect(runtime.redactor);
   try {
     return await run(runtime);

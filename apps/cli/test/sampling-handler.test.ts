@@ -10,7 +10,7 @@ import {
 } from "@agent/policy";
 import { createMemoryEventSink, executeToolCall, ToolRegistry } from "@agent/tools";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createSamplingHandler } from "../src/runtime/sampling-handler.js";
+import { createSamplingHandler } from "../src/runtime/configured-model.js";
 import { EVERYTHING_SERVER } from "./e2e-helpers.js";
 
 const CALL_SAMPLING = { tool: "mcp__everything__trigger-sampling-request", decision: "allow" as const };

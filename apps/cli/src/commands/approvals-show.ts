@@ -2,7 +2,7 @@ import { serverOfToolName } from "@agent/mcp-client";
 import { type ApprovalRecord, computeActionDigest, type NetworkPolicy } from "@agent/policy";
 import { canonicalJson, type JsonValue } from "@agent/tools";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
-import type { StateRuntime } from "../runtime/runtime.js";
+import type { StateRuntime } from "../runtime/state-runtime.js";
 import { describeNetwork } from "../terminal/describe-network.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 

@@ -1,6 +1,6 @@
 import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest } from "@agent/policy";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
-import type { StateRuntime } from "../runtime/runtime.js";
+import type { StateRuntime } from "../runtime/state-runtime.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { formatTable, truncate } from "../terminal/table.js";
 

@@ -1,5 +1,5 @@
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
-import type { AuditSource } from "../runtime/runtime.js";
+import type { AuditSource } from "../runtime/state-runtime.js";
 import {
   type AuditEntry,
   type AuditRecord,

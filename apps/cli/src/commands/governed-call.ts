@@ -3,7 +3,6 @@ import { executeToolCall, type ToolCallOutcome, type WaitingOutcome } from "@age
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
 import { type CappedOutcome, capOutcome, placeholderOutcome } from "../runtime/output-cap.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { serverStderrTail } from "../runtime/server-processes.js";
 import { decideHeldCall } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeLine, safeText, writeLine } from "../terminal/io.js";
 import { nearestNames } from "../terminal/nearest-names.js";
@@ -101,7 +100,7 @@ function explainUnavailableServer(runtime: Runtime, io: CliIo, server: string): 
       io.stderr,
       `agent: MCP server "${safeText(server)}" is not available (${describeServerFailure(connection)}).`,
     );
-    const stderr = serverStderrTail(server);
+    const stderr = runtime.serverProcesses.stderrTail(server);
     if (stderr) writeLine(io.stderr, `its last stderr lines:\n${stderr}`);
   }
 }

@@ -4,7 +4,6 @@ import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { IsolationReport } from "../runtime/sandboxes.js";
 import { type ServerAuthState, serverAuthState } from "../runtime/server-auth.js";
-import { serverStderrTail } from "../runtime/server-processes.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
 import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
@@ -86,7 +85,7 @@ function printServers(
     if (snapshot.state !== "ready") {
       writeLine(io.stdout, `${name}  ${style.red("failed")}${authText}  ${describeServerFailure(snapshot)}`);
       if (isolationLine) writeLine(io.stdout, isolationLine);
-      const stderr = serverStderrTail(snapshot.name);
+      const stderr = runtime.serverProcesses.stderrTail(snapshot.name);
       if (stderr) {
         for (const line of stderr.split("\n")) writeLine(io.stdout, style.dim(`  stderr: ${safeLine(line)}`));
       }

@@ -10,10 +10,11 @@ import {
 import { ToolRegistry } from "@agent/tools";
 import type { HttpServerConfig } from "../config/index.js";
 import { EXIT_CODES, type ExitCode, usageError } from "../exit-codes.js";
-import type { Runtime, StateRuntime } from "../runtime/runtime.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { providerOptions, serverAuthState, usesOAuth } from "../runtime/server-auth.js";
 import { connectTransport } from "../runtime/server-connections.js";
 import { loadIdentityKey, serverIdentity } from "../runtime/server-identity.js";
+import type { StateRuntime } from "../runtime/state-runtime.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
 

@@ -4,7 +4,6 @@ import { resolvePolicyDecision } from "@agent/policy";
 import { fanOutEvents, type JsonValue, type Observation } from "@agent/tools";
 import { createConfiguredModel, requireModelConfig } from "../runtime/configured-model.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { serverStderrTail } from "../runtime/server-processes.js";
 import { currentRunOwner, isRunOwnerGone, type RunOwner } from "../state/index.js";
 import { decideHeldCall } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeText, writeLine } from "../terminal/io.js";
@@ -117,7 +116,7 @@ function reportUnavailableServers(runtime: Runtime, io: CliIo): void {
       io.stderr,
       `agent: MCP server "${safeText(connection.name)}" is not available (${describeServerFailure(connection)}); the run goes on without its tools.`,
     );
-    const stderr = serverStderrTail(connection.name);
+    const stderr = runtime.serverProcesses.stderrTail(connection.name);
     if (stderr && !io.stderr.isTTY) writeLine(io.stderr, `its last stderr lines:\n${stderr}`);
   }
 }

@@ -1,7 +1,7 @@
 import type { RunState } from "@agent/loop";
 import type { ModelMessage } from "@agent/models";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
-import type { StateRuntime } from "../runtime/runtime.js";
+import type { StateRuntime } from "../runtime/state-runtime.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { formatTable, truncate } from "../terminal/table.js";
 

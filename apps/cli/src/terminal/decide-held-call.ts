@@ -1,5 +1,5 @@
 import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest, PolicyError } from "@agent/policy";
-import type { StateRuntime } from "../runtime/runtime.js";
+import type { StateRuntime } from "../runtime/state-runtime.js";
 import { promptForApproval } from "./approval-prompt.js";
 import { type CliIo, safeText, writeLine } from "./io.js";
 

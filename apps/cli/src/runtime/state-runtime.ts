@@ -1,0 +1,177 @@
+import { userInfo } from "node:os";
+import { createRedactor, type Redactor } from "@agent/mcp-transport";
+import type { OAuthCredentialStore } from "@agent/mcp-transport/oauth";
+import { type EventSink, fanOutEvents, ToolsError } from "@agent/tools";
+import { createJsonlEventSink, type JsonlEventSink } from "@agent/tools/node";
+import type { Pool } from "pg";
+import {
+  type AgentConfig,
+  collectConfigSecrets,
+  loadConfig,
+  readStateConfigOf,
+  resolveConfigPath,
+  type StateConfig,
+} from "../config/index.js";
+import {
+  auditLogPath,
+  createFileCredentialStore,
+  currentRunOwner,
+  ensureStateDirectory,
+  notRegular,
+  openPostgresStateBackend,
+  resolveStateDir,
+  SqliteStateStore,
+  type StateStore,
+  sqliteStateStore,
+} from "../state/index.js";
+import { type CliIo, safeText, writeLine } from "../terminal/io.js";
+import { loadIdentityKey } from "./server-identity.js";
+
+/** Where `agent audit` reads the trail: the JSONL file of this machine, or the shared table. */
+export type AuditSource = { kind: "file"; path: string } | { kind: "postgres"; pool: Pool };
+
+/** The durable part: state database and audit trail, all the approval commands need. */
+export interface StateRuntime {
+  /** The state directory (absolute): the local audit file, tokens, and the SQLite database when used. */
+  stateDir: string;
+  /** The configuration file in use (absolute; it may not exist for state-only commands). */
+  configFile: string;
+  /** Approvals and runs: SQLite here, or the PostgreSQL database of `state.url`. */
+  state: StateStore;
+  /** OAuth tokens and client registrations of HTTP servers (a 0600 file in the state directory). */
+  credentials: OAuthCredentialStore;
+  events: EventSink;
+  /** The local JSONL audit file (always written, also when the trail goes to PostgreSQL too). */
+  auditPath: string;
+  /** What `agent audit` reads. */
+  auditSource: AuditSource;
+  /** The key of server identities: in the state directory, or shared through PostgreSQL. */
+  identityKey(): Buffer;
+  /** Flushes the audit trail and closes the database. */
+  close(): Promise<void>;
+}
+
+/** Global options that locate the configuration and the state. */
+export interface RuntimeLocation {
+  config: string | undefined;
+  stateDir: string | undefined;
+  /** `--json`: no prompt may wait for a person (a server's form is declined). */
+  json?: boolean;
+}
+
+/**
+ * Opens the state (the SQLite database in the state directory, or the PostgreSQL database the
+ * configuration's `state.url` names) and the audit trail. The state directory is the flag, then env,
+ * then `.agent` beside the configuration file. `stateConfig` is the loaded configuration's, when the
+ * caller has it; otherwise only the file's `state` key is read (a missing file means SQLite).
+ */
+export async function openStateRuntime(
+  location: RuntimeLocation,
+  io: CliIo,
+  stateConfig?: StateConfig,
+): Promise<StateRuntime> {
+  const configFile = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
+  const stateDir = resolveStateDir({ flag: location.stateDir, env: io.env, cwd: io.cwd, configFile });
+  const { url, audit: auditTo } = stateConfig ?? readStateConfigOf(configFile, io.env).state;
+  // The directory is created private before the audit file lands in it.
+  ensureStateDirectory(stateDir);
+  const auditPath = auditLogPath(stateDir);
+  const warn = (what: string) => (error: unknown) =>
+    writeLine(io.stderr, `warning: ${what} could not be written: ${safeText(String(error))}`);
+  // The state first: when it cannot be opened (a FIFO in place of the database, the team's server
+  // down), nothing is created beside it, not even the audit file.
+  if (url === undefined) {
+    const sqlite = SqliteStateStore.open(stateDir);
+    const jsonl = openAuditFileOr(auditPath, warn("the audit trail"), () => sqlite.close());
+    return {
+      stateDir,
+      configFile,
+      state: sqliteStateStore(sqlite),
+      credentials: createFileCredentialStore(stateDir),
+      events: jsonl,
+      auditPath,
+      auditSource: { kind: "file", path: auditPath },
+      identityKey: () => loadIdentityKey(stateDir),
+      async close() {
+        jsonl.close();
+        sqlite.close();
+      },
+    };
+  }
+  const shared = await openPostgresStateBackend({
+    url,
+    owner: currentRunOwner(),
+    decidedBy: currentUserName(),
+    onAuditError: warn("the PostgreSQL audit trail"),
+  });
+  const jsonl = openAuditFileOr(auditPath, warn("the audit trail"), () => void shared.store.close());
+  return {
+    stateDir,
+    configFile,
+    state: shared.store,
+    credentials: createFileCredentialStore(stateDir),
+    // Both trails: the file is written before each call it admits runs; the table is shared.
+    events: fanOutEvents(jsonl, shared.audit),
+    auditPath,
+    auditSource:
+      auditTo === "postgres" ? { kind: "postgres", pool: shared.pool } : { kind: "file", path: auditPath },
+    identityKey: () => shared.identityKey,
+    async close() {
+      jsonl.close();
+      await shared.store.close();
+    },
+  };
+}
+
+// Opens the JSONL audit file; if it cannot be, closes the state already opened (`undo`) and throws.
+function openAuditFileOr(
+  auditPath: string,
+  onError: (error: unknown) => void,
+  undo: () => void,
+): JsonlEventSink {
+  try {
+    return createJsonlEventSink(auditPath, { onError });
+  } catch (cause) {
+    undo();
+    if (ToolsError.isInstance(cause) && cause.code === "audit_file_unusable")
+      throw notRegular(auditPath, cause);
+    throw cause;
+  }
+}
+
+// Who takes a decision from this process, for the record of shared approvals.
+function currentUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? "unknown"}`;
+  }
+}
+
+/** Every configured secret, the model's key included (a server or a model error might echo it). */
+export function configuredSecrets(
+  config: AgentConfig,
+  env: CliIo["env"],
+): { values: string[]; warnings: string[] } {
+  const secrets = collectConfigSecrets(config);
+  const modelKey = config.model ? env[config.model.apiKeyEnv] : undefined;
+  return { values: modelKey ? [...secrets.values, modelKey] : secrets.values, warnings: secrets.warnings };
+}
+
+/**
+ * The redactor of commands that open only the state (`approvals`, `runs`, `audit`): what they print
+ * comes from stored requests and runs, which may hold a configured secret a tool was called with.
+ * Built from the configuration when it loads; else from what of it can be read (its `state.url`).
+ */
+export function stateOnlyRedactor(location: RuntimeLocation, io: CliIo): Redactor {
+  const file = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
+  try {
+    return createRedactor(configuredSecrets(loadConfig(file, io.env), io.env).values);
+  } catch {
+    try {
+      return createRedactor(readStateConfigOf(file, io.env).secrets);
+    } catch {
+      return createRedactor([]);
+    }
+  }
+}
