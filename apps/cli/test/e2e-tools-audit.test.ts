@@ -214,4 +214,30 @@ describe.concurrent("agent audit", () => {
       "tool_call_finished",
     ]);
   });
+
+  test("server-everything: its list_changed refresh, abandoned at close, leaves no cancelled tools/list", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    // server-everything registers more tools once initialized and says so with list_changed: the
+    // refresh that starts is often still under way when the short-lived CLI closes the server.
+    sandbox.writeConfig({
+      policy: { rules: [{ tool: "mcp__everything__echo", decision: "allow" }] },
+      mcpServers: { everything: sandbox.everythingServer("everything", { wire: true }) },
+    });
+    for (const args of [
+      ["mcp", "list"],
+      ["mcp", "list", "--json"],
+      ["call", "mcp__everything__echo", "--input", '{"message":"hi"}'],
+    ]) {
+      const result = await sandbox.run(args);
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const events = sandbox.auditEvents();
+    const failed = events.filter((event) => event.type === "mcp_request_finished" && event.ok !== true);
+    expect(failed).toEqual([]);
+    expect(events.filter((event) => event.type === "mcp_server_failed")).toEqual([]);
+    // The listing itself was made and recorded: only the abandoned one is left out.
+    expect(events.filter((event) => event.method === "tools/list").length).toBeGreaterThanOrEqual(3);
+    expect(sandbox.received("everything", "tools/list").length).toBeGreaterThanOrEqual(3);
+  });
 });

@@ -1,4 +1,9 @@
-import type { McpRequestContext, McpResponse, McpTransport } from "@agent/mcp-transport";
+import {
+  MCP_ERROR_CODES,
+  type McpRequestContext,
+  type McpResponse,
+  type McpTransport,
+} from "@agent/mcp-transport";
 import { type EventSink, emitEvent } from "@agent/tools";
 import { since } from "./time.js";
 
@@ -8,16 +13,27 @@ export interface CallAttribution {
   toolName: string;
 }
 
-/** Wraps a transport so that every request emits `mcp_request_finished` with its method, duration and code. */
+/**
+ * Wraps a transport so that every request emits `mcp_request_finished` with its method, duration and
+ * code. A request cancelled once `lifetime` (the connection's own signal) has aborted was background
+ * work of the connection (a rediscovery after `list_changed`, a reconnect) abandoned at close: nobody
+ * asked for it, so it is not recorded as a cancellation. The server is still told it was cancelled.
+ */
 export function instrumentTransport(
   transport: McpTransport,
   events: EventSink,
   server: string,
-  call?: CallAttribution,
+  lifetime?: AbortSignal,
 ): McpTransport {
   return {
-    request: (method, params, context) =>
-      requestAudited(transport, events, server, call, method, params, context),
+    request: async (method, params, context) => {
+      const started = performance.now();
+      const response = await transport.request(method, params, context);
+      const abandoned =
+        lifetime?.aborted && !response.ok && response.error.code === MCP_ERROR_CODES.cancelled;
+      if (!abandoned) emitRequestFinished(events, server, undefined, method, started, response);
+      return response;
+    },
     notify: (method, params) => transport.notify(method, params),
     onNotification: (listener) => transport.onNotification(listener),
     onClose: (listener) => transport.onClose(listener),
@@ -40,6 +56,18 @@ export async function requestAudited(
 ): Promise<McpResponse> {
   const started = performance.now();
   const response = await transport.request(method, params, context);
+  emitRequestFinished(events, server, call, method, started, response);
+  return response;
+}
+
+function emitRequestFinished(
+  events: EventSink,
+  server: string,
+  call: CallAttribution | undefined,
+  method: string,
+  started: number,
+  response: McpResponse,
+): void {
   emitEvent(events, {
     type: "mcp_request_finished",
     server,
@@ -49,5 +77,4 @@ export async function requestAudited(
     ...(response.ok ? {} : { code: response.error.code }),
     ...(call ? { callId: call.callId, toolName: call.toolName } : {}),
   });
-  return response;
 }

@@ -455,8 +455,8 @@ export class McpServerConnection {
     await this.#closeTransport();
   }
 
-  #instrument(transport: McpTransport, call?: { callId: string; toolName: string }): McpTransport {
-    return instrumentTransport(transport, this.#events, this.name, call);
+  #instrument(transport: McpTransport): McpTransport {
+    return instrumentTransport(transport, this.#events, this.name, this.#lifetime.signal);
   }
 
   #onTransportClosed(transport: McpTransport, reason: McpCloseReason): void {

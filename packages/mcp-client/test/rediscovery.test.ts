@@ -1,5 +1,6 @@
 import { type McpToolDescriptor, toLocalTool } from "@agent/mcp-client";
 import { fakeServer, OBJECT_SCHEMA, ok, tool } from "@agent/mcp-testing";
+import { MCP_ERROR_CODES, mcpFailure } from "@agent/mcp-transport";
 import { describe, expect, it } from "vitest";
 import { createFakeSetup } from "./harness.js";
 
@@ -56,6 +57,36 @@ describe("rediscovery", () => {
     await connection.refreshTools();
     expect(registry.get("mcp__docs__search")?.fingerprint).toBe(before);
     expect(events.ofType("mcp_tools_changed")).toEqual([]);
+  });
+});
+
+describe("rediscovery abandoned at close", () => {
+  it("cancels the refresh on the wire but records no cancelled tools/list of its own", async () => {
+    const { connection, transport, events } = createFakeSetup(fakeServer({ tools: ["search"] }));
+    await connection.start();
+    // The refresh a list_changed starts is still waiting for its answer when the connection closes.
+    transport.setHandler("tools/list", () => new Promise(() => {}));
+    transport.pushNotification(LIST_CHANGED);
+    await expect.poll(() => transport.requestsFor("tools/list").length).toBe(2);
+    await connection.close();
+    await connection.toolsSettled();
+    const refresh = transport.requestsFor("tools/list")[1];
+    expect(refresh?.outcome).toBe("cancelled");
+    expect(transport.cancelledRequestIds).toContain(refresh?.id);
+    const listings = events.ofType("mcp_request_finished").filter((event) => event.method === "tools/list");
+    expect(listings).toEqual([expect.objectContaining({ ok: true })]);
+    expect(events.ofType("mcp_server_failed")).toEqual([]);
+  });
+
+  it("still records a refresh that the server itself failed", async () => {
+    const { connection, transport, events } = createFakeSetup(fakeServer({ tools: ["search"] }));
+    await connection.start();
+    transport.setHandler("tools/list", () => mcpFailure(MCP_ERROR_CODES.internalError, "broken"));
+    transport.pushNotification(LIST_CHANGED);
+    await connection.toolsSettled();
+    await connection.close();
+    const listings = events.ofType("mcp_request_finished").filter((event) => event.method === "tools/list");
+    expect(listings.map((event) => event.ok)).toEqual([true, false]);
   });
 });
 
