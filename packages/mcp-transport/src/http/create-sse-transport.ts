@@ -3,6 +3,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createRedactor, credentialValues, displayUrl } from "../redact.js";
 import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
 import { describeError } from "../sdk/fold-error.js";
+import { httpStatusLine } from "../sdk/http-error-summary.js";
 import type { McpCloseReason } from "../transport.js";
 import type { HttpAuthOptions } from "./auth-provider.js";
 import { createBoundedFetch } from "./bounded-fetch.js";
@@ -60,7 +61,7 @@ export function createSseTransport(options: SseTransportOptions): SdkMcpTranspor
     }
     if (!response.ok || !response.body) {
       if (response.status !== 401 || !options.authProvider) {
-        fail({ kind: "lost", message: `the event stream was refused (HTTP ${response.status})` });
+        fail({ kind: "lost", message: `the event stream was refused (${httpStatusLine(response.status)})` });
       }
       return response;
     }

@@ -1,5 +1,7 @@
 import { McpError as SdkMcpError } from "@modelcontextprotocol/sdk/types.js";
+import { escapeControlCharacters } from "../escape-control-characters.js";
 import { MCP_ERROR_CODES, type McpError, mcpFailure } from "../transport.js";
+import { httpStatusLine, summarizeHttpError } from "./http-error-summary.js";
 
 // The SDK prefixes every McpError message with its code; the code already travels separately.
 const SDK_MESSAGE_PREFIX = /^MCP error -?\d+: /;
@@ -25,10 +27,8 @@ export function foldRequestError(
   if (httpStatus !== undefined) {
     return mcpFailure(
       MCP_ERROR_CODES.connectionClosed,
-      `the server answered HTTP ${httpStatus}: ${message}`,
-      {
-        httpStatus,
-      },
+      `the server answered ${describeHttpFailure(httpStatus, message, redact)}`,
+      { httpStatus },
     );
   }
   if (message === "Not connected") return mcpFailure(MCP_ERROR_CODES.connectionClosed, "connection closed");
@@ -53,9 +53,37 @@ function isZodError(error: unknown): boolean {
   return error instanceof Error && error.name === "ZodError";
 }
 
-// StreamableHTTPError carries the HTTP status as a numeric `code` (-1 for an unexpected content type).
+// StreamableHTTPError carries the HTTP status as a numeric `code` (-1 for an unexpected content type);
+// the legacy SSE transport's POST puts it in its message.
 function httpStatusOf(error: unknown): number | undefined {
-  if (!(error instanceof Error) || !error.message.startsWith("Streamable HTTP error:")) return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "number" && code >= 100 ? code : undefined;
+  if (!(error instanceof Error)) return undefined;
+  if (error.message.startsWith(STREAMABLE_HTTP_PREFIX)) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === "number" && code >= 100 ? code : undefined;
+  }
+  const status = SSE_POST_FAILED.exec(error.message)?.[1];
+  return status === undefined ? undefined : Number(status);
+}
+
+// DO NOT CHANGE CASUALLY: the SDK's wording (1.32) of a failed POST, which it follows with the whole
+// response body. The HTTP transport tests send a large error page and check that only a summary shows.
+const STREAMABLE_HTTP_PREFIX = "Streamable HTTP error: ";
+const STREAMABLE_POST_FAILED = "Error POSTing to endpoint: ";
+const SSE_POST_FAILED = /^Error POSTing to endpoint \(HTTP (\d{3})\): /;
+
+/**
+ * The status line, then the SDK's own words, or for a failed POST a short excerpt of the error page
+ * the SDK quoted whole (`redact` has already run over it).
+ */
+function describeHttpFailure(status: number, message: string, redact: (text: string) => string): string {
+  const detail = message.startsWith(STREAMABLE_HTTP_PREFIX)
+    ? message.slice(STREAMABLE_HTTP_PREFIX.length)
+    : message;
+  const body = detail.startsWith(STREAMABLE_POST_FAILED)
+    ? detail.slice(STREAMABLE_POST_FAILED.length)
+    : SSE_POST_FAILED.test(detail)
+      ? detail.replace(SSE_POST_FAILED, "")
+      : undefined;
+  if (body === undefined) return `${httpStatusLine(status)}: ${escapeControlCharacters(detail)}`;
+  return summarizeHttpError(status, body, redact);
 }
