@@ -128,6 +128,31 @@ describe("bubblewrap: the file system", () => {
     expect(readFileSync(nestedConfig, "utf8")).toBe('{"policy":{}}');
   });
 
+  it("cannot change, replace or move aside a file kept read-only inside a writable grant", async () => {
+    const world = createWorld();
+    const tools = join(world.workspace, "tools");
+    const script = join(tools, "server.mjs");
+    mkdirSync(tools);
+    writeFileSync(script, "// the server a configuration runs\n");
+    const sandbox = createBwrapSandbox({ home: world.home, keepReadOnly: [script] });
+    const server = await startEscapeServer(
+      sandbox.confine({ network: "deny", write: [world.workspace], exposeScriptProjects: true }),
+      world,
+    );
+    const planted = join(world.workspace, "planted.mjs");
+    expect(await server.call("write", { path: planted, content: "evil()\n" })).toEqual({ ok: true });
+    expect(await server.call("write", { path: script, content: "evil()\n" })).toMatchObject({ ok: false });
+    expect(await server.call("rename", { from: planted, to: script })).toMatchObject({ ok: false });
+    expect(await server.call("rename", { from: script, to: join(tools, "old.mjs") })).toMatchObject({ ok: false });
+    expect(await server.call("rename", { from: tools, to: join(world.workspace, "moved") })).toMatchObject({
+      ok: false,
+    });
+    expect(readFileSync(script, "utf8")).toBe("// the server a configuration runs\n");
+    expect(existsSync(join(world.workspace, "moved"))).toBe(false);
+    // The rest of the grant stays writable.
+    expect(readFileSync(planted, "utf8")).toBe("evil()\n");
+  });
+
   it("cannot remount the read-only system writable (capabilities are dropped, even for root)", async () => {
     const world = createWorld();
     const server = await startEscapeServer(

@@ -2,6 +2,7 @@ export { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode } from "./config-
 export { type ConfigIssue, formatFieldPath } from "./config-issues.js";
 export { type ConfigSecrets, collectConfigSecrets } from "./config-secrets.js";
 export { type Environment, type ExpansionResult, expandVariables } from "./expand-variables.js";
+export { launchFilesOf } from "./launch-files.js";
 export {
   type AgentConfig,
   CONFIG_ENV_VARIABLE,

@@ -153,7 +153,9 @@ export class PathGuard {
       const verified = await this.#verified(requested, directory, located.relative, set, false);
       if (!verified.ok) return verified;
       const inDirectory = (entry: string) => join(PROC_FD, String(directory.fd), entry);
-      if (set.covers(join(verified.real, name))) return protectedRefusal(requested);
+      const target = join(verified.real, name);
+      if (set.covers(target)) return protectedRefusal(requested);
+      if (this.#protectedPaths?.launchFiles?.includes(target)) return launchFileRefusal(requested);
       let mode: number | undefined;
       const existing = await lstatIfExists(inDirectory(name));
       if (existing) {
@@ -324,6 +326,13 @@ function protectedRefusal(requested: string): PathRefusal {
   return refusal(
     "protected_path",
     `Refused path ${JSON.stringify(requested)}: it is the agent's own configuration, its state directory (approvals, audit trail, tokens) or a path the configuration protects; no local tool may read or write it.`,
+  );
+}
+
+function launchFileRefusal(requested: string): PathRefusal {
+  return refusal(
+    "protected_path",
+    `Refused to write ${JSON.stringify(requested)}: a configured MCP server runs from it, and what it holds would run with that server's secrets; no local tool may write it.`,
   );
 }
 

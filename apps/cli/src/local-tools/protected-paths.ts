@@ -13,6 +13,11 @@ export interface ProtectedPaths {
   stateDir: string;
   /** Files or directories the configuration names as secret (`protectedPaths`). */
   secretPaths: readonly string[];
+  /**
+   * Files configured servers run from (real paths): they stay readable, but no local tool writes
+   * them and sandboxed processes see them read-only, since their code runs with a server's secrets.
+   */
+  launchFiles?: readonly string[];
 }
 
 /** The most entries of a protected directory looked at for hard links, so a huge one cannot stall a call. */

@@ -13,7 +13,13 @@ import {
   voidApprovalRequests,
 } from "@agent/policy";
 import { type EventSink, type ToolGate, ToolRegistry } from "@agent/tools";
-import { type AgentConfig, loadConfig, resolveConfigPath, type ServerConfig } from "../config/index.js";
+import {
+  type AgentConfig,
+  launchFilesOf,
+  loadConfig,
+  resolveConfigPath,
+  type ServerConfig,
+} from "../config/index.js";
 import {
   createLocalTools,
   createRunCommandTool,
@@ -100,6 +106,7 @@ export async function openRuntime(
     configFile: config.file,
     stateDir: durable.stateDir,
     secretPaths: config.protectedPaths,
+    launchFiles: launchFilesOf(config.servers),
   };
   const workspaceRealPath = realPathOr(config.workspaceRoot);
   const identityKey = durable.identityKey();
@@ -108,6 +115,7 @@ export async function openRuntime(
     servers: config.servers,
     workspaceRoot: workspaceRealPath,
     protectedPaths: listProtectedPaths(protectedPaths),
+    keepReadOnly: protectedPaths.launchFiles ?? [],
     env: io.env,
     events: audit,
   });

@@ -26,6 +26,8 @@ export interface SandboxesOptions {
   workspaceRoot: string;
   /** What no sandboxed process may see: the config file, the state directory, credential stores. */
   protectedPaths: readonly string[];
+  /** What sandboxed processes may read but never change, even inside a write grant: the servers' launch files. */
+  keepReadOnly: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
   events: EventSink;
 }
@@ -68,6 +70,7 @@ export function createSandboxes(options: SandboxesOptions): Sandboxes {
     env: options.env,
     home: options.env.HOME || homedir(),
     hide: options.protectedPaths,
+    keepReadOnly: options.keepReadOnly,
   });
   const confinements = new Map<string, Confinement>();
   const confinementOf = (server: StdioServerConfig): Confinement => {

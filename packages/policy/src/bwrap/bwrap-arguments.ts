@@ -76,17 +76,20 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
     exposed.some((root) => isSameOrInside(root, path)) ||
     (!isSameOrInside("/tmp", path) && !(hidesHome && isSameOrInside(home, path)));
   const hidden = existingRealPaths(profile.hide).filter(isVisible);
-  // A hidden path is a mount point, which cannot be renamed, but the directories above it can: `mv
-  // sub sub2; mkdir sub` would put a fresh, writable `sub/agent.config.json` where the host looks.
-  // Each directory between a write grant and a hidden path becomes a mount point of its own.
+  const insideWrite = (path: string): boolean => write.some((root) => isSameOrInside(root, path));
+  const keptReadOnly = existingRealPaths(profile.keepReadOnly ?? []).filter(insideWrite);
+  // A hidden or read-only path is a mount point, which cannot be renamed, but the directories above
+  // it can: `mv sub sub2; mkdir sub` would put a fresh, writable `sub/agent.config.json` where the
+  // host looks. Each directory between a write grant and such a path becomes a mount point of its own.
   const pinned = new Set<string>();
-  for (const path of hidden) {
+  for (const path of [...hidden, ...keptReadOnly]) {
     for (const root of write.filter((candidate) => isSameOrInside(candidate, path) && candidate !== path)) {
       for (let dir = dirname(path); dir !== root && isSameOrInside(root, dir); dir = dirname(dir))
         pinned.add(dir);
     }
   }
   for (const dir of [...pinned].sort((a, b) => a.length - b.length)) args.push("--bind", dir, dir);
+  for (const path of keptReadOnly) args.push("--ro-bind", path, path);
   for (const path of hidden) {
     if (statSync(path).isDirectory()) args.push("--tmpfs", path, "--remount-ro", path);
     else args.push("--ro-bind", "/dev/null", path);

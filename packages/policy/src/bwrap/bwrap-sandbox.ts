@@ -66,6 +66,8 @@ export interface BwrapSandboxOptions {
   home?: string;
   /** Paths never visible inside (the harness's config file, state directory, credential stores). */
   hide?: readonly string[];
+  /** Paths that stay read-only even inside a write grant (the files configured servers run from). */
+  keepReadOnly?: readonly string[];
   limits?: Partial<ResourceLimits>;
   /** How the network proxy resolves allowed host names; defaults to the system resolver. */
   resolveHost?: (host: string) => Promise<string>;
@@ -93,6 +95,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
   const env = options.env ?? process.env;
   const home = options.home ?? homedir();
   const hide = [...(options.hide ?? [])];
+  const keepReadOnly = [...(options.keepReadOnly ?? [])];
   const limits: ResourceLimits = { ...DEFAULT_RESOURCE_LIMITS, ...options.limits };
   let checked: Promise<BwrapPreflight> | undefined;
   const preflight = (): Promise<BwrapPreflight> => {
@@ -120,6 +123,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
           const profile: SandboxProfile = {
             read: [...ownFiles(spec, grants.exposeScriptProjects === true), ...(grants.read ?? [])],
             write: [...(grants.write ?? [])],
+            keepReadOnly,
             hide,
             home,
             network,

@@ -25,6 +25,11 @@ export interface SandboxProfile {
   read: readonly string[];
   /** Absolute paths writable; everything else is read-only or hidden. */
   write: readonly string[];
+  /**
+   * Absolute paths that stay read-only inside a `write` grant (the files a configured server runs
+   * from): a process may neither change, replace nor rename them, nor the directories above them.
+   */
+  keepReadOnly?: readonly string[];
   /** Absolute paths never visible, whatever `read` and `write` say (the harness's own config and state). */
   hide: readonly string[];
   /** The home directory hidden behind an empty, size-limited tmpfs. */
