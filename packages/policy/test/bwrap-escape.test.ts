@@ -143,7 +143,9 @@ describe("bubblewrap: the file system", () => {
     expect(await server.call("write", { path: planted, content: "evil()\n" })).toEqual({ ok: true });
     expect(await server.call("write", { path: script, content: "evil()\n" })).toMatchObject({ ok: false });
     expect(await server.call("rename", { from: planted, to: script })).toMatchObject({ ok: false });
-    expect(await server.call("rename", { from: script, to: join(tools, "old.mjs") })).toMatchObject({ ok: false });
+    expect(await server.call("rename", { from: script, to: join(tools, "old.mjs") })).toMatchObject({
+      ok: false,
+    });
     expect(await server.call("rename", { from: tools, to: join(world.workspace, "moved") })).toMatchObject({
       ok: false,
     });
