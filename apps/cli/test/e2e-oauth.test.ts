@@ -80,11 +80,14 @@ describe("agent mcp login, call, refresh, logout", () => {
     const call = await sandbox.run(["call", "mcp__secure__whoami", "--json"]);
     expect(call.code).toBe(0);
     expect(call.stdout).toContain("notes:read");
+    // The server echoed the token it was sent: the redactor learned it when it was stored.
+    expect(call.stdout).toContain('\\"token\\":\\"[redacted]\\"');
 
     // The access token expires; the next call refreshes it without a browser.
     server.expireAccessTokens();
     const again = await sandbox.run(["call", "mcp__secure__whoami", "--json"]);
     expect(again.code).toBe(0);
+    expect(again.stdout).toContain('\\"token\\":\\"[redacted]\\"');
     const grants = server.records
       .filter((record) => record.kind === "token")
       .map((record) => record.body.grant_type);

@@ -33,6 +33,11 @@ export interface Redactor {
    * be the start of a secret.
    */
   stream(): RedactingStream;
+  /**
+   * Adds a secret known only once running (an OAuth token obtained or refreshed): from now on it is
+   * removed wherever this redactor is used. Secrets are never forgotten.
+   */
+  learn(secret: string): void;
 }
 
 /** Text redacted as it arrives: see {@link Redactor.stream}. */
@@ -62,29 +67,54 @@ export interface RedactorOptions {
  */
 export function createRedactor(secrets: Iterable<string>, options: RedactorOptions = {}): Redactor {
   const minLength = options.minLength ?? MIN_SECRET_LENGTH;
-  const values = [...new Set(secrets)].filter((secret) => secret.length >= minLength);
-  const forms = secretForms(values);
+  const known = new SecretSet([...secrets].filter((secret) => secret.length >= minLength));
   const removeSecrets = (text: string): string =>
-    values.length === 0 ? text : replaceRanges(text, findSecrets(text, values, forms));
+    known.values.length === 0 ? text : replaceRanges(text, findSecrets(text, known.values, known.forms));
   const redact = ((text: string): string =>
     removeSecrets(text)
       .replace(URL_USERINFO, `$1${REDACTED}@`)
       .replace(URL_QUERY, `$1?${REDACTED}`)) as Redactor;
-  const longest = Math.max(0, ...values.map((secret) => secret.length * MAX_ENCODED_CHARS_PER_UNIT));
-  const stream = (): RedactingStream => redactingStream(values, forms, longest);
-  return Object.assign(redact, { secrets: removeSecrets, hasSecrets: values.length > 0, stream });
+  return Object.defineProperties(redact, {
+    secrets: { value: removeSecrets },
+    hasSecrets: { get: () => known.values.length > 0 },
+    stream: { value: (): RedactingStream => redactingStream(known) },
+    learn: {
+      value: (secret: string): void => {
+        if (secret.length >= minLength) known.add(secret);
+      },
+    },
+  });
+}
+
+// The secrets a redactor removes, with their searched forms; it only ever grows.
+class SecretSet {
+  values: string[] = [];
+  forms: SecretForms = { literal: [], hex: [] };
+  /** The longest text any form of any secret can take. */
+  longest = 0;
+
+  constructor(secrets: readonly string[]) {
+    for (const secret of secrets) this.add(secret);
+  }
+
+  add(secret: string): void {
+    if (this.values.includes(secret)) return;
+    this.values = [...this.values, secret];
+    this.forms = secretForms(this.values);
+    this.longest = Math.max(this.longest, secret.length * MAX_ENCODED_CHARS_PER_UNIT);
+  }
 }
 
 // Holds back the last `longest - 1` characters (every form of every secret is at most `longest` long),
 // and never cuts inside a match: a secret that starts in what is shown ends inside what was pushed.
-function redactingStream(secrets: string[], forms: SecretForms, longest: number): RedactingStream {
+function redactingStream(known: SecretSet): RedactingStream {
   let pending = "";
   return {
     push(text) {
-      if (secrets.length === 0) return text;
+      if (known.values.length === 0 && pending === "") return text;
       pending += text;
-      const ranges = findSecrets(pending, secrets, forms);
-      let cut = Math.max(0, pending.length - (longest - 1));
+      const ranges = findSecrets(pending, known.values, known.forms);
+      let cut = Math.max(0, pending.length - (known.longest - 1));
       for (let moved = true; moved; ) {
         moved = false;
         for (const [start, end] of ranges) {
@@ -102,7 +132,7 @@ function redactingStream(secrets: string[], forms: SecretForms, longest: number)
       return shown;
     },
     end() {
-      const rest = replaceRanges(pending, findSecrets(pending, secrets, forms));
+      const rest = replaceRanges(pending, findSecrets(pending, known.values, known.forms));
       pending = "";
       return rest;
     },

@@ -55,6 +55,24 @@ describe("createRedactor", () => {
   });
 });
 
+describe("Redactor.learn", () => {
+  it("removes a secret learned later wherever the redactor is already in use", async () => {
+    const redact = createRedactor([]);
+    const stream = redact.stream();
+    expect(redact.hasSecrets).toBe(false);
+    const token = "oauth-access-7d1e";
+    redact.learn(token);
+    redact.learn("abc");
+    expect(redact.hasSecrets).toBe(true);
+    expect(redact.secrets(`Bearer ${token}`)).toBe("Bearer [redacted]");
+    expect(redact(`basic ${Buffer.from(token).toString("base64")}`)).toMatch(/^basic \[redacted\].{0,2}$/);
+    expect(redact.secrets("abc stays: too short")).toBe("abc stays: too short");
+    expect(stream.push(`token ${token.slice(0, 5)}`) + stream.push(token.slice(5)) + stream.end()).toBe(
+      "token [redacted]",
+    );
+  });
+});
+
 describe("Redactor.stream", () => {
   const pushAll = (stream: ReturnType<ReturnType<typeof createRedactor>["stream"]>, pieces: string[]) =>
     pieces.map((piece) => stream.push(piece)).join("") + stream.end();

@@ -31,7 +31,7 @@ import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
 import { createSandboxes, type Sandboxes } from "./sandboxes.js";
-import { createServerAuthProvider } from "./server-auth.js";
+import { createServerAuthProvider, redactingCredentialStore } from "./server-auth.js";
 import {
   connectServers,
   createServerConnection,
@@ -99,6 +99,7 @@ export async function openRuntime(
   const redactor = createRedactor(secrets.values);
   const durable = await openStateRuntime(location, io, config.state);
   const { state } = durable;
+  const credentials = redactingCredentialStore(durable.credentials, redactor);
   // Every event reaches the audit trail through the redactor, whoever emits it.
   const audit: EventSink = { emit: (event) => durable.events.emit(redactJson(event, redactor)) };
 
@@ -155,7 +156,7 @@ export async function openRuntime(
   const authProviders = new Map<string, OAuthProvider>();
   const reachOf = (server: ServerConfig): ServerReach => {
     if (server.type === "stdio") return { launch: sandboxes.launchFor(server), processes: serverProcesses };
-    const authProvider = createServerAuthProvider(server, durable.credentials);
+    const authProvider = createServerAuthProvider(server, credentials);
     if (authProvider) authProviders.set(server.name, authProvider);
     return { authProvider };
   };
@@ -190,6 +191,7 @@ export async function openRuntime(
 
   return {
     ...durable,
+    credentials,
     events: audit,
     config,
     protectedPaths,

@@ -1,6 +1,8 @@
+import type { Redactor } from "@agent/mcp-transport";
 import {
   createOAuthProvider,
   type OAuthCredentialStore,
+  type OAuthCredentials,
   type OAuthProvider,
   type OAuthProviderOptions,
   storedTokenState,
@@ -64,4 +66,31 @@ export async function serverAuthState(
   if (!provider) return "none";
   if (provider.loginRequired) return "login required";
   return storedTokenState(await store.load(server.name), server.url);
+}
+
+/**
+ * `store`, teaching `redactor` every token and client secret it loads or saves, so a server that
+ * echoes the bearer token it was sent (or one just issued or refreshed) shows `[redacted]`, in
+ * output and in the audit trail alike.
+ */
+export function redactingCredentialStore(
+  store: OAuthCredentialStore,
+  redactor: Redactor,
+): OAuthCredentialStore {
+  const learn = (credentials: OAuthCredentials | undefined): OAuthCredentials | undefined => {
+    const client = credentials?.client as { client_secret?: unknown } | undefined;
+    const { access_token, refresh_token, id_token } = credentials?.tokens ?? {};
+    for (const value of [access_token, refresh_token, id_token, client?.client_secret]) {
+      if (typeof value === "string") redactor.learn(value);
+    }
+    return credentials;
+  };
+  return {
+    load: async (server) => learn(await store.load(server)),
+    save: (server, credentials) => {
+      learn(credentials);
+      return store.save(server, credentials);
+    },
+    remove: (server) => store.remove(server),
+  };
 }

@@ -41,8 +41,14 @@ export function protectedMcpRoute(options: {
   router.all("/", async (request: Request & { auth?: AuthInfo }, response) => {
     const server = new McpServer({ name: "oauth-test-server", version: "1.0.0" });
     const who = request.auth;
+    // It also echoes the bearer token it was sent, as a careless (or hostile) server would.
     server.registerTool("whoami", { description: "Who the token belongs to", inputSchema: {} }, async () => ({
-      content: [{ type: "text", text: JSON.stringify({ client: who?.clientId, scopes: who?.scopes ?? [] }) }],
+      content: [
+        {
+          type: "text",
+          text: JSON.stringify({ client: who?.clientId, scopes: who?.scopes ?? [], token: who?.token }),
+        },
+      ],
     }));
     for (const name of Object.keys(options.toolScopes)) {
       server.registerTool(
