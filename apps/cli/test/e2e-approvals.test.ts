@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import { describe, expect } from "vitest";
 import { type RunRecord, SqliteStateStore } from "../src/state/index.js";
 import {
@@ -21,6 +22,7 @@ interface ApprovalJson {
   runId: string;
   status: string;
   toolName: string;
+  decidedBy?: string;
 }
 
 async function listApprovals(sandbox: E2eSandbox): Promise<ApprovalJson[]> {
@@ -202,7 +204,13 @@ describe.concurrent("approvals across processes", () => {
     expect(voided[0]).toMatchObject({
       toolName: "mcp__s__deploy",
       reason: expect.stringContaining("changed"),
+      // Granted, then voided: it keeps who granted it. Voided while pending: whose CLI voided it.
+      decidedBy: userInfo().username,
     });
+    expect(voided[1]).toMatchObject({ decidedBy: userInfo().username });
+    expect(approvals.find((approval) => approval.id === afterSchema.requestId)?.decidedBy).toBe(
+      userInfo().username,
+    );
 
     // Back to the approved definition: the old grant stays void, so the call is held again.
     const restored = await sandbox.run(["resume", approved.runId, "--json"], { env: original });
@@ -223,6 +231,51 @@ describe.concurrent("approvals across processes", () => {
       expect.objectContaining({ name: "deploy", arguments: { target: "prod" } }),
     ]);
     expect(statusOf(await listApprovals(sandbox), afterRestore.requestId)).toBe("consumed");
+  });
+
+  test("every decision records which OS user took it: approvals show, list --json and the audit", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    configure(sandbox);
+    const user = userInfo().username;
+    const [toApprove, toDeny] = await Promise.all(
+      ["yes", "no"].map(async (message) =>
+        waitingIds(
+          (await sandbox.run(["call", "mcp__s__echo", "--input", JSON.stringify({ message }), "--json"]))
+            .stdout,
+        ),
+      ),
+    );
+    const undecided = parseSingleJson(
+      (await sandbox.run(["approvals", "show", toApprove.requestId, "--json"])).stdout,
+    );
+    expect(undecided.approval).not.toHaveProperty("decidedBy");
+
+    expect((await sandbox.run(["approvals", "approve", toApprove.requestId])).code).toBe(0);
+    expect((await sandbox.run(["approvals", "deny", toDeny.requestId])).code).toBe(0);
+
+    const shown = parseSingleJson(
+      (await sandbox.run(["approvals", "show", toApprove.requestId, "--json"])).stdout,
+    );
+    expect(shown.approval).toMatchObject({ status: "granted", decidedBy: user });
+    const human = await sandbox.run(["approvals", "show", toDeny.requestId]);
+    expect(human.stdout).toMatch(new RegExp(`^ {2}decided by +${user}$`, "m"));
+    const listed = await listApprovals(sandbox);
+    expect(listed.map(({ id, status, decidedBy }) => ({ id, status, decidedBy }))).toEqual(
+      expect.arrayContaining([
+        { id: toApprove.requestId, status: "granted", decidedBy: user },
+        { id: toDeny.requestId, status: "denied", decidedBy: user },
+      ]),
+    );
+    const decisions = sandbox
+      .auditEvents()
+      .filter((event) => event.type === "approval_granted" || event.type === "approval_denied");
+    expect(decisions).toEqual([
+      expect.objectContaining({ type: "approval_granted", requestId: toApprove.requestId, decidedBy: user }),
+      expect.objectContaining({ type: "approval_denied", requestId: toDeny.requestId, decidedBy: user }),
+    ]);
+    const audit = await sandbox.run(["audit"]);
+    expect(audit.stdout).toMatch(new RegExp(`approval_granted .*decidedBy=${user}`));
   });
 
   test("a denied request: resume reports policy_denied and the call never runs", {

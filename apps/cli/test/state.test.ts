@@ -374,6 +374,25 @@ describe("SqliteStateStore.approvals", () => {
     expect("unverifiedHints" in plain).toBe(false);
   });
 
+  it("records who decided: the granting or denying user; voiding keeps the granter, or records the voider", async () => {
+    const alice = SqliteStateStore.open(stateDir, { decidedBy: "alice" });
+    const bob = SqliteStateStore.open(stateDir, { decidedBy: "bob" });
+    stores.push(alice, bob);
+    await alice.approvals.saveApprovalRequest(request("apr_1"));
+    await alice.approvals.saveApprovalRequest(request("apr_2", { actionDigest: DIGEST_B }));
+    await alice.approvals.saveApprovalRequest(request("apr_3", { runId: "run_2" }));
+    expect(await alice.approvals.grantApproval("apr_1")).toMatchObject({ decidedBy: "alice" });
+    expect(await bob.approvals.denyApproval("apr_2")).toMatchObject({ decidedBy: "bob" });
+    expect(await bob.approvals.voidApproval("apr_1", "changed")).toMatchObject({
+      status: "voided",
+      decidedBy: "alice",
+    });
+    expect(await bob.approvals.voidApproval("apr_3", "changed")).toMatchObject({ decidedBy: "bob" });
+    // A store told nobody (a library user's) records nobody.
+    await open().approvals.saveApprovalRequest(request("apr_4", { runId: "run_3" }));
+    expect("decidedBy" in (await open().approvals.grantApproval("apr_4"))).toBe(false);
+  });
+
   it("consumes a grant once across connections to the same file", async () => {
     const first = open();
     await first.approvals.saveApprovalRequest(request("apr_1"));

@@ -11,7 +11,7 @@ export async function grantApprovalRequest(
   events: EventSink = NULL_EVENT_SINK,
 ): Promise<ApprovalRecord> {
   const record = await store.grantApproval(id);
-  emitEvent(events, { type: "approval_granted", ...approvalFields(record) });
+  emitEvent(events, { type: "approval_granted", ...approvalFields(record), ...decidedByOf(record) });
   return record;
 }
 
@@ -25,7 +25,7 @@ export async function denyApprovalRequest(
   events: EventSink = NULL_EVENT_SINK,
 ): Promise<ApprovalRecord> {
   const record = await store.denyApproval(id);
-  emitEvent(events, { type: "approval_denied", ...approvalFields(record) });
+  emitEvent(events, { type: "approval_denied", ...approvalFields(record), ...decidedByOf(record) });
   return record;
 }
 
@@ -86,7 +86,12 @@ export async function voidApprovalRequests(
     const changed = await store.voidApproval(record.id, reason);
     if (!changed) continue;
     voided.push(changed);
-    emitEvent(events, { type: "approval_voided", reason, ...approvalFields(changed) });
+    emitEvent(events, {
+      type: "approval_voided",
+      reason,
+      ...approvalFields(changed),
+      ...decidedByOf(changed),
+    });
   }
   return voided;
 }
@@ -104,4 +109,9 @@ export function approvalFields(record: ApprovalRecord): {
     toolName: record.toolName,
     actionDigest: record.actionDigest,
   };
+}
+
+// Who decided, where the store records it: the event says so too.
+function decidedByOf(record: ApprovalRecord): { decidedBy?: string } {
+  return record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy };
 }

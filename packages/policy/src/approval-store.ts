@@ -50,7 +50,10 @@ export interface ApprovalRecord extends ApprovalRequest {
   voidReason?: string;
   /** The machine the held call waits on, where the store records it (stores shared by many machines do). */
   requestedOnHost?: string;
-  /** Who granted or denied it, where the store records it (e.g. the OS user). */
+  /**
+   * Who granted or denied it, where the store records it (e.g. the OS user); for a request voided
+   * while still pending, whose process voided it (voiding a grant keeps who granted it).
+   */
   decidedBy?: string;
 }
 

@@ -1,11 +1,13 @@
 import {
   createPolicyGate,
   definePolicy,
+  denyApprovalRequest,
   grantApprovalRequest,
   InMemoryApprovalStore,
   voidApprovalsOfChangedTool,
   voidApprovalsOfRemovedTool,
 } from "@agent/policy";
+import { sampleApprovalRequest } from "@agent/policy/testing";
 import { createMemoryEventSink, executeToolCall, type RegisteredTool, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { countingTool, FIXED_NOW, sequentialIds } from "./helpers.js";
@@ -88,5 +90,22 @@ describe("voiding approvals when a tool's definition changes", () => {
       first.requestId,
     ]);
     expect(events.ofType("approval_voided")[0]?.reason).toBe("the tool was removed");
+  });
+});
+
+describe("who decided", () => {
+  it("approval events carry the decidedBy a store records, and nothing when it records none", async () => {
+    const store = new InMemoryApprovalStore({ now: FIXED_NOW });
+    const events = createMemoryEventSink();
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_2", { runId: "run_2" }));
+    // A store that records its deciding user, as the CLI's and the PostgreSQL ones do.
+    const recording = Object.assign(Object.create(store) as InMemoryApprovalStore, {
+      grantApproval: async (id: string) => ({ ...(await store.grantApproval(id)), decidedBy: "carol" }),
+    });
+    await grantApprovalRequest(recording, "apr_1", events);
+    await denyApprovalRequest(store, "apr_2", events);
+    expect(events.ofType("approval_granted")).toEqual([expect.objectContaining({ decidedBy: "carol" })]);
+    expect(events.ofType("approval_denied")[0]).not.toHaveProperty("decidedBy");
   });
 });

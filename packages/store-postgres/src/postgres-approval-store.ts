@@ -192,9 +192,11 @@ export class PostgresApprovalStore implements ApprovalStore {
   async voidApproval(id: string, reason: string): Promise<ApprovalRecord | undefined> {
     const rows = await this.#query<ApprovalRow>(
       "void an approval request",
-      `UPDATE agent_approvals SET status = 'voided', voided_at = $1, void_reason = $2
-       WHERE id = $3 AND status IN ('pending', 'granted') RETURNING *`,
-      [this.#now().toISOString(), reason, id],
+      // Voiding a grant keeps who granted it; a pending request records whose process voided it.
+      `UPDATE agent_approvals SET status = 'voided', voided_at = $1, void_reason = $2,
+         decided_by = COALESCE(decided_by, $3)
+       WHERE id = $4 AND status IN ('pending', 'granted') RETURNING *`,
+      [this.#now().toISOString(), reason, this.#decidedBy, id],
     );
     if (rows[0]) return toRecord(rows[0]);
     if (!(await this.getApproval(id))) throw approvalNotFound(id);

@@ -59,6 +59,20 @@ describe("PostgresApprovalStore across connections", () => {
     }
   });
 
+  it("voiding keeps who granted a request, and records who voided a pending one", async () => {
+    const { state: first, url } = await freshState({ decidedBy: "alice" });
+    const second = await openPostgresState({ url, decidedBy: "bob" });
+    try {
+      await first.approvals.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+      await first.approvals.saveApprovalRequest(sampleApprovalRequest("apr_2", { runId: "run_2" }));
+      await first.approvals.grantApproval("apr_1");
+      expect(await second.approvals.voidApproval("apr_1", "changed")).toMatchObject({ decidedBy: "alice" });
+      expect(await second.approvals.voidApproval("apr_2", "changed")).toMatchObject({ decidedBy: "bob" });
+    } finally {
+      await second.close();
+    }
+  });
+
   it("leaves one decision when an approve and a deny race", async () => {
     const { state: first, url } = await freshState();
     const second = await openPostgresState({ url });

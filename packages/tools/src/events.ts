@@ -44,11 +44,12 @@ export type AgentEvent = EventBase &
     // No summary or input here: inputs may hold credentials. The digest binds the exact input; the
     // operator sees it from the approval store (private state), not from the audit trail.
     | ({ type: "approval_requested"; effect: ToolEffect } & ApprovalFields)
-    | ({ type: "approval_granted" } & ApprovalFields)
-    | ({ type: "approval_denied" } & ApprovalFields)
+    // `decidedBy`: who decided, where the approval store records it (the OS user of the CLI).
+    | ({ type: "approval_granted"; decidedBy?: string } & ApprovalFields)
+    | ({ type: "approval_denied"; decidedBy?: string } & ApprovalFields)
     | ({ type: "approval_consumed" } & ApprovalFields)
     // A pending or granted request voided because its tool's definition changed: it never applies again.
-    | ({ type: "approval_voided"; reason: string } & ApprovalFields)
+    | ({ type: "approval_voided"; reason: string; decidedBy?: string } & ApprovalFields)
     // A local tool refused a path: outside the workspace, protected (config, state), or swapped while opened.
     | ({ type: "local_path_refused"; code: string; path: string } & CallFields)
     | {

@@ -20,6 +20,7 @@ const KEY_FIELDS = [
   "reason",
   "code",
   "requestId",
+  "decidedBy",
   "runId",
   "status",
   "turn",

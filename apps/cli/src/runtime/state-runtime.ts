@@ -81,7 +81,7 @@ export async function openStateRuntime(
   // The state first: when it cannot be opened (a FIFO in place of the database, the team's server
   // down), nothing is created beside it, not even the audit file.
   if (url === undefined) {
-    const sqlite = SqliteStateStore.open(stateDir);
+    const sqlite = SqliteStateStore.open(stateDir, { decidedBy: currentUserName() });
     const jsonl = openAuditFileOr(auditPath, warn("the audit trail"), () => sqlite.close());
     return {
       stateDir,
@@ -139,7 +139,7 @@ function openAuditFileOr(
   }
 }
 
-// Who takes a decision from this process, for the record of shared approvals.
+// Who takes a decision from this process, for the record of approvals (SQLite and shared alike).
 function currentUserName(): string {
   try {
     return userInfo().username;

@@ -129,6 +129,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX approvals_one_pending ON approvals (run_id, action_digest) WHERE status = 'pending';
     `,
   },
+  {
+    version: 5,
+    description: "who decided an approval (the OS user of the CLI that granted, denied or voided it)",
+    // Decisions of earlier versions keep NULL: nobody recorded who took them.
+    sql: `
+      ALTER TABLE approvals ADD COLUMN decided_by TEXT;
+    `,
+  },
 ];
 
 /** The schema version this build writes; a database with a higher one is refused, never downgraded. */

@@ -31,6 +31,7 @@ interface ApprovalRow {
   network: string | null;
   voided_at: string | null;
   void_reason: string | null;
+  decided_by: string | null;
 }
 
 // rowid breaks ties between requests created in the same millisecond: it is the order they were saved.
@@ -44,12 +45,17 @@ const OLDEST_FIRST = "ORDER BY created_at, rowid";
 export class SqliteApprovalStore implements ApprovalStore {
   readonly #database: Database.Database;
   readonly #now: () => Date;
+  readonly #decidedBy: string | null;
   readonly #statements: ReturnType<typeof prepareStatements>;
 
-  /** Wraps an open, migrated state database; `now` is the clock for decisions and consumption. */
-  constructor(database: Database.Database, now: () => Date = () => new Date()) {
+  /**
+   * Wraps an open, migrated state database; `now` is the clock for decisions and consumption,
+   * `decidedBy` who takes this process's decisions (the OS user), recorded on each one.
+   */
+  constructor(database: Database.Database, now: () => Date = () => new Date(), decidedBy?: string) {
     this.#database = database;
     this.#now = now;
+    this.#decidedBy = decidedBy ?? null;
     this.#statements = prepareStatements(database);
   }
 
@@ -125,7 +131,12 @@ export class SqliteApprovalStore implements ApprovalStore {
   async voidApproval(id: string, reason: string): Promise<ApprovalRecord | undefined> {
     const voidIt = this.#database.transaction((): ApprovalRecord | undefined => {
       if (!this.#statements.byId.get(id)) throw approvalNotFound(id);
-      const changes = this.#statements.voidOpen.run(this.#now().toISOString(), reason, id).changes;
+      const { changes } = this.#statements.voidOpen.run(
+        this.#now().toISOString(),
+        reason,
+        this.#decidedBy,
+        id,
+      );
       return changes === 1 ? toRecord(this.#statements.byId.get(id) as ApprovalRow) : undefined;
     });
     return voidIt.immediate();
@@ -135,7 +146,7 @@ export class SqliteApprovalStore implements ApprovalStore {
     const decide = this.#database.transaction((): ApprovalRecord => {
       const row = this.#statements.byId.get(id) as ApprovalRow | undefined;
       assertDecidable(id, row);
-      this.#statements.decide.run(status, this.#now().toISOString(), id);
+      this.#statements.decide.run(status, this.#now().toISOString(), this.#decidedBy, id);
       return toRecord(this.#statements.byId.get(id) as ApprovalRow);
     });
     return decide.immediate();
@@ -159,11 +170,13 @@ function prepareStatements(database: Database.Database) {
       VALUES (@id, @run_id, @call_id, @tool_name, @effect, @action_digest, @tool_fingerprint, @summary,
         @input_preview, @unverified_hints_json, 'pending', @created_at, @input_json, @cwd, @network)`),
     decide: database.prepare(
-      "UPDATE approvals SET status = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
+      "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ? WHERE id = ? AND status = 'pending'",
     ),
     // The status is re-checked in the UPDATE itself: a grant consumed meanwhile stays consumed.
+    // Voiding a grant keeps who granted it; a pending request records whose CLI voided it.
     voidOpen: database.prepare(
-      "UPDATE approvals SET status = 'voided', voided_at = ?, void_reason = ? WHERE id = ? AND status IN ('pending', 'granted')",
+      `UPDATE approvals SET status = 'voided', voided_at = ?, void_reason = ?, decided_by = COALESCE(decided_by, ?)
+       WHERE id = ? AND status IN ('pending', 'granted')`,
     ),
   };
 }
@@ -192,5 +205,6 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
   if (row.consumed_at !== null) record.consumedAt = row.consumed_at;
   if (row.voided_at !== null) record.voidedAt = row.voided_at;
   if (row.void_reason !== null) record.voidReason = row.void_reason;
+  if (row.decided_by !== null) record.decidedBy = row.decided_by;
   return record;
 }

@@ -64,6 +64,8 @@ export interface SqliteStateStoreOptions {
   now?: () => Date;
   /** The process recorded as the owner of the runs this store sets `running`; defaults to this one. */
   owner?: RunOwner;
+  /** Who takes this process's approval decisions (the OS user), recorded as each one's `decidedBy`; none by default. */
+  decidedBy?: string;
 }
 
 /** A run as both state databases keep it (SQLite and PostgreSQL share the columns). */
@@ -105,7 +107,7 @@ export class SqliteStateStore {
     this.file = file;
     this.#now = now;
     this.#owner = options.owner ?? currentRunOwner();
-    this.approvals = new SqliteApprovalStore(database, now);
+    this.approvals = new SqliteApprovalStore(database, now, options.decidedBy);
     this.agentRuns = new SqliteRunStore(database);
   }
 
