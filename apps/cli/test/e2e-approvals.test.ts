@@ -238,14 +238,12 @@ describe.concurrent("approvals across processes", () => {
   }, async ({ sandbox }) => {
     configure(sandbox);
     const user = userInfo().username;
-    const [toApprove, toDeny] = await Promise.all(
-      ["yes", "no"].map(async (message) =>
-        waitingIds(
-          (await sandbox.run(["call", "mcp__s__echo", "--input", JSON.stringify({ message }), "--json"]))
-            .stdout,
-        ),
-      ),
-    );
+    const hold = async (message: string) =>
+      waitingIds(
+        (await sandbox.run(["call", "mcp__s__echo", "--input", JSON.stringify({ message }), "--json"]))
+          .stdout,
+      );
+    const [toApprove, toDeny] = await Promise.all([hold("yes"), hold("no")]);
     const undecided = parseSingleJson(
       (await sandbox.run(["approvals", "show", toApprove.requestId, "--json"])).stdout,
     );
