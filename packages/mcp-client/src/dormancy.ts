@@ -1,3 +1,5 @@
+import type { McpAbortSignal } from "@agent/mcp-transport";
+
 /**
  * The idle close of a connection: after `idleMs` with no request in flight it puts the connection to
  * sleep (`sleep`), and the next use wakes it (`reopen`: a new handshake and discovery), once for
@@ -52,7 +54,7 @@ export class Dormancy {
   }
 
   /** Reopens the connection (once for all callers); false when that failed, or when `signal` aborted first. */
-  wake(signal: AbortSignal): Promise<boolean> {
+  wake(signal: McpAbortSignal): Promise<boolean> {
     this.#waking ??= this.#reopen().finally(() => {
       this.#waking = undefined;
     });

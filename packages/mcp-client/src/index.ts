@@ -88,6 +88,7 @@ export {
   type McpToolOutput,
   mapCallResult,
   mcpToolGroup,
-  type RemoteToolCaller,
+  type RemoteCallResult,
+  type RemoteToolPort,
   toLocalTool,
 } from "./tool-mapping.js";

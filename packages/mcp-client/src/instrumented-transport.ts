@@ -4,7 +4,7 @@ import {
   type McpResponse,
   type McpTransport,
 } from "@agent/mcp-transport";
-import { type EventSink, emitEvent } from "@agent/tools";
+import { type AgentEventInput, type EventSink, emitEvent } from "@agent/tools";
 import { since } from "./time.js";
 
 /** Which tool call a request belongs to, for the audit trail. */
@@ -68,13 +68,18 @@ function emitRequestFinished(
   started: number,
   response: McpResponse,
 ): void {
-  emitEvent(events, {
+  // Field by field rather than with spreads, which V8 makes slow for this shape: it is once per call.
+  const event: AgentEventInput & { type: "mcp_request_finished" } = {
     type: "mcp_request_finished",
     server,
     method,
     durationMs: since(started),
     ok: response.ok,
-    ...(response.ok ? {} : { code: response.error.code }),
-    ...(call ? { callId: call.callId, toolName: call.toolName } : {}),
-  });
+  };
+  if (!response.ok) event.code = response.error.code;
+  if (call) {
+    event.callId = call.callId;
+    event.toolName = call.toolName;
+  }
+  emitEvent(events, event);
 }

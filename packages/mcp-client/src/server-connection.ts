@@ -1,16 +1,5 @@
-import type { McpCloseReason, McpResponse, McpTransport } from "@agent/mcp-transport";
-import {
-  type EventSink,
-  emitEvent,
-  type GroupChange,
-  NULL_EVENT_SINK,
-  type RegisteredTool,
-  type ToolContext,
-  type ToolFailure,
-  toolFailure,
-} from "@agent/tools";
-import { retryWithBackoff } from "./backoff.js";
-import { type CallTarget, sendForCall } from "./call-request.js";
+import type { McpCloseReason, McpTransport } from "@agent/mcp-transport";
+import { type EventSink, emitEvent, type GroupChange, NULL_EVENT_SINK } from "@agent/tools";
 import { clientCapabilities, type McpRoot } from "./client-features.js";
 import { closeTransportWithin } from "./close-transport.js";
 import { createCoalescingRunner } from "./coalescing-runner.js";
@@ -21,25 +10,25 @@ import {
   type McpServerSnapshot,
   type McpServerState,
   type McpServerTimeouts,
-  type ReconnectPolicy,
   resolveIdleTimeout,
   resolveListingLimits,
   resolveReconnectPolicy,
   resolveTimeouts,
 } from "./connection-options.js";
 import { type PhaseRun, runHandshakePhase, runListingPhase } from "./connection-phases.js";
-import type { ListToolsOptions, RejectedTool } from "./discovery.js";
+import { Reconnector, type ReconnectTarget } from "./connection-reconnect.js";
+import type { ListToolsOptions } from "./discovery.js";
 import { Dormancy } from "./dormancy.js";
 import { McpClientError, toMcpClientError } from "./errors.js";
 import { DEFAULT_CLIENT_INFO, type InitializeResult } from "./handshake.js";
 import { instrumentTransport } from "./instrumented-transport.js";
-import { assertServerName, mcpToolName, serverToolName } from "./names.js";
+import { assertServerName } from "./names.js";
 import { createPhaseContext } from "./phase.js";
 import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
-import { isRecord } from "./records.js";
+import { ServerCalls } from "./server-calls.js";
 import type { McpPrompt, McpResource, McpResourceTemplate } from "./server-catalog.js";
 import { installServerRequestHandlers } from "./server-requests.js";
-import { buildServerTools, type MappedTools, replaceServerGroup } from "./server-tools.js";
+import { ServerToolGroup } from "./server-tool-group.js";
 import { messageOf, since } from "./time.js";
 import { mcpToolGroup } from "./tool-mapping.js";
 
@@ -58,51 +47,57 @@ export class McpServerConnection {
   readonly #options: McpServerConnectionOptions;
   readonly #events: EventSink;
   readonly #timeouts: McpServerTimeouts;
-  readonly #reconnect: ReconnectPolicy | undefined;
+  readonly #reconnector: Reconnector | undefined;
   readonly #listingLimits: ListToolsOptions;
   readonly #lifetime = new AbortController();
   #state: McpServerState = "idle";
   #transport: McpTransport | undefined;
   #unsubscribe: (() => void)[] = [];
   #initialized: InitializeResult | undefined;
-  #listedOnce = false;
   #listChangedWhileConnecting = false;
-  #rejected: RejectedTool[] = [];
-  #excluded: string[] = [];
-  /** The last discovery's tools, reused by the next one where a definition did not change. */
-  #mapped: MappedTools = new Map();
+  readonly #tools: ServerToolGroup;
   #error: { code: string; message: string } | undefined;
   readonly #refresher = createCoalescingRunner(() => this.#refreshAfterListChanged());
   readonly #catalog: ConnectionCatalog;
   readonly #idle: Dormancy | undefined;
-  readonly #callTarget: CallTarget;
+  readonly #calls: ServerCalls;
   #roots: readonly McpRoot[];
-  #reconnecting: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: McpServerConnectionOptions) {
     assertServerName(options.name);
     this.name = options.name;
     this.group = mcpToolGroup(options.name);
-    this.#callTarget = {
+    this.#calls = new ServerCalls({
       server: options.name,
       state: () => this.#state,
       transport: () => this.#transport,
       dormancy: () => this.#idle,
       callMs: () => this.#timeouts.callMs,
       events: () => this.#events,
-    };
+      structuredContent: () => this.#features().structuredContent,
+      currentTool: (remoteName) => this.#tools.currentTool(remoteName),
+    });
     this.#options = options;
     this.#events = options.events ?? NULL_EVENT_SINK;
+    this.#tools = new ServerToolGroup({
+      server: options.name,
+      registry: options.registry,
+      events: this.#events,
+      port: this.#calls,
+      ...(options.includeTool ? { include: options.includeTool } : {}),
+      ...(options.identity === undefined ? {} : { serverIdentity: options.identity }),
+    });
     this.#timeouts = resolveTimeouts(options.timeouts);
-    this.#reconnect = resolveReconnectPolicy(options.reconnect);
+    const reconnect = resolveReconnectPolicy(options.reconnect);
+    this.#reconnector = reconnect && new Reconnector(reconnect, this.#reconnectTarget());
     this.#listingLimits = resolveListingLimits(options);
     this.#roots = options.features?.roots ?? [];
     this.#catalog = new ConnectionCatalog(
       {
         server: this.name,
         serverIdentity: options.identity,
-        request: (method, params, context) => this.#requestForCall(method, params, context),
+        request: (method, params, action, context) => this.#calls.request(method, params, action, context),
       },
       this.#events,
       {
@@ -201,7 +196,7 @@ export class McpServerConnection {
   /** Resolves once no rediscovery triggered by a `list_changed` (tools, resources, prompts) is running or queued. */
   async toolsSettled(): Promise<void> {
     await this.#refresher.settled();
-    while (this.#reconnecting) await this.#reconnecting;
+    while (this.#reconnector?.running) await this.#reconnector.running;
     await this.#refresher.settled();
     await this.#catalog.settled();
   }
@@ -220,9 +215,9 @@ export class McpServerConnection {
       state: this.#state,
       initialized: this.#initialized,
       error: this.#error,
-      tools: this.#options.registry.listGroup(this.group),
-      rejected: this.#rejected,
-      excluded: this.#excluded,
+      tools: this.#tools.list(),
+      rejected: this.#tools.rejected,
+      excluded: this.#tools.excluded,
       catalog: this.#catalog,
     });
   }
@@ -237,8 +232,7 @@ export class McpServerConnection {
     this.#state = "closed";
     this.#lifetime.abort();
     this.#idle?.stop();
-    this.#options.registry.removeGroup(this.group);
-    this.#mapped = new Map();
+    this.#tools.clear();
     this.#catalog.clear();
     await this.#closeTransport();
   }
@@ -341,12 +335,7 @@ export class McpServerConnection {
       ...this.#listingLimits,
       features: this.#features(),
     });
-    const { tools, rejected, excluded, mapped } = buildServerTools(listing, {
-      include: this.#options.includeTool ?? (() => true),
-      callRemote: (remoteName, args, context) => this.#callTool(remoteName, args, context),
-      previous: this.#mapped,
-      ...(this.#options.identity === undefined ? {} : { serverIdentity: this.#options.identity }),
-    });
+    const mapped = this.#tools.map(listing);
     const kinds = this.#catalogKinds();
     if (withCatalog) {
       const phase = createPhaseContext(signal, this.#timeouts.listToolsMs);
@@ -354,22 +343,10 @@ export class McpServerConnection {
     }
     // close() may have run while the listing was under way: a closed server registers nothing.
     this.#throwIfClosed();
-    const change = this.#register([...tools, ...this.#catalog.tools(kinds)]);
-    this.#mapped = mapped;
-    this.#rejected = rejected;
-    this.#excluded = excluded;
-    for (const { remoteName, reason } of rejected) {
-      emitEvent(this.#events, { type: "mcp_tool_rejected", server: this.name, remoteName, reason });
-    }
-    emitEvent(this.#events, {
-      type: "mcp_tools_listed",
-      server: this.name,
-      count: tools.length,
-      rejected: rejected.length,
+    return this.#tools.commit(mapped, this.#catalog.tools(kinds), {
       pages: listing.pages,
       durationMs: since(started),
     });
-    return change;
   }
 
   #phase(transport: McpTransport, signal: AbortSignal | undefined, timeoutMs: number): PhaseRun {
@@ -382,17 +359,6 @@ export class McpServerConnection {
     };
   }
 
-  #register(tools: RegisteredTool[]): GroupChange {
-    const change = replaceServerGroup(this.#options.registry, this.name, tools);
-    const { added, removed, changed } = change;
-    const wasListed = this.#listedOnce;
-    this.#listedOnce = true;
-    if (wasListed && added.length + removed.length + changed.length > 0) {
-      emitEvent(this.#events, { type: "mcp_tools_changed", server: this.name, added, removed, changed });
-    }
-    return change;
-  }
-
   async #refreshAfterListChanged(): Promise<void> {
     const transport = this.#transport;
     if (this.#state !== "ready" || !transport) return;
@@ -402,49 +368,6 @@ export class McpServerConnection {
       // A tool list that cannot be read again cannot be trusted: fail closed.
       if (this.#state === "ready") await this.#fail(this.#toClientError(error));
     }
-  }
-
-  async #callTool(
-    remoteName: string,
-    args: unknown,
-    context: ToolContext,
-  ): Promise<McpResponse | ToolFailure> {
-    const toolName = mcpToolName(this.name, remoteName);
-    const before = this.#mapped.get(remoteName)?.tool;
-    const response = await sendForCall(
-      this.#callTarget,
-      { method: "tools/call", params: { name: remoteName, arguments: args }, toolName },
-      context,
-      () => {
-        // Reopened after idling: the call was validated and authorized against the old definition.
-        if (this.#mapped.get(remoteName)?.tool === before) return undefined;
-        return toolFailure(
-          "mcp_unavailable",
-          `The definition of ${toolName} changed when the connection to "${this.name}" was reopened; call it again.`,
-        );
-      },
-    );
-    if ("ok" in response && response.ok && !this.#features().structuredContent && isRecord(response.result)) {
-      // The negotiated version has no structuredContent: the server's extra field is not passed on.
-      const { structuredContent: _dropped, ...result } = response.result;
-      return { ok: true, result };
-    }
-    return response;
-  }
-
-  /** A request of a built-in tool (`resources/read`, `prompts/get`) for the call in `context`. */
-  #requestForCall(
-    method: string,
-    params: Record<string, unknown>,
-    context: ToolContext,
-  ): Promise<McpResponse | ToolFailure> {
-    const action = method === "prompts/get" ? "get_prompt" : "read_resource";
-    return sendForCall(
-      this.#callTarget,
-      { method, params, toolName: serverToolName(this.name, action) },
-      context,
-      () => undefined,
-    );
   }
 
   /** Closes an idle connection; its tools stay registered and the next use reopens it. */
@@ -470,29 +393,24 @@ export class McpServerConnection {
       reason: reason.kind,
       message: reason.message,
     });
-    if (this.#reconnect && !this.#reconnecting) {
-      this.#reconnecting = this.#reconnectWithBackoff(this.#reconnect).finally(() => {
-        this.#reconnecting = undefined;
-      });
-    }
+    this.#reconnector?.start();
   }
 
-  async #reconnectWithBackoff(policy: ReconnectPolicy): Promise<void> {
-    const back = await retryWithBackoff(policy, () => this.#establish(this.#lifetime.signal), {
+  #reconnectTarget(): ReconnectTarget {
+    return {
+      server: this.name,
+      events: this.#events,
       signal: this.#lifetime.signal,
-      beforeAttempt: (attempt, delayMs) =>
-        emitEvent(this.#events, { type: "mcp_reconnecting", server: this.name, attempt, delayMs }),
-      onFailure: async (error) => {
+      establish: () => this.#establish(this.#lifetime.signal),
+      attemptFailed: async (error) => {
         const { code, message } = this.#toClientError(error);
         this.#error = { code, message };
         this.#state = "disconnected";
         await this.#closeTransport();
       },
-    });
-    if (!back && !this.#isClosed()) {
-      const message = `Server "${this.name}" did not come back after ${policy.maxAttempts} attempts.`;
-      await this.#fail(new McpClientError("mcp_connection_closed", message, { server: this.name }));
-    }
+      gaveUp: (message) =>
+        this.#fail(new McpClientError("mcp_connection_closed", message, { server: this.name })),
+    };
   }
 
   async #fail(error: McpClientError): Promise<void> {
@@ -500,7 +418,7 @@ export class McpServerConnection {
     this.#state = "failed";
     this.#idle?.stop();
     this.#error = { code: error.code, message: error.message };
-    this.#options.registry.removeGroup(this.group);
+    this.#tools.unregister();
     emitEvent(this.#events, {
       type: "mcp_server_failed",
       server: this.name,

@@ -1,4 +1,3 @@
-import type { McpResponse } from "@agent/mcp-transport";
 import {
   defineTool,
   type JsonValue,
@@ -7,7 +6,7 @@ import {
   type ToolFailure,
 } from "@agent/tools";
 import { z } from "zod";
-import { serverToolName } from "./names.js";
+import { type ServerToolAction, serverToolName } from "./names.js";
 import { describeValue, isRecord } from "./records.js";
 import {
   type McpPrompt,
@@ -15,7 +14,7 @@ import {
   type McpResourceTemplate,
   templateMatcher,
 } from "./server-catalog.js";
-import { invalidResult, mcpToolGroup, responseFailure } from "./tool-mapping.js";
+import { invalidResult, mcpToolGroup, type RemoteCallResult } from "./tool-mapping.js";
 
 /** What a server's built-in tools read and send: its current listings and one request. */
 export interface ServerCatalogPort {
@@ -25,12 +24,13 @@ export interface ServerCatalogPort {
   resources(): readonly McpResource[];
   templates(): readonly McpResourceTemplate[];
   prompts(): readonly McpPrompt[];
-  /** Sends one request for the call in `context` (its signal, its audit attribution). */
+  /** Sends one request of the built-in tool `action` for the call in `context` (its cancellation, its audit attribution). */
   request(
     method: string,
     params: Record<string, unknown>,
+    action: ServerToolAction,
     context: ToolContext,
-  ): Promise<McpResponse | ToolFailure>;
+  ): Promise<RemoteCallResult>;
 }
 
 /** The built-in tools of a server with resources: list them, read one the server advertised. */
@@ -57,7 +57,7 @@ export function createResourceTools(port: ServerCatalogPort): RegisteredTool[] {
     group: mcpToolGroup(server),
     identity: identity(port, "read_resource"),
     execute: async ({ uri }, context) =>
-      mapReadResult(await port.request("resources/read", { uri }, context)),
+      mapReadResult(await port.request("resources/read", { uri }, "read_resource", context)),
   });
   return [list as RegisteredTool, read as RegisteredTool];
 }
@@ -106,6 +106,7 @@ export function createPromptTool(port: ServerCatalogPort): RegisteredTool {
         await port.request(
           "prompts/get",
           { name: input.name, ...(input.arguments ? { arguments: input.arguments } : {}) },
+          "get_prompt",
           context,
         ),
       ),
@@ -128,10 +129,9 @@ export interface ResourceReadOutput {
   content: { type: "resource"; resource: Record<string, unknown> }[];
 }
 
-function mapReadResult(response: McpResponse | ToolFailure): ResourceReadOutput | ToolFailure {
-  if (!("ok" in response)) return response;
-  if (!response.ok) return responseFailure(response.error);
-  const result = response.result;
+function mapReadResult(answer: RemoteCallResult): ResourceReadOutput | ToolFailure {
+  if (!answer.ok) return answer.failure;
+  const result = answer.result;
   if (!isRecord(result) || !Array.isArray(result.contents)) {
     return invalidResult(`resources/read returned ${describeValue(result)} without a contents array`);
   }
@@ -154,10 +154,9 @@ export interface PromptOutput {
   messages: { role: "user" | "assistant"; content: Record<string, unknown> }[];
 }
 
-function mapPromptResult(response: McpResponse | ToolFailure): PromptOutput | ToolFailure {
-  if (!("ok" in response)) return response;
-  if (!response.ok) return responseFailure(response.error);
-  const result = response.result;
+function mapPromptResult(answer: RemoteCallResult): PromptOutput | ToolFailure {
+  if (!answer.ok) return answer.failure;
+  const result = answer.result;
   if (!isRecord(result) || !Array.isArray(result.messages)) {
     return invalidResult(`prompts/get returned ${describeValue(result)} without a messages array`);
   }

@@ -7,7 +7,7 @@ import {
 } from "@agent/tools";
 import type { McpToolDescriptor, RejectedTool, ToolListing } from "./discovery.js";
 import { McpClientError } from "./errors.js";
-import { mcpToolGroup, type RemoteToolCaller, type ToLocalToolOptions, toLocalTool } from "./tool-mapping.js";
+import { mcpToolGroup, type RemoteToolPort, type ToLocalToolOptions, toLocalTool } from "./tool-mapping.js";
 
 /** The tools one discovery mapped, by remote name, each with the key of the definition it came from. */
 export type MappedTools = ReadonlyMap<string, { key: string; tool: RegisteredTool }>;
@@ -30,14 +30,15 @@ export function buildServerTools(
   listing: ToolListing,
   options: {
     include: (remoteName: string) => boolean;
-    callRemote: RemoteToolCaller;
+    /** The port every mapped tool calls its server through. */
+    server: RemoteToolPort;
     /** What the last discovery mapped; unchanged tools are reused. */
     previous?: MappedTools;
     /** See {@link ToLocalToolOptions.serverIdentity}. */
     serverIdentity?: JsonValue;
   },
 ): ServerToolSet {
-  const { include, callRemote, previous = new Map(), serverIdentity } = options;
+  const { include, server, previous = new Map(), serverIdentity } = options;
   const mapped = new Map<string, { key: string; tool: RegisteredTool }>();
   const set: ServerToolSet = { tools: [], rejected: [...listing.rejected], excluded: [], mapped };
   for (const descriptor of listing.tools) {
@@ -52,11 +53,7 @@ export function buildServerTools(
       mapped.set(descriptor.remoteName, known);
       continue;
     }
-    const result = toLocalTool(
-      descriptor,
-      callRemote,
-      serverIdentity === undefined ? {} : { serverIdentity },
-    );
+    const result = toLocalTool(descriptor, server, serverIdentity === undefined ? {} : { serverIdentity });
     if (!result.ok) {
       set.rejected.push({ remoteName: descriptor.remoteName, reason: result.reason });
       continue;

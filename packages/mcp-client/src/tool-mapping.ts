@@ -1,4 +1,4 @@
-import { MCP_ERROR_CODES, type McpResponse } from "@agent/mcp-transport";
+import { MCP_ERROR_CODES } from "@agent/mcp-transport";
 import {
   defineTool,
   type JsonValue,
@@ -13,12 +13,21 @@ import { mcpToolName, remoteToolNameProblem } from "./names.js";
 import { copyWellFormedJson, describeValue, isRecord } from "./records.js";
 import { checkInputSchema, convertOutputSchemaToZod, zodFromCheckedSchema } from "./schema/index.js";
 
-/** Sends one `tools/call` for a mapped tool; the connection supplies it. */
-export type RemoteToolCaller = (
-  remoteName: string,
-  args: unknown,
-  context: ToolContext,
-) => Promise<McpResponse | ToolFailure>;
+/**
+ * What a remote request answers: the server's result, to be checked by whoever asked, or why there
+ * is none, as the failure the observation will carry (a transport or JSON-RPC error already mapped
+ * to its code, a server that is not connected, a call cancelled while the server reconnected).
+ */
+export type RemoteCallResult = { ok: true; result: unknown } | { ok: false; failure: ToolFailure };
+
+/**
+ * The small port a mapped tool calls its server through (an `McpServerConnection`'s calls, or a
+ * test's fake): one hop out, one hop back, one result type. It never throws for a call's outcome.
+ */
+export interface RemoteToolPort {
+  /** Sends `tools/call` for the tool the server lists as `remoteName`, for the call in `context`. */
+  callTool(remoteName: string, args: unknown, context: ToolContext): Promise<RemoteCallResult>;
+}
 
 /** The registry group of one server's tools. */
 export function mcpToolGroup(server: string): string {
@@ -53,7 +62,7 @@ export interface ToLocalToolOptions {
  */
 export function toLocalTool(
   descriptor: McpToolDescriptor,
-  callRemote: RemoteToolCaller,
+  server: RemoteToolPort,
   options: ToLocalToolOptions = {},
 ): { ok: true; tool: RegisteredTool } | { ok: false; reason: string } {
   const nameProblem = remoteToolNameProblem(descriptor.server, descriptor.remoteName);
@@ -85,7 +94,7 @@ export function toLocalTool(
       outputSchema: (outputSchema ?? null) as JsonValue,
     },
     execute: async (args, context) =>
-      mapCallResult(await callRemote(descriptor.remoteName, args, context), output),
+      mapCallResult(await server.callTool(descriptor.remoteName, args, context), output),
   });
   return { ok: true, tool: tool as RegisteredTool };
 }
@@ -118,17 +127,13 @@ function hintsOf(descriptor: OwnDefinition): Record<string, JsonValue> | undefin
 }
 
 /**
- * Turns a `tools/call` response into the tool's output or a failure: transport errors keep their
- * code (`cancelled` and `timeout` keep their meaning), `isError` keeps the server's content, and
- * `structuredContent` must satisfy the declared output schema.
+ * Turns a `tools/call` answer into the tool's output or a failure: a failure stays as it is (a
+ * transport error keeps its code, `cancelled` and `timeout` their meaning), `isError` keeps the
+ * server's content, and `structuredContent` must satisfy the declared output schema.
  */
-export function mapCallResult(
-  response: McpResponse | ToolFailure,
-  outputSchema?: ZodType,
-): McpToolOutput | ToolFailure {
-  if (!("ok" in response)) return response;
-  if (!response.ok) return responseFailure(response.error);
-  const result = response.result;
+export function mapCallResult(answer: RemoteCallResult, outputSchema?: ZodType): McpToolOutput | ToolFailure {
+  if (!answer.ok) return answer.failure;
+  const result = answer.result;
   if (!isRecord(result) || !Array.isArray(result.content)) {
     return invalidResult(`tools/call returned ${describeValue(result)} without a content array`);
   }

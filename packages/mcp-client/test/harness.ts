@@ -1,4 +1,4 @@
-import { McpServerConnection, type McpServerConnectionOptions } from "@agent/mcp-client";
+import { McpServerConnection, type McpServerConnectionOptions, type RemoteToolPort } from "@agent/mcp-client";
 import { type FakeHandler, FakeTransport } from "@agent/mcp-testing";
 import { createPolicyGate, definePolicy, InMemoryApprovalStore, type PolicyConfig } from "@agent/policy";
 import { createMemoryEventSink, type ExecutionEnvironment, ToolRegistry } from "@agent/tools";
@@ -37,3 +37,8 @@ export function createFakeSetup(handlers: Record<string, FakeHandler>, setup: Fa
 
 /** A policy that allows every external tool, for tests about what happens after the gate. */
 export const ALLOW_EXTERNAL: PolicyConfig = { defaults: { external: "allow" } };
+
+/** A server port for tools that are only mapped, never called for real: every call answers no content. */
+export const EMPTY_ANSWERS: RemoteToolPort = {
+  callTool: async () => ({ ok: true, result: { content: [] } }),
+};

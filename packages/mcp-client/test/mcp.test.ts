@@ -3,12 +3,12 @@
  * asserting both the outcome and what did (not) reach the transport.
  */
 import { initializeServer, listTools, toLocalTool } from "@agent/mcp-client";
-import { FakeTransport, fakeServer, ok, tool } from "@agent/mcp-testing";
+import { FakeTransport, fakeServer, tool } from "@agent/mcp-testing";
 import { MCP_ERROR_CODES } from "@agent/mcp-transport";
 import { defineTool, executeToolCall, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ALLOW_EXTERNAL, createFakeSetup } from "./harness.js";
+import { ALLOW_EXTERNAL, createFakeSetup, EMPTY_ANSWERS } from "./harness.js";
 
 const context = () => ({ signal: new AbortController().signal, timeoutMs: 1_000 });
 const never = () => new Promise<never>(() => {});
@@ -23,7 +23,7 @@ describe("MCP tools as local tools", () => {
     const registry = new ToolRegistry();
     registry.registerAll(
       listing.tools.map((descriptor) => {
-        const mapped = toLocalTool(descriptor, async () => ok({ content: [] }));
+        const mapped = toLocalTool(descriptor, EMPTY_ANSWERS);
         if (!mapped.ok) throw new Error(mapped.reason);
         return mapped.tool;
       }),

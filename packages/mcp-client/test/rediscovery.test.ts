@@ -2,7 +2,7 @@ import { type McpToolDescriptor, toLocalTool } from "@agent/mcp-client";
 import { fakeServer, OBJECT_SCHEMA, ok, tool } from "@agent/mcp-testing";
 import { MCP_ERROR_CODES, mcpFailure } from "@agent/mcp-transport";
 import { describe, expect, it } from "vitest";
-import { createFakeSetup } from "./harness.js";
+import { createFakeSetup, EMPTY_ANSWERS } from "./harness.js";
 
 const LIST_CHANGED = "notifications/tools/list_changed";
 
@@ -18,8 +18,6 @@ function descriptor(overrides: Partial<McpToolDescriptor> = {}): McpToolDescript
     ...overrides,
   };
 }
-
-const unused = async () => ok({ content: [] });
 
 describe("rediscovery", () => {
   it("keeps the registered tool of an unchanged definition, and replaces a changed one", async () => {
@@ -93,9 +91,9 @@ describe("rediscovery abandoned at close", () => {
 describe("toLocalTool", () => {
   it("builds the tool from a copy: changing the descriptor afterwards changes nothing", () => {
     const source = descriptor();
-    const mapped = toLocalTool(source, unused);
+    const mapped = toLocalTool(source, EMPTY_ANSWERS);
     if (!mapped.ok) throw new Error(mapped.reason);
-    const pristine = toLocalTool(descriptor(), unused);
+    const pristine = toLocalTool(descriptor(), EMPTY_ANSWERS);
     if (!pristine.ok) throw new Error(pristine.reason);
     (source.inputSchema.properties as Record<string, unknown>).q = { type: "integer" };
     source.description = "changed";
@@ -105,14 +103,14 @@ describe("toLocalTool", () => {
   });
 
   it("rejects at once what no fingerprint can be computed of", () => {
-    expect(toLocalTool(descriptor({ description: "broken \ud800 text" }), unused)).toEqual({
+    expect(toLocalTool(descriptor({ description: "broken \ud800 text" }), EMPTY_ANSWERS)).toEqual({
       ok: false,
       reason: "invalid_tool_definition: a string contains a lone surrogate",
     });
   });
 
   it("rejects an unusable remote name instead of throwing", () => {
-    expect(toLocalTool(descriptor({ remoteName: "two words" }), unused)).toMatchObject({
+    expect(toLocalTool(descriptor({ remoteName: "two words" }), EMPTY_ANSWERS)).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/^invalid_tool_name: /),
     });

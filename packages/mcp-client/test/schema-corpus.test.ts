@@ -6,7 +6,6 @@
  * disagrees with Ajv on generated inputs.
  */
 import { toLocalTool } from "@agent/mcp-client";
-import { ok } from "@agent/mcp-testing";
 import type { JsonValue, RegisteredTool } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import {
@@ -19,6 +18,7 @@ import { loadCorpus } from "./fixtures/corpus-tools.js";
 import { mismatches, NO_MISMATCHES, runDifferential } from "./fixtures/differential.js";
 import { generateInputs } from "./fixtures/json-generator.js";
 import { createReferenceCompiler } from "./fixtures/reference-validator.js";
+import { EMPTY_ANSWERS } from "./harness.js";
 
 const corpus = loadCorpus();
 
@@ -45,7 +45,7 @@ for (const listing of corpus) {
         annotations: remote.annotations as Record<string, JsonValue> | undefined,
         title: remote.title,
       },
-      async () => ok({ content: [] }),
+      EMPTY_ANSWERS,
     );
     if (mapped.ok) accepted.push({ label, inputSchema: remote.inputSchema, tool: mapped.tool });
     else rejected.push(`${label}: ${mapped.reason}`);

@@ -5,11 +5,11 @@
  * `prepare` and through the executor, where a rejected call never reaches the server.
  */
 import { toLocalTool } from "@agent/mcp-client";
-import { fakeServer, ok, tool } from "@agent/mcp-testing";
+import { fakeServer, tool } from "@agent/mcp-testing";
 import { executeToolCall } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { convertInputSchema, MAX_INPUT_DEPTH } from "../src/schema/index.js";
-import { ALLOW_EXTERNAL, createFakeSetup } from "./harness.js";
+import { ALLOW_EXTERNAL, createFakeSetup, EMPTY_ANSWERS } from "./harness.js";
 
 const INHERITED = {
   type: "object",
@@ -46,7 +46,7 @@ function descriptor(inputSchema: unknown) {
 }
 
 function prepareOf(inputSchema: unknown) {
-  const mapped = toLocalTool(descriptor(inputSchema), async () => ok({ content: [] }));
+  const mapped = toLocalTool(descriptor(inputSchema), EMPTY_ANSWERS);
   if (!mapped.ok) throw new Error(mapped.reason);
   return (input: unknown) => mapped.tool.prepare(input);
 }
@@ -112,7 +112,7 @@ describe("own properties only, through prepare", () => {
   it("refuses a __proto__ property at discovery, with a reason", () => {
     const mapped = toLocalTool(
       descriptor(JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}')),
-      async () => ok({ content: [] }),
+      EMPTY_ANSWERS,
     );
     expect(mapped).toEqual({
       ok: false,

@@ -1,5 +1,6 @@
 import {
   MCP_ERROR_CODES,
+  type McpAbortSignal,
   type McpCloseReason,
   type McpNotification,
   type McpRequestAnswer,
@@ -17,7 +18,8 @@ import {
 export interface FakeRequestInfo {
   method: string;
   id: number;
-  signal: AbortSignal;
+  /** The request's cancellation as the caller passed it (an AbortSignal or any {@link McpAbortSignal}). */
+  signal: McpAbortSignal;
   /** Reports progress to the caller, as a server's progress notifications would. */
   reportProgress(progress: number, total?: number, message?: string): void;
 }
@@ -32,7 +34,7 @@ export interface FakeRequestRecord {
   method: string;
   params: unknown;
   /** The exact signal the caller passed: tests assert `signal.aborted` at the boundary. */
-  signal: AbortSignal;
+  signal: McpAbortSignal;
   timeoutMs?: number;
   /** How the request ended at the transport, once it has. */
   outcome?: "answered" | "cancelled" | "timeout" | "connection_closed";

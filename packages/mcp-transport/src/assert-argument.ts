@@ -1,4 +1,5 @@
 import { MCP_TRANSPORT_ERROR_CODES, McpTransportError } from "./errors.js";
+import { isAbortSignalLike, type McpRequestContext } from "./transport.js";
 
 /** Throws {@link McpTransportError} unless `value` is a finite number >= 0 (a duration or a size). */
 export function assertNonNegative(name: string, value: unknown, unit: "milliseconds" | "bytes"): void {
@@ -16,4 +17,36 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number") return String(value);
   return typeof value;
+}
+
+/** Throws {@link McpTransportError} unless `method` is a non-empty string. */
+export function assertMethod(method: unknown): void {
+  if (typeof method !== "string" || method.length === 0) {
+    throw new McpTransportError(
+      MCP_TRANSPORT_ERROR_CODES.invalidArgument,
+      `method must be a non-empty string, got ${describeValue(method)}.`,
+    );
+  }
+}
+
+/** Throws {@link McpTransportError} unless `params` is a plain object or undefined (MCP params are named). */
+export function assertParams(params: unknown): void {
+  if (params === undefined) return;
+  if (typeof params !== "object" || params === null || Array.isArray(params)) {
+    throw new McpTransportError(
+      MCP_TRANSPORT_ERROR_CODES.invalidArgument,
+      `params must be a plain object or undefined (MCP uses named parameters), got ${describeValue(params)}.`,
+    );
+  }
+}
+
+/** Throws {@link McpTransportError} unless `context` has a signal and, if any, a valid `timeoutMs`. */
+export function assertContext(context: McpRequestContext): void {
+  if (!isAbortSignalLike(context?.signal)) {
+    throw new McpTransportError(
+      MCP_TRANSPORT_ERROR_CODES.invalidArgument,
+      "context must be an AbortSignal or { signal: AbortSignal, timeoutMs?, onProgress? } (signal: anything with aborted and abort listeners).",
+    );
+  }
+  if (context.timeoutMs !== undefined) assertNonNegative("timeoutMs", context.timeoutMs, "milliseconds");
 }

@@ -11,6 +11,7 @@ export {
 export { createRedactingTransport } from "./redacting-transport.js";
 export {
   MCP_ERROR_CODES,
+  type McpAbortSignal,
   type McpCloseReason,
   type McpError,
   type McpNotification,

@@ -33,9 +33,21 @@ export interface McpProgress {
   message?: string;
 }
 
+/**
+ * What a request reads of its cancellation. An `AbortSignal` is one; so is any object with these
+ * members, e.g. `@agent/tools`' `context.cancellation`, which spares a remote call the cost of
+ * creating an AbortSignal (several microseconds on Node 20).
+ */
+export interface McpAbortSignal {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
 /** Cancellation and time limits of one request, set by the caller (never by the server). */
 export interface McpRequestContext {
-  signal: AbortSignal;
+  /** Aborting it cancels the request: it resolves with the cancelled code and the server is told. */
+  signal: McpAbortSignal;
   /** Resolve with the timeout code after this long; unset means no timeout of the transport's own. */
   timeoutMs?: number;
   /** Receives the server's progress notifications for this request. */
@@ -98,7 +110,21 @@ export interface McpTransport {
 
 /** Normalizes the `context` argument of {@link McpTransport.request}. */
 export function toRequestContext(context: McpRequestContext | AbortSignal): McpRequestContext {
-  return context instanceof AbortSignal ? { signal: context } : context;
+  // A context has a `signal`; a bare AbortSignal has none.
+  return typeof context === "object" && context !== null && "signal" in context
+    ? context
+    : { signal: context };
+}
+
+/** Whether `value` has what a request reads of its cancellation ({@link McpAbortSignal}). */
+export function isAbortSignalLike(value: unknown): value is McpAbortSignal {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return (
+    typeof candidate.aborted === "boolean" &&
+    typeof candidate.addEventListener === "function" &&
+    typeof candidate.removeEventListener === "function"
+  );
 }
 
 /** Builds a failed {@link McpResponse}. */

@@ -103,6 +103,31 @@ describe("createSdkTransport", () => {
     expect(progress.length).toBe(seen);
   });
 
+  it("takes any object with aborted and abort listeners as the signal, and cancels through it", async () => {
+    const { transport, cancelled } = await harness();
+    await initialize(transport);
+    // What @agent/tools hands a remote tool as context.cancellation: no AbortSignal behind it.
+    const listeners = new Set<() => void>();
+    const cancellation = {
+      aborted: false,
+      addEventListener: (_type: "abort", listener: () => void) => listeners.add(listener),
+      removeEventListener: (_type: "abort", listener: () => void) => listeners.delete(listener),
+    };
+    const pending = transport.request("tools/call", { name: "slow" }, { signal: cancellation });
+    await delay(30);
+    cancellation.aborted = true;
+    for (const listener of [...listeners]) listener();
+    expect(await pending).toMatchObject({ ok: false, error: { code: MCP_ERROR_CODES.cancelled } });
+    await waitFor(() => cancelled.length === 1);
+    expect(listeners.size).toBe(0);
+  });
+
+  it("refuses a context whose signal has no abort listeners, as misuse", async () => {
+    const { transport } = await harness();
+    const signal = { aborted: false } as unknown as AbortSignal;
+    await expect(transport.request("tools/list", {}, { signal })).rejects.toBeInstanceOf(McpTransportError);
+  });
+
   it("resolves a request that outlives timeoutMs with the timeout code and cancels it on the server", async () => {
     const { transport, cancelled } = await harness();
     await initialize(transport);

@@ -1,5 +1,6 @@
+import { CallCancellation } from "./call-cancellation.js";
 import { type AgentEventInput, type EventSink, emitEvent, NULL_EVENT_SINK } from "./events.js";
-import type { GateVerdict, ToolGate } from "./gate.js";
+import type { GateRequest, GateVerdict, ToolGate } from "./gate.js";
 import {
   type FailureDetails,
   failureObservation,
@@ -45,29 +46,16 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
  */
 export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment): Promise<ToolCallOutcome> {
   const events = env.events ?? NULL_EVENT_SINK;
-  const ids = {
+  const ids: CallIds = {
     runId: env.runId,
     callId: call.callId ?? `call_${globalThis.crypto.randomUUID()}`,
     toolName: call.name,
   };
   const started = performance.now();
   const tool = env.registry.get(call.name);
-  emitEvent(events, { type: "tool_call_started", ...ids, ...callFacts(tool, call.input) });
-
+  emitEvent(events, startedEvent(ids, tool, call.input));
   const outcome = await decideAndRun(call, tool, env, ids, events);
-  const finished: AgentEventInput =
-    outcome.type === "waiting"
-      ? { type: "tool_call_finished", ...ids, ok: false, code: "waiting", durationMs: elapsed(started) }
-      : outcome.ok
-        ? { type: "tool_call_finished", ...ids, ok: true, durationMs: elapsed(started) }
-        : {
-            type: "tool_call_finished",
-            ...ids,
-            ok: false,
-            code: outcome.error,
-            durationMs: elapsed(started),
-          };
-  emitEvent(events, finished);
+  emitEvent(events, finishedEvent(ids, outcome, elapsed(started)));
   return outcome;
 }
 
@@ -93,9 +81,9 @@ async function decideAndRun(
     });
   }
 
-  // One controller per call: its signal reaches the gate (unless the caller has its own) and the tool.
-  const controller = new AbortController();
-  const verdict = await admit(tool, prepared.input, env, ids, env.signal ?? controller.signal);
+  // One cancellation per call: it reaches the gate (unless the caller has its own signal) and the tool.
+  const cancellation = new CallCancellation();
+  const verdict = await admit(new Admission(tool, prepared.input, env, ids, cancellation), env.gate);
   emitEvent(events, decisionEvent(ids, verdict));
   if (verdict.type === "deny") {
     return failureObservation(ids, "policy_denied", `The policy denied this call: ${verdict.reason}`, {
@@ -103,82 +91,130 @@ async function decideAndRun(
     });
   }
   if (verdict.type === "waiting") {
-    return { type: "waiting", ...pick(ids), requestId: verdict.requestId, reason: "approval_required" };
+    return {
+      type: "waiting",
+      callId: ids.callId,
+      toolName: ids.toolName,
+      requestId: verdict.requestId,
+      reason: "approval_required",
+    };
   }
   if (env.signal?.aborted)
     return failureObservation(ids, "cancelled", "The call was cancelled before it started.");
-  return runAdmitted(verdict.run, prepared.execute, env, ids, controller);
+  return runAdmitted(verdict.run, prepared.execute, env, ids, cancellation);
 }
 
-async function admit(
-  tool: RegisteredTool,
-  input: unknown,
-  env: ExecutionEnvironment,
-  ids: CallIds,
-  signal: AbortSignal,
-): Promise<GateVerdict> {
+/**
+ * What the gate is asked, with the call's signal created only if the gate reads it (the policy gate
+ * does not): the caller's own signal when it gave one, else the call's.
+ */
+class Admission implements GateRequest {
+  readonly runId: string;
+  readonly callId: string;
+  readonly cwd: string;
+  readonly #env: ExecutionEnvironment;
+  readonly #cancellation: CallCancellation;
+
+  constructor(
+    readonly tool: RegisteredTool,
+    readonly input: unknown,
+    env: ExecutionEnvironment,
+    ids: CallIds,
+    cancellation: CallCancellation,
+  ) {
+    this.runId = ids.runId;
+    this.callId = ids.callId;
+    this.cwd = env.cwd;
+    this.#env = env;
+    this.#cancellation = cancellation;
+  }
+
+  get signal(): AbortSignal {
+    return this.#env.signal ?? this.#cancellation.signal;
+  }
+}
+
+async function admit(request: Admission, gate: ToolGate): Promise<GateVerdict> {
   try {
-    return await env.gate.admit({
-      tool,
-      input,
-      runId: ids.runId,
-      callId: ids.callId,
-      cwd: env.cwd,
-      signal,
-    });
+    return await gate.admit(request);
   } catch (error) {
     // A gate that cannot decide fails closed.
     return { type: "deny", reason: `gate_failed: ${messageOf(error)}` };
   }
 }
 
-async function runAdmitted(
+/** What a running tool receives; its `signal` is the call's cancellation, created on first read. */
+class RunningCallContext implements ToolContext {
+  readonly callId: string;
+  readonly runId: string;
+  readonly cwd: string;
+  readonly progressListened: boolean;
+  readonly cancellation: CallCancellation;
+  readonly #env: ExecutionEnvironment;
+  readonly #toolName: string;
+
+  constructor(env: ExecutionEnvironment, ids: CallIds, cancellation: CallCancellation) {
+    this.callId = ids.callId;
+    this.runId = ids.runId;
+    this.cwd = env.cwd;
+    this.progressListened = env.onProgress !== undefined;
+    this.cancellation = cancellation;
+    this.#env = env;
+    this.#toolName = ids.toolName;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+
+  /** An arrow, so that a tool may pass it on detached. */
+  readonly reportProgress = (progress: ToolProgress): void => {
+    if (!this.cancellation.aborted) {
+      this.#env.onProgress?.(progress, { callId: this.callId, toolName: this.#toolName });
+    }
+  };
+}
+
+function runAdmitted(
   run: (execute: () => Promise<unknown>) => Promise<unknown>,
   execute: (context: ToolContext) => Promise<unknown>,
   env: ExecutionEnvironment,
   ids: CallIds,
-  controller: AbortController,
+  cancellation: CallCancellation,
 ): Promise<Observation> {
   // setTimeout fires at once for delays past 2^31-1 ms (or Infinity): treat those as the longest wait.
   const timeoutMs = Math.min(env.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS);
-  let abortOutcome: Observation | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onCallerAbort: (() => void) | undefined;
-  const aborted = new Promise<Observation>((resolve) => {
-    const stop = (error: ObservationErrorCode, message: string) => {
-      if (abortOutcome) return;
-      abortOutcome = failureObservation(ids, error, message);
-      controller.abort(new Error(message));
-      resolve(abortOutcome);
+  const callerSignal = env.signal;
+  // One promise settled by whichever comes first: the tool's end, the timeout or the caller's abort.
+  return new Promise<Observation>((resolve) => {
+    let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (observation: Observation): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      callerSignal?.removeEventListener("abort", onCallerAbort);
+      resolve(observation);
     };
+    const stop = (error: ObservationErrorCode, message: string): void => {
+      if (settled) return;
+      finish(failureObservation(ids, error, message));
+      // Returned at once, even if the tool ignores its signal.
+      cancellation.abort(new Error(message));
+    };
+    const onCallerAbort = (): void => stop("cancelled", "The call was cancelled.");
     timer = setTimeout(() => stop("timeout", `The tool did not finish within ${timeoutMs} ms.`), timeoutMs);
-    onCallerAbort = () => stop("cancelled", "The call was cancelled.");
-    env.signal?.addEventListener("abort", onCallerAbort, { once: true });
+    callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+    const context = new RunningCallContext(env, ids, cancellation);
+    // A turn later, never inside the gate's stack frame; a tool that throws at once is a tool_error too.
+    Promise.resolve()
+      .then(() => run(() => execute(context)))
+      .then(
+        (value) => finish(toObservation(ids, value)),
+        (error: unknown) =>
+          finish(failureObservation(ids, "tool_error", `The tool failed: ${messageOf(error)}`)),
+      );
   });
-
-  const context: ToolContext = {
-    signal: controller.signal,
-    callId: ids.callId,
-    runId: ids.runId,
-    cwd: env.cwd,
-    reportProgress: (progress) => {
-      if (!controller.signal.aborted) env.onProgress?.(progress, pick(ids));
-    },
-    progressListened: env.onProgress !== undefined,
-  };
-  const execution = Promise.resolve()
-    .then(() => run(() => execute(context)))
-    .then(
-      (value): Observation => toObservation(ids, value),
-      (error: unknown): Observation =>
-        failureObservation(ids, "tool_error", `The tool failed: ${messageOf(error)}`),
-    );
-  try {
-    return await Promise.race([execution, aborted]);
-  } finally {
-    clearTimeout(timer);
-    if (onCallerAbort) env.signal?.removeEventListener("abort", onCallerAbort);
-  }
 }
 
 function toObservation(ids: CallIds, value: unknown): Observation {
@@ -189,40 +225,60 @@ function toObservation(ids: CallIds, value: unknown): Observation {
   return { type: "observation", ok: true, callId: ids.callId, toolName: ids.toolName, output: value };
 }
 
+// The events below are built field by field, in the order the audit trail has always had: V8's
+// object spread is slow for these shapes (see emitEvent), and a call emits three of them.
+
+function startedEvent(ids: CallIds, tool: RegisteredTool | undefined, input: unknown): AgentEventInput {
+  const event: AgentEventInput & { type: "tool_call_started" } = {
+    type: "tool_call_started",
+    runId: ids.runId,
+    callId: ids.callId,
+    toolName: ids.toolName,
+  };
+  if (tool) event.effect = tool.effect;
+  try {
+    const text = JSON.stringify(input);
+    if (text !== undefined) event.inputBytes = Buffer.byteLength(text);
+  } catch {
+    // An input that cannot be serialized is reported by validation, not here.
+  }
+  return event;
+}
+
 function decisionEvent(ids: CallIds, verdict: GateVerdict): AgentEventInput {
+  const { runId, callId, toolName } = ids;
   switch (verdict.type) {
     case "allow":
       return {
         type: "tool_call_decided",
-        ...ids,
+        runId,
+        callId,
+        toolName,
         decision: "allow",
         via: verdict.via,
         isolation: verdict.isolation,
       };
     case "deny":
-      return { type: "tool_call_decided", ...ids, decision: "deny", reason: verdict.reason };
+      return { type: "tool_call_decided", runId, callId, toolName, decision: "deny", reason: verdict.reason };
     case "waiting":
-      return { type: "tool_call_decided", ...ids, decision: "ask", requestId: verdict.requestId };
+      return {
+        type: "tool_call_decided",
+        runId,
+        callId,
+        toolName,
+        decision: "ask",
+        requestId: verdict.requestId,
+      };
   }
 }
 
-function callFacts(
-  tool: RegisteredTool | undefined,
-  input: unknown,
-): { effect?: RegisteredTool["effect"]; inputBytes?: number } {
-  const facts: { effect?: RegisteredTool["effect"]; inputBytes?: number } = {};
-  if (tool) facts.effect = tool.effect;
-  try {
-    const text = JSON.stringify(input);
-    if (text !== undefined) facts.inputBytes = Buffer.byteLength(text);
-  } catch {
-    // An input that cannot be serialized is reported by validation, not here.
+function finishedEvent(ids: CallIds, outcome: ToolCallOutcome, durationMs: number): AgentEventInput {
+  const { runId, callId, toolName } = ids;
+  if (outcome.type === "waiting") {
+    return { type: "tool_call_finished", runId, callId, toolName, ok: false, code: "waiting", durationMs };
   }
-  return facts;
-}
-
-function pick(ids: CallIds): { callId: string; toolName: string } {
-  return { callId: ids.callId, toolName: ids.toolName };
+  if (outcome.ok) return { type: "tool_call_finished", runId, callId, toolName, ok: true, durationMs };
+  return { type: "tool_call_finished", runId, callId, toolName, ok: false, code: outcome.error, durationMs };
 }
 
 function elapsed(started: number): number {

@@ -5,6 +5,7 @@ export {
   SECRET_KEY_PATTERN,
   serializeForAudit,
 } from "./audit-bounds.js";
+export type { CancellationSignal } from "./call-cancellation.js";
 export { canonicalJson, digestJson, type JsonObject, type JsonValue, sha256Hex } from "./canonical-json.js";
 export { TOOLS_ERROR_CODES, ToolsError, type ToolsErrorCode } from "./errors.js";
 export {

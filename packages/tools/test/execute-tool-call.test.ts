@@ -108,6 +108,51 @@ describe("executeToolCall", () => {
     expect(seen?.aborted).toBe(true);
   });
 
+  it("gives a tool that reads its signal only after the timeout one that is already aborted", async () => {
+    let context: ToolContext | undefined;
+    const { env } = setup((_, given) => {
+      context = given;
+      return new Promise(() => {});
+    });
+    env.timeoutMs = 20;
+    const outcome = await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(outcome).toMatchObject({ ok: false, error: "timeout" });
+    expect(context?.signal).toBeInstanceOf(AbortSignal);
+    expect(context?.signal.aborted).toBe(true);
+    expect(context?.cancellation?.aborted).toBe(true);
+  });
+
+  it("tells a tool watching context.cancellation once, together with its signal", async () => {
+    const heard: string[] = [];
+    const controller = new AbortController();
+    const { env } = setup((_, context) => {
+      context.signal.addEventListener("abort", () => heard.push("signal"));
+      const listener = () => heard.push("cancellation");
+      context.cancellation?.addEventListener("abort", listener);
+      context.cancellation?.addEventListener("abort", listener);
+      setTimeout(() => controller.abort(), 5);
+      return new Promise(() => {});
+    });
+    env.signal = controller.signal;
+    const outcome = await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(outcome).toMatchObject({ ok: false, error: "cancelled" });
+    expect(heard).toEqual(["cancellation", "signal"]);
+  });
+
+  it("lets the tool remove a cancellation listener before the abort", async () => {
+    const heard: string[] = [];
+    const { env } = setup((_, context) => {
+      const listener = () => heard.push("removed");
+      context.cancellation?.addEventListener("abort", listener);
+      context.cancellation?.removeEventListener("abort", listener);
+      context.cancellation?.addEventListener("abort", () => heard.push("kept"));
+      return new Promise(() => {});
+    });
+    env.timeoutMs = 10;
+    await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(heard).toEqual(["kept"]);
+  });
+
   it("returns cancelled when the caller aborts, even if the tool ignores its signal", async () => {
     const controller = new AbortController();
     const { env } = setup(() => {

@@ -7,7 +7,7 @@ import {
   ResultSchema,
   McpError as SdkMcpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { assertNonNegative, describeValue } from "../assert-argument.js";
+import { assertContext, assertMethod, assertNonNegative, assertParams } from "../assert-argument.js";
 import { MCP_TRANSPORT_ERROR_CODES, McpTransportError } from "../errors.js";
 import {
   MCP_ERROR_CODES,
@@ -25,8 +25,9 @@ import {
 } from "../transport.js";
 import { withinTime } from "../within-time.js";
 import { describeError, foldRequestError } from "./fold-error.js";
+import { callSafely, ListenerSet } from "./listener-set.js";
+import { type PendingRequest, PendingRequests } from "./pending-requests.js";
 import { RawProtocol } from "./raw-protocol.js";
-import { RequestCanceller } from "./request-canceller.js";
 
 /** Options of {@link createSdkTransport}. */
 export interface SdkTransportOptions {
@@ -68,26 +69,21 @@ export function createSdkTransport(
   const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
   assertNonNegative("closeTimeoutMs", closeTimeoutMs, "milliseconds");
   const protocol = new RawProtocol();
-  const pending = new Set<(response: McpResponse) => void>();
-  const notificationListeners = new Set<(notification: McpNotification) => void>();
-  const closeListeners = new Set<(reason: McpCloseReason) => void>();
-  const errorListeners = new Set<(error: McpTransportError) => void>();
+  const pending = new PendingRequests();
+  const notificationListeners = new ListenerSet<McpNotification>();
+  const closeListeners = new ListenerSet<McpCloseReason>();
+  const errorListeners = new ListenerSet<McpTransportError>();
   const requestHandlers = new Map<string, McpRequestHandler>();
   let reason: McpCloseReason | undefined;
   let closing: Promise<void> | undefined;
 
-  const report = (error: McpTransportError): void => {
-    for (const listener of [...errorListeners]) callSafely(listener, error);
-  };
+  const report = (error: McpTransportError): void => errorListeners.emit(error);
 
   const end = (why: McpCloseReason): void => {
     if (reason) return;
     reason = { kind: why.kind, message: redact(why.message) };
-    const failure = closedFailure(reason);
-    for (const settle of [...pending]) settle(failure);
-    const listeners = [...closeListeners];
-    closeListeners.clear();
-    for (const listener of listeners) callSafely(listener, reason);
+    pending.settleAll(closedFailure(reason));
+    closeListeners.emitOnce(reason);
   };
 
   // Progress and cancellation have their own handlers in Protocol; everything else is the caller's.
@@ -96,7 +92,7 @@ export function createSdkTransport(
       notification.params === undefined
         ? { method: notification.method }
         : { method: notification.method, params: notification.params };
-    for (const listener of [...notificationListeners]) callSafely(listener, event);
+    notificationListeners.emit(event);
   };
   // `ping` keeps Protocol's own handler; a method nobody registered is "method not found", as before.
   protocol.fallbackRequestHandler = async (request, extra) => {
@@ -128,73 +124,41 @@ export function createSdkTransport(
     },
   );
 
-  const startRequest = (
+  /** Puts a pending request on the wire once the transport is up, and settles it with the answer. */
+  const send = (
+    request: PendingRequest,
     method: string,
     params: unknown,
     context: McpRequestContext,
-    resolve: (response: McpResponse) => void,
   ): void => {
-    // Aborting this makes the SDK send `notifications/cancelled`; it is ours, so a caller's signal
-    // that aborts after the answer cannot cancel a finished request.
-    const controller = new RequestCanceller();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let sent = false;
-    const settle = (response: McpResponse): void => {
-      if (!pending.delete(settle)) return;
-      clearTimeout(timer);
-      context.signal.removeEventListener("abort", onAbort);
-      resolve(response);
-    };
-    const stop = (response: McpResponse, why: string): void => {
-      if (!pending.has(settle)) return;
-      settle(response);
-      // The MCP spec forbids cancelling `initialize`; the caller is expected to close instead.
-      if (sent && method !== "initialize") controller.abort(why);
-    };
-    const onAbort = (): void =>
-      stop(mcpFailure(MCP_ERROR_CODES.cancelled, "request cancelled"), "cancelled by the client");
-    pending.add(settle);
-    context.signal.addEventListener("abort", onAbort, { once: true });
-    const { timeoutMs } = context;
-    if (timeoutMs !== undefined) {
-      timer = setTimeout(
-        () =>
-          stop(mcpFailure(MCP_ERROR_CODES.timeout, `request timed out after ${timeoutMs} ms`), "timed out"),
-        Math.min(timeoutMs, MAX_TIMER_MS),
-      );
-    }
-    void ready.then((connected) => {
-      if (!pending.has(settle)) return;
-      if (!connected || reason) return settle(closedFailure(reason));
-      sent = true;
-      const requestOptions: RequestOptions = { signal: controller.signal, timeout: MAX_TIMER_MS };
-      const { onProgress } = context;
-      if (onProgress) {
-        requestOptions.onprogress = (progress) => {
-          if (pending.has(settle)) callSafely(onProgress, toMcpProgress(progress));
-        };
-      }
-      const message = (params === undefined ? { method } : { method, params }) as Request;
-      const send = (retried: boolean): void => {
-        protocol.request(message, ResultSchema, requestOptions).then(
-          (result) => {
-            // The HTTP transport must echo the negotiated version in a header on every later request.
-            if (method === "initialize" && typeof result.protocolVersion === "string") {
-              sdkTransport.setProtocolVersion?.(result.protocolVersion);
-            }
-            settle({ ok: true, result });
-          },
-          async (error: unknown) => {
-            const { retryAfter } = options;
-            if (!retried && retryAfter && pending.has(settle) && (await retryAfter(error))) {
-              if (pending.has(settle) && !reason) return send(true);
-            }
-            settle(foldRequestError(error, redact));
-          },
-        );
+    request.markSent();
+    const requestOptions: RequestOptions = { signal: request.canceller.signal, timeout: MAX_TIMER_MS };
+    const { onProgress } = context;
+    if (onProgress) {
+      requestOptions.onprogress = (progress) => {
+        if (request.pending) callSafely(onProgress, toMcpProgress(progress));
       };
-      send(false);
-    });
+    }
+    const message = (params === undefined ? { method } : { method, params }) as Request;
+    const attempt = (retried: boolean): void => {
+      protocol.request(message, ResultSchema, requestOptions).then(
+        (result) => {
+          // The HTTP transport must echo the negotiated version in a header on every later request.
+          if (method === "initialize" && typeof result.protocolVersion === "string") {
+            sdkTransport.setProtocolVersion?.(result.protocolVersion);
+          }
+          request.settle({ ok: true, result });
+        },
+        async (error: unknown) => {
+          const { retryAfter } = options;
+          if (!retried && retryAfter && request.pending && (await retryAfter(error))) {
+            if (request.pending && !reason) return attempt(true);
+          }
+          request.settle(foldRequestError(error, redact));
+        },
+      );
+    };
+    attempt(false);
   };
 
   return {
@@ -206,7 +170,14 @@ export function createSdkTransport(
       if (context.signal.aborted)
         return mcpFailure(MCP_ERROR_CODES.cancelled, "request cancelled before it was sent");
       if (reason) return closedFailure(reason);
-      return new Promise((resolve) => startRequest(method, params, context, resolve));
+      return new Promise((resolve) => {
+        const request = pending.start(method, context, resolve);
+        void ready.then((connected) => {
+          if (!request.pending) return;
+          if (!connected || reason) return request.settle(closedFailure(reason));
+          send(request, method, params, context);
+        });
+      });
     },
 
     async notify(method, params): Promise<McpSendResult> {
@@ -221,10 +192,7 @@ export function createSdkTransport(
       }
     },
 
-    onNotification(listener) {
-      notificationListeners.add(listener);
-      return () => notificationListeners.delete(listener);
-    },
+    onNotification: (listener) => notificationListeners.add(listener),
 
     onRequest(method, handler) {
       assertMethod(method);
@@ -241,14 +209,10 @@ export function createSdkTransport(
         queueMicrotask(() => callSafely(listener, current));
         return () => {};
       }
-      closeListeners.add(listener);
-      return () => closeListeners.delete(listener);
+      return closeListeners.add(listener);
     },
 
-    onError(listener) {
-      errorListeners.add(listener);
-      return () => errorListeners.delete(listener);
-    },
+    onError: (listener) => errorListeners.add(listener),
 
     closeReason: () => reason,
 
@@ -294,40 +258,4 @@ function toMcpProgress(progress: Progress): McpProgress {
   if (typeof progress.total === "number") result.total = progress.total;
   if (typeof progress.message === "string") result.message = progress.message;
   return result;
-}
-
-// A listener that throws must not break the transport or the other listeners.
-function callSafely<T>(listener: (value: T) => void, value: T): void {
-  try {
-    listener(value);
-  } catch {}
-}
-
-function assertMethod(method: unknown): void {
-  if (typeof method !== "string" || method.length === 0) {
-    throw new McpTransportError(
-      MCP_TRANSPORT_ERROR_CODES.invalidArgument,
-      `method must be a non-empty string, got ${describeValue(method)}.`,
-    );
-  }
-}
-
-function assertParams(params: unknown): void {
-  if (params === undefined) return;
-  if (typeof params !== "object" || params === null || Array.isArray(params)) {
-    throw new McpTransportError(
-      MCP_TRANSPORT_ERROR_CODES.invalidArgument,
-      `params must be a plain object or undefined (MCP uses named parameters), got ${describeValue(params)}.`,
-    );
-  }
-}
-
-function assertContext(context: McpRequestContext): void {
-  if (!(context?.signal instanceof AbortSignal)) {
-    throw new McpTransportError(
-      MCP_TRANSPORT_ERROR_CODES.invalidArgument,
-      "context must be an AbortSignal or { signal: AbortSignal, timeoutMs?, onProgress? }.",
-    );
-  }
-  if (context.timeoutMs !== undefined) assertNonNegative("timeoutMs", context.timeoutMs, "milliseconds");
 }

@@ -1,0 +1,144 @@
+import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
+import { type EventSink, type RegisteredTool, type ToolContext, toolFailure } from "@agent/tools";
+import type { McpServerState } from "./connection-options.js";
+import type { Dormancy } from "./dormancy.js";
+import { requestAudited } from "./instrumented-transport.js";
+import { mcpToolName, type ServerToolAction, serverToolName } from "./names.js";
+import { isRecord } from "./records.js";
+import { type RemoteCallResult, type RemoteToolPort, responseFailure } from "./tool-mapping.js";
+
+/** What a server's calls read of their connection, at the moment each is sent. */
+export interface CallTarget {
+  server: string;
+  state(): McpServerState;
+  transport(): McpTransport | undefined;
+  dormancy(): Dormancy | undefined;
+  callMs(): number | undefined;
+  events(): EventSink;
+  /** Whether the negotiated protocol version defines `structuredContent` for tool results. */
+  structuredContent(): boolean;
+  /** The tool registered now for a remote name: a reconnect that lists a changed definition replaces it. */
+  currentTool(remoteName: string): RegisteredTool | undefined;
+}
+
+/**
+ * The one way a connection's tools reach their server: the port {@link toLocalTool} takes. Each call
+ * goes out with the call's cancellation, progress and time limit, reopens a dormant connection
+ * first (then checks that what the server now lists is still what was authorized), keeps the idle
+ * clock stopped while it runs, and is attributed to the call in the audit trail. Transport failures
+ * come back as the observation's failure; nothing throws.
+ */
+export class ServerCalls implements RemoteToolPort {
+  readonly #target: CallTarget;
+
+  constructor(target: CallTarget) {
+    this.#target = target;
+  }
+
+  /** Sends `tools/call` for `remoteName` on behalf of the call in `context`. */
+  async callTool(remoteName: string, args: unknown, context: ToolContext): Promise<RemoteCallResult> {
+    const toolName = mcpToolName(this.#target.server, remoteName);
+    const params = { name: remoteName, arguments: args };
+    const before = this.#target.currentTool(remoteName);
+    const answer = await this.#send("tools/call", params, toolName, context, () => {
+      // Reopened after idling: the call was validated and authorized against the old definition.
+      if (this.#target.currentTool(remoteName) === before) return undefined;
+      return toolFailure(
+        "mcp_unavailable",
+        `The definition of ${toolName} changed when the connection to "${this.#target.server}" was reopened; call it again.`,
+      );
+    });
+    if (answer.ok && !this.#target.structuredContent() && isRecord(answer.result)) {
+      // The negotiated version has no structuredContent: the server's extra field is not passed on.
+      const { structuredContent: _dropped, ...result } = answer.result;
+      return { ok: true, result };
+    }
+    return answer;
+  }
+
+  /** Sends a built-in tool's request (`resources/read`, `prompts/get`) on behalf of the call in `context`. */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    action: ServerToolAction,
+    context: ToolContext,
+  ): Promise<RemoteCallResult> {
+    return this.#send(method, params, serverToolName(this.#target.server, action), context, () => undefined);
+  }
+
+  #send(
+    method: string,
+    params: Record<string, unknown>,
+    toolName: string,
+    context: ToolContext,
+    recheck: () => ReturnType<typeof toolFailure> | undefined,
+  ): Promise<RemoteCallResult> {
+    const dormancy = this.#target.dormancy();
+    // No idle close configured (the common case): nothing to wake and no clock to hold.
+    if (!dormancy) return this.#sendNow(method, params, toolName, context);
+    return this.#sendAwake(dormancy, method, params, toolName, context, recheck);
+  }
+
+  async #sendAwake(
+    dormancy: Dormancy,
+    method: string,
+    params: Record<string, unknown>,
+    toolName: string,
+    context: ToolContext,
+    recheck: () => ReturnType<typeof toolFailure> | undefined,
+  ): Promise<RemoteCallResult> {
+    dormancy.begin();
+    try {
+      if (this.#target.state() === "dormant" || dormancy.waking) {
+        const cancellation = context.cancellation ?? context.signal;
+        if (await dormancy.wake(cancellation)) {
+          const stale = recheck();
+          if (stale) return { ok: false, failure: stale };
+        } else if (cancellation.aborted) {
+          const failure = toolFailure("cancelled", "The call was cancelled while the server reconnected.");
+          return { ok: false, failure };
+        }
+      }
+      return await this.#sendNow(method, params, toolName, context);
+    } finally {
+      dormancy.end();
+    }
+  }
+
+  async #sendNow(
+    method: string,
+    params: Record<string, unknown>,
+    toolName: string,
+    context: ToolContext,
+  ): Promise<RemoteCallResult> {
+    const target = this.#target;
+    const transport = target.transport();
+    const state = target.state();
+    if (state !== "ready" || !transport) {
+      const failure = toolFailure(
+        "mcp_unavailable",
+        `Server "${target.server}" is not connected (${state}).`,
+      );
+      return { ok: false, failure };
+    }
+    // The cancellation, not `signal`: reading that would create an AbortSignal for every call.
+    const requestContext: McpRequestContext = { signal: context.cancellation ?? context.signal };
+    // No listener, no progress token: the server then has no progress to send and the SDK none to track.
+    if (context.progressListened !== false) {
+      requestContext.onProgress = (progress) => context.reportProgress(progress);
+    }
+    const callMs = target.callMs();
+    if (callMs !== undefined) requestContext.timeoutMs = callMs;
+    const attribution = { callId: context.callId, toolName };
+    const response = await requestAudited(
+      transport,
+      target.events(),
+      target.server,
+      attribution,
+      method,
+      params,
+      requestContext,
+    );
+    return response.ok ? response : { ok: false, failure: responseFailure(response.error) };
+  }
+}
