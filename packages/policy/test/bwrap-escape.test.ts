@@ -1,6 +1,7 @@
 // Servers that try to escape, each under the bubblewrap sandbox; every test asserts the safe outcome
 // from the host's side (the file, the listener, the process table), not only what the server says.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { type ConfinementGrants, createBwrapSandbox, type ProxyDecision } from "@agent/policy/bwrap";
@@ -153,6 +154,28 @@ describe("bubblewrap: the file system", () => {
     expect(existsSync(join(world.workspace, "moved"))).toBe(false);
     // The rest of the grant stays writable.
     expect(readFileSync(planted, "utf8")).toBe("evil()\n");
+  });
+
+  it("exposes nothing of a command's own launch paths when told not to: a swapped link reveals no secret", async () => {
+    const world = createWorld();
+    // A folder the command was checked to run in, swapped for a link into the hidden home meanwhile.
+    const swapped = join(world.workspace, "sub");
+    symlinkSync(world.home, swapped);
+    const run = async (exposeLaunchPaths: boolean) => {
+      const launched = await createBwrapSandbox({ home: world.home })
+        .confine({ network: "deny", write: [world.workspace], exposeLaunchPaths })
+        .launch({ command: "/bin/cat", args: ["canary.txt"], env: { PATH: "/usr/bin:/bin" }, cwd: swapped });
+      try {
+        return spawnSync(launched.command, launched.args, { env: launched.env, encoding: "utf8" });
+      } finally {
+        await launched.dispose();
+      }
+    };
+    const guarded = await run(false);
+    expect(guarded.status).not.toBe(0);
+    expect(guarded.stdout).not.toContain("canary-secret");
+    // What the option prevents: the launch path's bind follows the link.
+    expect((await run(true)).stdout).toContain("canary-secret");
   });
 
   it("cannot remount the read-only system writable (capabilities are dropped, even for root)", async () => {

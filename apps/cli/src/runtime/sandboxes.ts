@@ -89,6 +89,9 @@ export function createSandboxes(options: SandboxesOptions): Sandboxes {
   const commands = bwrap.confine({
     network: policy.network,
     write: [options.workspaceRoot],
+    // Its directory lies in the workspace (a write grant) and its executable is named by the model:
+    // nothing of the command's own is exposed beyond what the grants show.
+    exposeLaunchPaths: false,
     onProxyDecision: auditConnection(RUN_COMMAND_TOOL),
   });
   let preflight: BwrapPreflight | undefined;

@@ -43,6 +43,12 @@ export interface ConfinementGrants {
    * servers); never for commands a model chooses, whose arguments could name any file.
    */
   exposeScriptProjects?: boolean;
+  /**
+   * Keep the process's working directory and executable readable even under the hidden home or the
+   * private `/tmp` (default true). Turn it off for commands a model chooses: a directory it names may
+   * be swapped for a link to anywhere between the check and the launch, and a bind follows links.
+   */
+  exposeLaunchPaths?: boolean;
   /** Receives each connection this confinement's proxy allowed or refused (after the sandbox-wide one); must not throw. */
   onProxyDecision?: (decision: ProxyDecision) => void;
 }
@@ -121,7 +127,12 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
             throw new PolicyError("sandbox_unavailable", `the sandbox is unavailable: ${ready.reason}`);
           }
           const profile: SandboxProfile = {
-            read: [...ownFiles(spec, grants.exposeScriptProjects === true), ...(grants.read ?? [])],
+            read: [
+              ...(grants.exposeLaunchPaths === false
+                ? []
+                : ownFiles(spec, grants.exposeScriptProjects === true)),
+              ...(grants.read ?? []),
+            ],
             write: [...(grants.write ?? [])],
             keepReadOnly,
             hide,
