@@ -2,7 +2,7 @@ import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest } from "
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { StateRuntime } from "../runtime/state-runtime.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
-import { formatTable, truncate } from "../terminal/table.js";
+import { formatTable, terminalWidth, truncate } from "../terminal/table.js";
 
 /** `agent approvals list [--pending]`: pending requests first, then (without `--pending`) decided ones. */
 export async function approvalsListCommand(
@@ -35,7 +35,11 @@ export async function approvalsListCommand(
     safeLine(truncate(record.summary, 70)),
   ]);
   const header = ["ID", "STATUS", "RUN", ...(shared ? ["HOST"] : []), "TOOL", "CREATED", "SUMMARY"];
-  for (const line of formatTable([header.map(style.dim), ...rows])) {
+  const [run, tool, created] = shared ? [2, 4, 5] : [2, 3, 4];
+  // Narrow terminals keep the id (to approve with), status and summary (which names the tool);
+  // `approvals show` has the rest.
+  const fit = { width: terminalWidth(io.stdout, io.env), optional: [run, tool, created] };
+  for (const line of formatTable([header.map(style.dim), ...rows], fit)) {
     writeLine(io.stdout, line);
   }
   return EXIT_CODES.ok;

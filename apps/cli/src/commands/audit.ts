@@ -8,6 +8,7 @@ import {
   readPostgresAudit,
 } from "../state/index.js";
 import { type CliIo, safeJson, safeLine, safeText, styleFor, writeLine } from "../terminal/io.js";
+import { formatTable, terminalWidth } from "../terminal/table.js";
 import { type AuditFilter, countMatching, filterAuditEntries } from "./audit-filter.js";
 
 /** Fields shown after the type in the human view, in this order, when present. */
@@ -62,16 +63,21 @@ export async function auditCommand(
 
 function printHuman(io: CliIo): (record: AuditRecord) => void {
   const style = styleFor(io.stdout, io.env);
+  const width = terminalWidth(io.stdout, io.env);
   return (record) => {
     const details = KEY_FIELDS.filter((key) => record[key] !== undefined).map(
       (key) => `${key}=${formatValue(record[key])}`,
     );
     const at = typeof record.at === "string" ? record.at : "?";
-    writeLine(
-      io.stdout,
-      // One event, one line: a newline in a value must not look like another event.
-      `${style.dim(safeLine(at))}  ${safeLine(record.type)}  ${safeLine(details.join(" "))}`,
+    // One event, one line: a newline in a value must not look like another event, and on a
+    // terminal the details are cut to its width (`--json` has every field whole).
+    const [line = ""] = formatTable(
+      [[style.dim(safeLine(at)), safeLine(record.type), safeLine(details.join(" "))]],
+      {
+        width,
+      },
     );
+    writeLine(io.stdout, line);
   };
 }
 

@@ -4,7 +4,7 @@ import { EXIT_CODES, type ExitCode, usageError } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
-import { formatTable, truncate } from "../terminal/table.js";
+import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
 import { startGovernedCall } from "./call.js";
 
 /**
@@ -31,7 +31,7 @@ export async function resourcesListCommand(
   } else {
     const style = styleFor(io.stdout, io.env);
     for (const connection of connections) {
-      if (!printHeader(io, connection, `${connection.resources().length} resources`)) continue;
+      if (!printHeader(io, connection, plural(connection.resources().length, "resource"))) continue;
       const rows = [
         ...connection
           .resources()
@@ -73,7 +73,7 @@ export async function promptsListCommand(
     });
   } else {
     for (const connection of connections) {
-      if (!printHeader(io, connection, `${connection.prompts().length} prompts`)) continue;
+      if (!printHeader(io, connection, plural(connection.prompts().length, "prompt"))) continue;
       const rows = connection
         .prompts()
         .map((prompt) => [
@@ -166,7 +166,8 @@ function printHeader(io: CliIo, connection: McpServerConnection, count: string):
 
 function printRows(io: CliIo, header: string[], rows: string[][]): void {
   const style = styleFor(io.stdout, io.env);
-  for (const line of formatTable([header.map(style.dim), ...rows], { indent: "  " })) {
+  const width = terminalWidth(io.stdout, io.env);
+  for (const line of formatTable([header.map(style.dim), ...rows], { indent: "  ", width })) {
     writeLine(io.stdout, line);
   }
 }

@@ -3,7 +3,7 @@ import type { ModelMessage } from "@agent/models";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { StateRuntime } from "../runtime/state-runtime.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
-import { formatTable, truncate } from "../terminal/table.js";
+import { formatTable, terminalWidth, truncate } from "../terminal/table.js";
 
 /** One line of `agent runs list`: an agent run (`agent run`) or a one-call run (`agent call`). */
 interface RunListing {
@@ -68,10 +68,10 @@ export async function runsListCommand(
     safeLine(run.createdAt),
     safeLine(truncate(run.what, 60)),
   ]);
-  for (const line of formatTable([
-    ["RUN", "KIND", "STATUS", "TURNS", "CREATED", "PROMPT / TOOL"].map(style.dim),
-    ...rows,
-  ])) {
+  // Narrow terminals keep the id, kind, status and what it does; `runs show` has the rest.
+  const fit = { width: terminalWidth(io.stdout, io.env), optional: [3, 4] };
+  const header = ["RUN", "KIND", "STATUS", "TURNS", "CREATED", "PROMPT / TOOL"];
+  for (const line of formatTable([header.map(style.dim), ...rows], fit)) {
     writeLine(io.stdout, line);
   }
   return EXIT_CODES.ok;
