@@ -1,6 +1,13 @@
 import { assertNoProcessesAlive, processTreeOf } from "@agent/mcp-testing/servers";
 import { describe, expect } from "vitest";
-import { E2E_TIMEOUT_MS, type E2eSandbox, observationOf, e2eTest as test, waitFor } from "./e2e-helpers.js";
+import {
+  CAN_RUN_IN_TERMINAL,
+  E2E_TIMEOUT_MS,
+  type E2eSandbox,
+  observationOf,
+  e2eTest as test,
+  waitFor,
+} from "./e2e-helpers.js";
 
 /**
  * Starts `call`, waits until `started()` says the server is working on it, then sends SIGINT (or
@@ -137,6 +144,61 @@ describe.concurrent("Ctrl-C during a call", () => {
     // The user cancelled; the tool's server never got to say what it offers.
     expect(observationOf(result.stdout)).toMatchObject({ ok: false, error: "cancelled" });
   });
+
+  /** Three servers that never answer the handshake; resolves once each is waiting on it. */
+  async function threeSlowServers(sandbox: E2eSandbox): Promise<void> {
+    const names = ["a", "b", "c"];
+    const slow = (name: string) => sandbox.misbehavingServer(name, "hang-initialize", { timeoutMs: 30_000 });
+    sandbox.writeConfig({ mcpServers: Object.fromEntries(names.map((name) => [name, slow(name)])) });
+  }
+
+  function allWaitingOnHandshake(sandbox: E2eSandbox): boolean {
+    return ["a", "b", "c"].every((name) =>
+      sandbox.records(name).some((record) => record.event === "received" && record.method === "initialize"),
+    );
+  }
+
+  test("Ctrl-C during mcp list prints one line, not one per server, exits 130 and leaves no process", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    await threeSlowServers(sandbox);
+    const agent = sandbox.start(["mcp", "list"]);
+    await waitFor("every server's handshake", () => allWaitingOnHandshake(sandbox), 15_000);
+    const tree = processTreeOf(agent.pid);
+    expect(tree.length).toBeGreaterThanOrEqual(4);
+
+    agent.child.kill("SIGINT");
+    const result = await agent.exited;
+
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr.trimEnd().split("\n")).toEqual(["interrupted: closed 3 servers"]);
+    // Nothing listed as failed for a reason the user gave: the one line says it all.
+    expect(result.stdout).not.toMatch(/failed|cancelled/);
+    await assertNoProcessesAlive(tree, 3_000);
+  });
+
+  test.skipIf(!CAN_RUN_IN_TERMINAL)(
+    "Ctrl-C at a terminal during mcp list: no progress line per server, the one interrupted line",
+    { timeout: E2E_TIMEOUT_MS },
+    async ({ sandbox }) => {
+      await threeSlowServers(sandbox);
+      const agent = sandbox.start(["mcp", "list"], { terminal: true, stdin: true });
+      await waitFor("every server's handshake", () => allWaitingOnHandshake(sandbox), 15_000);
+      const tree = processTreeOf(agent.pid);
+      // Typed at the terminal: the line discipline sends SIGINT to the foreground process group.
+      agent.child.stdin?.write("\u0003");
+      const result = await agent.exited;
+
+      expect(result.code, result.stdout).toBe(130);
+      // stdout and stderr share the terminal; the progress header came before the interruption.
+      // The terminal echoes the typed ^C at the start of the next line.
+      const lines = result.stdout.split(/\r?\n/).map((line) => line.replace(/^\^C/, ""));
+      expect(lines.filter((line) => /interrupted|cancelled|failed|✗/.test(line))).toEqual([
+        expect.stringMatching(/^interrupted: closed 3 servers$/),
+      ]);
+      await assertNoProcessesAlive(tree, 3_000);
+    },
+  );
 
   for (const [signal, code] of [
     ["SIGINT", 130],

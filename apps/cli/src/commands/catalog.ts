@@ -6,6 +6,7 @@ import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../termina
 import { describeServerFailure } from "../terminal/server-failure.js";
 import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
 import { startGovernedCall } from "./call.js";
+import { endIfInterrupted } from "./interrupted-listing.js";
 
 /**
  * `agent resources list [server]`: connects the server (or every enabled one) and lists the resources
@@ -19,6 +20,8 @@ export async function resourcesListCommand(
   signal: AbortSignal,
 ): Promise<ExitCode> {
   const connections = await connectNamed(runtime, options.server, signal);
+  const interrupted = await endIfInterrupted(runtime, io, signal);
+  if (interrupted !== undefined) return interrupted;
   if (options.json) {
     writeJson(io, {
       servers: connections.map((connection) => ({
@@ -63,6 +66,8 @@ export async function promptsListCommand(
   signal: AbortSignal,
 ): Promise<ExitCode> {
   const connections = await connectNamed(runtime, undefined, signal);
+  const interrupted = await endIfInterrupted(runtime, io, signal);
+  if (interrupted !== undefined) return interrupted;
   if (options.json) {
     writeJson(io, {
       servers: connections.map((connection) => ({

@@ -7,6 +7,7 @@ import { type ServerAuthState, serverAuthState } from "../runtime/server-auth.js
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
 import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
+import { endIfInterrupted } from "./interrupted-listing.js";
 
 /** `agent mcp list`: connects every enabled server and lists its tools, their effect and the policy's decision. */
 export async function mcpListCommand(
@@ -16,6 +17,8 @@ export async function mcpListCommand(
   signal: AbortSignal,
 ): Promise<ExitCode> {
   await runtime.connect(undefined, signal);
+  const interrupted = await endIfInterrupted(runtime, io, signal);
+  if (interrupted !== undefined) return interrupted;
   const snapshots = runtime.connections.map((connection) => connection.snapshot());
   const auth = await authStates(runtime);
   if (options.json) writeJson(io, { servers: snapshots.map((snapshot) => toJson(runtime, snapshot, auth)) });

@@ -5,6 +5,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
 import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
+import { endIfInterrupted } from "./interrupted-listing.js";
 
 /**
  * `agent tools`: a table of every registered tool with its effect and the policy's decision; with
@@ -19,6 +20,8 @@ export async function toolsCommand(
   signal: AbortSignal,
 ): Promise<ExitCode> {
   await runtime.connect(undefined, signal);
+  const interrupted = await endIfInterrupted(runtime, io, signal);
+  if (interrupted !== undefined) return interrupted;
   const decisionOf = (tool: RegisteredTool) =>
     resolvePolicyDecision(runtime.config.policy, { name: tool.name, effect: tool.effect }).decision;
   const tools = runtime.registry.list();

@@ -76,6 +76,8 @@ export interface Runtime extends StateRuntime {
   connect(names?: readonly string[], signal?: AbortSignal): Promise<void>;
   /** Voids pending and granted approvals of tools that changed or were removed since they were asked. */
   voidStaleApprovals(): Promise<void>;
+  /** Closes every server now (bounded in time, idempotent); resolves to how many were open or opening. */
+  closeServers(): Promise<number>;
   /** Closes every server (bounded in time) and the state; never throws. */
   close(): Promise<void>;
 }
@@ -148,6 +150,11 @@ export async function openRuntime(
   const voidStale = async (): Promise<void> => {
     await voidStaleApprovals({ approvals: state.approvals, registry, connections, events: audit });
   };
+  const closeServers = async (): Promise<number> => {
+    const open = connections.filter((connection) => !["idle", "closed"].includes(connection.state)).length;
+    await Promise.all(connections.map((connection) => connection.close()));
+    return open;
+  };
   // Offered to every server: the workspace root (and only it), and forms asked at the terminal.
   const features: McpClientFeatures = {
     roots: [{ uri: pathToFileURL(workspaceRealPath).href, name: "workspace" }],
@@ -214,8 +221,9 @@ export async function openRuntime(
       await voidStale();
     },
     voidStaleApprovals: voidStale,
+    closeServers,
     async close() {
-      await Promise.all(connections.map((connection) => connection.close()));
+      await closeServers();
       await durable.close();
     },
   };

@@ -158,7 +158,9 @@ export async function connectServers(
       } catch {
         // Kept on the connection (state "failed", error) and reported by the command.
       }
-      if (!progress) return;
+      // Once interrupted, every server still connecting fails for that one reason: the command
+      // says so once, not once per server.
+      if (!progress || signal?.aborted) return;
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       const snapshot = connection.snapshot();
       const line =
