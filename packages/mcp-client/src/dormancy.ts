@@ -14,10 +14,28 @@ export class Dormancy {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #waking: Promise<boolean> | undefined;
 
-  constructor(idleMs: number, sleep: () => void, reopen: () => Promise<boolean>) {
+  /**
+   * `reopen` connects again; when it throws, `reopenFailed` records why (the connection fails) and
+   * every waiting call learns that the server is not back.
+   */
+  constructor(
+    idleMs: number,
+    hooks: {
+      sleep: () => void;
+      reopen: () => Promise<void>;
+      reopenFailed: (error: unknown) => Promise<void>;
+    },
+  ) {
     this.#idleMs = idleMs;
-    this.#sleep = sleep;
-    this.#reopen = reopen;
+    this.#sleep = hooks.sleep;
+    this.#reopen = () =>
+      hooks.reopen().then(
+        () => true,
+        async (error: unknown) => {
+          await hooks.reopenFailed(error);
+          return false;
+        },
+      );
   }
 
   /** Whether a wake-up is under way. */

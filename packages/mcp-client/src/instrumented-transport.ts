@@ -1,9 +1,4 @@
-import {
-  MCP_ERROR_CODES,
-  type McpRequestContext,
-  type McpResponse,
-  type McpTransport,
-} from "@agent/mcp-transport";
+import { MCP_ERROR_CODES, type McpResponse, type McpTransport } from "@agent/mcp-transport";
 import { type AgentEventInput, type EventSink, emitEvent } from "@agent/tools";
 import { since } from "./time.js";
 
@@ -42,25 +37,11 @@ export function instrumentTransport(
 }
 
 /**
- * Sends one request and emits its `mcp_request_finished`: what {@link instrumentTransport}'s
- * `request` does, without a wrapper to allocate for a request made once (a tool call's).
+ * Emits the `mcp_request_finished` of one request that started at `started` (a `performance.now()`
+ * reading): what {@link instrumentTransport} does for each request, for a caller that sends a
+ * request once (a tool call's) and needs no wrapper.
  */
-export async function requestAudited(
-  transport: McpTransport,
-  events: EventSink,
-  server: string,
-  call: CallAttribution | undefined,
-  method: string,
-  params: unknown,
-  context: McpRequestContext | AbortSignal,
-): Promise<McpResponse> {
-  const started = performance.now();
-  const response = await transport.request(method, params, context);
-  emitRequestFinished(events, server, call, method, started, response);
-  return response;
-}
-
-function emitRequestFinished(
+export function emitRequestFinished(
   events: EventSink,
   server: string,
   call: CallAttribution | undefined,

@@ -2,7 +2,7 @@ import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
 import { type EventSink, type RegisteredTool, type ToolContext, toolFailure } from "@agent/tools";
 import type { McpServerState } from "./connection-options.js";
 import type { Dormancy } from "./dormancy.js";
-import { requestAudited } from "./instrumented-transport.js";
+import { emitRequestFinished } from "./instrumented-transport.js";
 import { mcpToolName, type ServerToolAction, serverToolName } from "./names.js";
 import { isRecord } from "./records.js";
 import { type RemoteCallResult, type RemoteToolPort, responseFailure } from "./tool-mapping.js";
@@ -37,9 +37,10 @@ export class ServerCalls implements RemoteToolPort {
 
   /** Sends `tools/call` for `remoteName` on behalf of the call in `context`. */
   async callTool(remoteName: string, args: unknown, context: ToolContext): Promise<RemoteCallResult> {
-    const toolName = mcpToolName(this.#target.server, remoteName);
-    const params = { name: remoteName, arguments: args };
     const before = this.#target.currentTool(remoteName);
+    // The registered tool's own name: the same text, without building it again for every call.
+    const toolName = before?.name ?? mcpToolName(this.#target.server, remoteName);
+    const params = { name: remoteName, arguments: args };
     const answer = await this.#send("tools/call", params, toolName, context, () => {
       // Reopened after idling: the call was validated and authorized against the old definition.
       if (this.#target.currentTool(remoteName) === before) return undefined;
@@ -129,16 +130,10 @@ export class ServerCalls implements RemoteToolPort {
     }
     const callMs = target.callMs();
     if (callMs !== undefined) requestContext.timeoutMs = callMs;
+    const started = performance.now();
+    const response = await transport.request(method, params, requestContext);
     const attribution = { callId: context.callId, toolName };
-    const response = await requestAudited(
-      transport,
-      target.events(),
-      target.server,
-      attribution,
-      method,
-      params,
-      requestContext,
-    );
+    emitRequestFinished(target.events(), target.server, attribution, method, started, response);
     return response.ok ? response : { ok: false, failure: responseFailure(response.error) };
   }
 }

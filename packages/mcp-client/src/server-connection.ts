@@ -2,7 +2,6 @@ import type { McpCloseReason, McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent, type GroupChange, NULL_EVENT_SINK } from "@agent/tools";
 import { clientCapabilities, type McpRoot } from "./client-features.js";
 import { closeTransportWithin } from "./close-transport.js";
-import { createCoalescingRunner } from "./coalescing-runner.js";
 import { type CatalogKinds, ConnectionCatalog, catalogKinds } from "./connection-catalog.js";
 import {
   buildSnapshot,
@@ -15,26 +14,21 @@ import {
   resolveReconnectPolicy,
   resolveTimeouts,
 } from "./connection-options.js";
-import { type PhaseRun, runHandshakePhase, runListingPhase } from "./connection-phases.js";
+import { type PhaseRun, runHandshakePhase } from "./connection-phases.js";
 import { Reconnector, type ReconnectTarget } from "./connection-reconnect.js";
-import type { ListToolsOptions } from "./discovery.js";
 import { Dormancy } from "./dormancy.js";
 import { McpClientError, toMcpClientError } from "./errors.js";
 import { DEFAULT_CLIENT_INFO, type InitializeResult } from "./handshake.js";
 import { instrumentTransport } from "./instrumented-transport.js";
+import { ListChangedRouter } from "./list-changed.js";
 import { assertServerName } from "./names.js";
+import { listenTo, startTransport } from "./open-transport.js";
 import { createPhaseContext } from "./phase.js";
 import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
 import { ServerCalls } from "./server-calls.js";
 import type { McpPrompt, McpResource, McpResourceTemplate } from "./server-catalog.js";
-import { installServerRequestHandlers } from "./server-requests.js";
 import { ServerToolGroup } from "./server-tool-group.js";
-import { messageOf, since } from "./time.js";
 import { mcpToolGroup } from "./tool-mapping.js";
-
-const LIST_CHANGED = "notifications/tools/list_changed";
-const RESOURCES_CHANGED = "notifications/resources/list_changed";
-const PROMPTS_CHANGED = "notifications/prompts/list_changed";
 
 /**
  * One governed connection to an MCP server: handshake, discovery into the registry (as one atomic
@@ -48,16 +42,18 @@ export class McpServerConnection {
   readonly #events: EventSink;
   readonly #timeouts: McpServerTimeouts;
   readonly #reconnector: Reconnector | undefined;
-  readonly #listingLimits: ListToolsOptions;
   readonly #lifetime = new AbortController();
   #state: McpServerState = "idle";
   #transport: McpTransport | undefined;
   #unsubscribe: (() => void)[] = [];
   #initialized: InitializeResult | undefined;
-  #listChangedWhileConnecting = false;
   readonly #tools: ServerToolGroup;
   #error: { code: string; message: string } | undefined;
-  readonly #refresher = createCoalescingRunner(() => this.#refreshAfterListChanged());
+  readonly #listChanged = new ListChangedRouter({
+    state: () => this.#state,
+    rediscoverTools: () => this.#refreshAfterListChanged(),
+    catalogChanged: (kind, connecting) => this.#catalog.changed(kind, connecting),
+  });
   readonly #catalog: ConnectionCatalog;
   readonly #idle: Dormancy | undefined;
   readonly #calls: ServerCalls;
@@ -85,13 +81,13 @@ export class McpServerConnection {
       registry: options.registry,
       events: this.#events,
       port: this.#calls,
+      limits: resolveListingLimits(options),
       ...(options.includeTool ? { include: options.includeTool } : {}),
       ...(options.identity === undefined ? {} : { serverIdentity: options.identity }),
     });
     this.#timeouts = resolveTimeouts(options.timeouts);
     const reconnect = resolveReconnectPolicy(options.reconnect);
     this.#reconnector = reconnect && new Reconnector(reconnect, this.#reconnectTarget());
-    this.#listingLimits = resolveListingLimits(options);
     this.#roots = options.features?.roots ?? [];
     this.#catalog = new ConnectionCatalog(
       {
@@ -113,18 +109,11 @@ export class McpServerConnection {
     );
     const idleTimeoutMs = resolveIdleTimeout(options);
     if (idleTimeoutMs !== undefined) {
-      this.#idle = new Dormancy(
-        idleTimeoutMs,
-        () => void this.#goDormant(idleTimeoutMs),
-        () =>
-          this.#establish(this.#lifetime.signal).then(
-            () => true,
-            async (error: unknown) => {
-              await this.#fail(this.#toClientError(error));
-              return false;
-            },
-          ),
-      );
+      this.#idle = new Dormancy(idleTimeoutMs, {
+        sleep: () => void this.#goDormant(idleTimeoutMs),
+        reopen: () => this.#establish(this.#lifetime.signal),
+        reopenFailed: (error) => this.#fail(this.#toClientError(error)),
+      });
     }
   }
 
@@ -195,9 +184,9 @@ export class McpServerConnection {
 
   /** Resolves once no rediscovery triggered by a `list_changed` (tools, resources, prompts) is running or queued. */
   async toolsSettled(): Promise<void> {
-    await this.#refresher.settled();
+    await this.#listChanged.settled();
     while (this.#reconnector?.running) await this.#reconnector.running;
-    await this.#refresher.settled();
+    await this.#listChanged.settled();
     await this.#catalog.settled();
   }
 
@@ -258,14 +247,13 @@ export class McpServerConnection {
       this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
       clientCapabilities(this.#options.features ?? {}),
     );
-    // A list_changed sent before the listing starts is answered by the listing itself.
-    this.#listChangedWhileConnecting = false;
+    this.#listChanged.listingStarted();
     this.#catalog.connecting();
     await this.#discoverAndRegister(transport, signal, true);
     this.#state = "ready";
     this.#error = undefined;
     this.#idle?.restart();
-    if (this.#listChangedWhileConnecting) this.#refresher.request();
+    this.#listChanged.connected();
     this.#catalog.connected();
   }
 
@@ -279,73 +267,42 @@ export class McpServerConnection {
   }
 
   async #open(): Promise<McpTransport> {
-    let transport: McpTransport;
-    try {
-      transport = await this.#options.connect();
-    } catch (cause) {
-      throw new McpClientError(
-        "mcp_connect_failed",
-        `Could not start server "${this.name}": ${messageOf(cause)}`,
-        {
-          server: this.name,
-          cause,
-        },
-      );
-    }
+    const transport = await startTransport(this.name, this.#options.connect);
     if (this.#isClosed()) {
       // Opened after close() ran: nobody else will close it.
       await closeTransportWithin(transport, this.#timeouts.closeMs, this.#events, this.name);
       this.#throwIfClosed();
     }
     this.#transport = transport;
-    this.#unsubscribe = [
-      transport.onNotification((notification) => this.#onNotification(notification.method)),
-      transport.onClose((reason) => this.#onTransportClosed(transport, reason)),
-      ...installServerRequestHandlers(transport, {
+    this.#unsubscribe = listenTo(transport, {
+      notification: (method) => this.#listChanged.route(method),
+      closed: (closed, reason) => this.#onTransportClosed(closed, reason),
+      requests: {
         server: this.name,
         features: this.#options.features ?? {},
         events: this.#events,
         roots: () => this.#roots,
         protocol: () => this.#features(),
-      }),
-    ];
+      },
+    });
     return transport;
   }
 
-  #onNotification(method: string): void {
-    // While connecting, the listing in progress may already be stale: list again once ready.
-    const connecting = this.#state === "connecting";
-    if (method === LIST_CHANGED) {
-      if (connecting) this.#listChangedWhileConnecting = true;
-      else if (this.#state === "ready") this.#refresher.request();
-      return;
-    }
-    const kind =
-      method === RESOURCES_CHANGED ? "resources" : method === PROMPTS_CHANGED ? "prompts" : undefined;
-    if (kind && (connecting || this.#state === "ready")) this.#catalog.changed(kind, connecting);
-  }
-
-  async #discoverAndRegister(
+  #discoverAndRegister(
     transport: McpTransport,
     signal: AbortSignal | undefined,
     withCatalog = false,
   ): Promise<GroupChange> {
-    const started = performance.now();
-    const listing = await runListingPhase(this.#phase(transport, signal, this.#timeouts.listToolsMs), {
-      ...this.#listingLimits,
-      features: this.#features(),
-    });
-    const mapped = this.#tools.map(listing);
     const kinds = this.#catalogKinds();
-    if (withCatalog) {
-      const phase = createPhaseContext(signal, this.#timeouts.listToolsMs);
-      await this.#catalog.refresh(this.#instrument(transport), phase.context, kinds);
-    }
-    // close() may have run while the listing was under way: a closed server registers nothing.
-    this.#throwIfClosed();
-    return this.#tools.commit(mapped, this.#catalog.tools(kinds), {
-      pages: listing.pages,
-      durationMs: since(started),
+    const run = this.#phase(transport, signal, this.#timeouts.listToolsMs);
+    return this.#tools.discover(run, this.#features(), async () => {
+      if (withCatalog) {
+        const phase = createPhaseContext(signal, this.#timeouts.listToolsMs);
+        await this.#catalog.refresh(this.#instrument(transport), phase.context, kinds);
+      }
+      // close() may have run while the listing was under way: a closed server registers nothing.
+      this.#throwIfClosed();
+      return this.#catalog.tools(kinds);
     });
   }
 

@@ -6,13 +6,16 @@ import {
   type RegisteredTool,
   type ToolRegistry,
 } from "@agent/tools";
-import type { RejectedTool, ToolListing } from "./discovery.js";
+import { type PhaseRun, runListingPhase } from "./connection-phases.js";
+import type { ListToolsOptions, RejectedTool, ToolListing } from "./discovery.js";
+import type { ProtocolFeatures } from "./protocol-version.js";
 import {
   buildServerTools,
   type MappedTools,
   replaceServerGroup,
   type ServerToolSet,
 } from "./server-tools.js";
+import { since } from "./time.js";
 import { mcpToolGroup, type RemoteToolPort } from "./tool-mapping.js";
 
 /** Options of {@link ServerToolGroup}. */
@@ -22,6 +25,8 @@ export interface ServerToolGroupOptions {
   events: EventSink;
   /** The port every mapped tool calls the server through. */
   port: RemoteToolPort;
+  /** Bounds of one listing (pages, tools, bytes). */
+  limits: ListToolsOptions;
   include?: (remoteName: string) => boolean;
   serverIdentity?: JsonValue;
 }
@@ -65,8 +70,22 @@ export class ServerToolGroup {
     return this.#options.registry.listGroup(this.name);
   }
 
-  /** Maps a listing without touching the registry: {@link commit} registers the result. */
-  map(listing: ToolListing): ServerToolSet {
+  /**
+   * Lists the tools (the listing phase `run`), maps them, then registers them with what `extra`
+   * adds (the built-in tools; it may throw to register nothing, e.g. when the connection closed).
+   */
+  async discover(
+    run: PhaseRun,
+    features: ProtocolFeatures,
+    extra: () => Promise<readonly RegisteredTool[]>,
+  ): Promise<GroupChange> {
+    const started = performance.now();
+    const listing = await runListingPhase(run, { ...this.#options.limits, features });
+    const set = this.#map(listing);
+    return this.#commit(set, await extra(), { pages: listing.pages, durationMs: since(started) });
+  }
+
+  #map(listing: ToolListing): ServerToolSet {
     const { include, port, serverIdentity } = this.#options;
     return buildServerTools(listing, {
       include: include ?? (() => true),
@@ -76,8 +95,7 @@ export class ServerToolGroup {
     });
   }
 
-  /** Replaces the group with `set` plus `extra` tools (the built-in ones) and reports the listing. */
-  commit(
+  #commit(
     set: ServerToolSet,
     extra: readonly RegisteredTool[],
     listing: { pages: number; durationMs: number },

@@ -35,6 +35,34 @@ const IDENTIFYING_FIELDS = [
   "ok",
 ];
 
+// The fields of the events every call emits (tool_call_*, mcp_request_finished): none of them looks
+// like a credential (checked below, once), so a record made of them skips the pattern test per key.
+const CALL_EVENT_FIELDS: Readonly<Record<string, true>> = Object.freeze(
+  Object.fromEntries(
+    [
+      "type",
+      "at",
+      "runId",
+      "callId",
+      "toolName",
+      "effect",
+      "inputBytes",
+      "decision",
+      "via",
+      "isolation",
+      "reason",
+      "requestId",
+      "ok",
+      "code",
+      "durationMs",
+      "server",
+      "method",
+    ]
+      .filter((key) => !SECRET_KEY_PATTERN.test(key))
+      .map((key) => [key, true as const]),
+  ),
+);
+
 // Deeper values take the copying path, which treats them exactly as before (a cycle throws there).
 const MAX_SCAN_DEPTH = 32;
 // The copying path keeps this many levels; deeper values are replaced by a marker, so a hostile
@@ -98,7 +126,7 @@ function isWithinBounds(value: unknown, limits: AuditLimits, depth: number): boo
       const prototype: unknown = Object.getPrototypeOf(value);
       if (prototype !== Object.prototype && prototype !== null) return false;
       for (const key of Object.keys(value)) {
-        if (SECRET_KEY_PATTERN.test(key)) return false;
+        if (CALL_EVENT_FIELDS[key] !== true && SECRET_KEY_PATTERN.test(key)) return false;
         if (!isWithinBounds((value as Record<string, unknown>)[key], limits, depth + 1)) return false;
       }
       return true;
