@@ -1,20 +1,27 @@
+import type { ModelMessage } from "@agent/models";
 import { LoopError } from "./errors.js";
-import { type RunHeader, type RunState, type RunSummary, summarizeRunHeader } from "./run-state.js";
-import { applyRunChange, assertRunFormat, type RunChange, type RunStore } from "./run-store.js";
+import { copyJson } from "./json-copy.js";
+import { copyCallRecord, copyHeaderMember, copyMessage } from "./run-record-copy.js";
+import type { RunHeader, RunState, RunSummary, ToolCallRecord } from "./run-state.js";
+import { summarizeRunHeader } from "./run-state.js";
+import { assertRunFormat, type RunChange, type RunStore } from "./run-store.js";
 
 interface StoredRun {
+  /** The store's own copy, changed in place by updates (nobody else holds it). */
   header: RunHeader;
+  /** When it was last updated, as a time value not yet formatted into `header.updatedAt` (done when read). */
+  updatedAtMs: number | undefined;
   /** The first user message, for listings. */
   prompt: string;
-  /** Each message and call record as JSON text: detached from the caller, and read back only on load. */
-  messages: string[];
-  calls: string[];
+  messages: ModelMessage[];
+  calls: ToolCallRecord[];
 }
 
 /**
  * A {@link RunStore} in memory, for tests and for runs that need not outlive the process. Nothing
- * it holds is shared with a caller: what it is given is serialized (the transcript and call records
- * stay JSON text until a load parses them, as a durable store's would), what it returns is new.
+ * it holds is shared with a caller: what it is given is copied as a JSON round trip would copy it
+ * (strings shared, being immutable), and what it returns is a new copy. An update copies only the
+ * header fields it sets and the items it appends, so saving a long run costs what changed.
  */
 export class InMemoryRunStore implements RunStore {
   readonly #runs = new Map<string, StoredRun>();
@@ -29,9 +36,10 @@ export class InMemoryRunStore implements RunStore {
     const first = messages[0];
     this.#runs.set(state.runId, {
       header: copyJson(header),
+      updatedAtMs: undefined,
       prompt: first?.role === "user" ? first.content : "",
-      messages: messages.map((message) => JSON.stringify(message)),
-      calls: calls.map((call) => JSON.stringify(call)),
+      messages: copyJson(messages),
+      calls: copyJson(calls),
     });
   }
 
@@ -39,17 +47,13 @@ export class InMemoryRunStore implements RunStore {
   async loadRun(runId: string): Promise<RunState | undefined> {
     const run = this.#runs.get(runId);
     if (!run) return undefined;
-    return {
-      ...copyJson(run.header),
-      messages: JSON.parse(`[${run.messages.join(",")}]`),
-      calls: JSON.parse(`[${run.calls.join(",")}]`),
-    };
+    return { ...copyJson(headerOf(run)), messages: copyJson(run.messages), calls: copyJson(run.calls) };
   }
 
   /** Runs, newest first. */
   async listRuns(options: { limit?: number } = {}): Promise<RunSummary[]> {
     const summaries = [...this.#runs.values()]
-      .map((run) => summarizeRunHeader(run.header, run.prompt))
+      .map((run) => summarizeRunHeader(headerOf(run), run.prompt))
       .reverse()
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     return summaries.slice(0, options.limit ?? summaries.length);
@@ -64,14 +68,32 @@ export class InMemoryRunStore implements RunStore {
   ): Promise<number | undefined> {
     const run = this.#runs.get(runId);
     if (!run || run.header.version !== expectedVersion) return undefined;
-    run.header = applyRunChange(run.header, change.set ? { set: copyJson(change.set) } : {}, now);
-    for (const message of change.appendMessages ?? []) run.messages.push(JSON.stringify(message));
-    for (const call of change.appendCalls ?? []) run.calls.push(JSON.stringify(call));
+    const at = now.getTime();
+    // As toISOString would at once: an invalid time is the caller's mistake, not a record.
+    if (Number.isNaN(at)) throw new RangeError("updateRun was given an invalid Date as `now`.");
+    const header = run.header as unknown as Record<string, unknown>;
+    const { set } = change;
+    if (set) {
+      // for-in rather than Object.keys: no array of keys per update.
+      for (const key in set) {
+        if (Object.hasOwn(set, key))
+          header[key] = copyHeaderMember(key, (set as Record<string, unknown>)[key]);
+      }
+    }
+    run.header.version = expectedVersion + 1;
+    run.updatedAtMs = at;
+    if (change.appendMessages)
+      for (const message of change.appendMessages) run.messages.push(copyMessage(message));
+    if (change.appendCalls) for (const call of change.appendCalls) run.calls.push(copyCallRecord(call));
     return run.header.version;
   }
 }
 
-/** A deep copy through JSON: several times faster than structuredClone for a run's small header. */
-function copyJson<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+/** The stored header with `updatedAt` brought up to date (formatted only when someone reads it). */
+function headerOf(run: StoredRun): RunHeader {
+  if (run.updatedAtMs !== undefined) {
+    run.header.updatedAt = new Date(run.updatedAtMs).toISOString();
+    run.updatedAtMs = undefined;
+  }
+  return run.header;
 }

@@ -8,13 +8,16 @@ export { type ResumeRunOptions, resumeRun, type StartRunOptions, startRun } from
 export { LOOP_ERROR_CODES, LoopError, type LoopErrorCode } from "./errors.js";
 export { InMemoryRunStore } from "./in-memory-run-store.js";
 export { type OfferedTools, OfferedToolsCache, type ToolSource, toModelTool } from "./offered-tools.js";
+export { RUN_ERROR_CODES } from "./run-budget.js";
 export {
   type PendingCall,
+  READABLE_RUN_STATE_FORMATS,
   RUN_STATE_FORMAT,
   RUN_STOP_REASONS,
   type RunError,
   type RunHeader,
   type RunState,
+  type RunStateFormat,
   type RunStatus,
   type RunStopReason,
   type RunSummary,

@@ -6,8 +6,18 @@
 import type { ModelMessage, ModelUsage } from "@agent/models";
 import type { JsonValue, Observation } from "@agent/tools";
 
-/** The format of {@link RunState}; a store refuses a record of a format it does not know. */
-export const RUN_STATE_FORMAT = 1;
+/**
+ * The format of {@link RunState} this version writes; a store refuses a record of a format it does
+ * not know. Format 1 (before token budgets) had no `maxTokens` and a sha256 in every call record; it
+ * is read as format 2 with `maxTokens: null`, and a resume rewrites its header as format 2.
+ */
+export const RUN_STATE_FORMAT = 2 as const;
+
+/** Every format this version reads: {@link RUN_STATE_FORMAT} and the ones before it. */
+export const READABLE_RUN_STATE_FORMATS: readonly RunStateFormat[] = [1, 2];
+
+/** A format of {@link READABLE_RUN_STATE_FORMATS}. */
+export type RunStateFormat = 1 | 2;
 
 /** Why a run stopped: a stable, public vocabulary. */
 export const RUN_STOP_REASONS = ["completed", "waiting", "max_turns", "failed", "cancelled"] as const;
@@ -53,16 +63,18 @@ export interface ToolCallRecord {
   turn: number;
   /** The whole observation, output uncut. */
   observation: Observation;
-  /** Whether the model's text was cut, and the size and sha256 of the whole text. */
+  /** Whether the model's text was cut, and the size of the whole text. */
   truncated: boolean;
   chars: number;
   bytes: number;
-  sha256: string;
+  /** sha256 of the whole text, when it was cut (a whole text is in the transcript as it is). */
+  sha256?: string;
 }
 
 /** Everything of a run but its two append-only lists; what a store updates in place. */
 export interface RunHeader {
-  format: typeof RUN_STATE_FORMAT;
+  /** Written as {@link RUN_STATE_FORMAT}; an older record loaded as it was saved. */
+  format: RunStateFormat;
   runId: string;
   /** Incremented by every update: the compare-and-set token that keeps two processes apart. */
   version: number;
@@ -75,6 +87,11 @@ export interface RunHeader {
   system: string | null;
   cwd: string;
   maxTurns: number;
+  /**
+   * The run's token budget (input plus output, all turns): past it the run stops `failed` with
+   * `token_budget_exceeded`. `null`: no budget. Read as `null` from a format 1 record, which lacks it.
+   */
+  maxTokens: number | null;
   /** Model turns completed. */
   turns: number;
   usage: ModelUsage;

@@ -1,6 +1,7 @@
 import type { ModelMessage } from "@agent/models";
 import { LoopError } from "./errors.js";
 import {
+  READABLE_RUN_STATE_FORMATS,
   RUN_STATE_FORMAT,
   type RunHeader,
   type RunState,
@@ -13,7 +14,7 @@ import {
  * grow, so an update costs the size of what changed, not the size of the run.
  */
 export interface RunChange {
-  set?: Partial<Omit<RunHeader, "format" | "runId" | "version" | "createdAt" | "updatedAt">>;
+  set?: Partial<Omit<RunHeader, "runId" | "version" | "createdAt" | "updatedAt">>;
   appendMessages?: readonly ModelMessage[];
   appendCalls?: readonly ToolCallRecord[];
 }
@@ -51,10 +52,10 @@ export function applyRunChange<T extends RunHeader>(header: T, change: RunChange
 
 /** Throws `run_format_unknown` for a record this version of the loop cannot read. */
 export function assertRunFormat(state: { format: unknown; runId: unknown }): void {
-  if (state.format !== RUN_STATE_FORMAT) {
+  if (!(READABLE_RUN_STATE_FORMATS as readonly unknown[]).includes(state.format)) {
     throw new LoopError(
       "run_format_unknown",
-      `Run ${String(state.runId)} was saved in format ${String(state.format)}; this version reads format ${RUN_STATE_FORMAT}. Resume it with the version that started it.`,
+      `Run ${String(state.runId)} was saved in format ${String(state.format)}; this version reads formats up to ${RUN_STATE_FORMAT}. Resume it with the version that started it.`,
     );
   }
 }

@@ -11,7 +11,8 @@ export class RunWriter {
   readonly #runId: string;
   readonly #now: () => Date;
   #version: number;
-  #queue: Promise<unknown> = Promise.resolve();
+  /** The latest update, the one a new update waits behind while any is in flight. */
+  #tail: Promise<void> = Promise.resolve();
   #inFlight = 0;
 
   constructor(store: RunStore, runId: string, version: number, now: () => Date) {
@@ -23,19 +24,27 @@ export class RunWriter {
 
   /** Saves `change` after every earlier one; throws `run_conflict` if the run changed elsewhere. */
   commit(change: RunChange): Promise<void> {
-    // Most updates find nothing in flight (one call per turn): no need to wait behind the queue.
-    const next = this.#inFlight === 0 ? this.#apply(change) : this.#queue.then(() => this.#apply(change));
     this.#inFlight += 1;
-    const settled = next.finally(() => {
-      this.#inFlight -= 1;
-    });
-    // A failed update fails its own caller; later ones still wait for it, then try (and fail) too.
-    this.#queue = settled.catch(() => undefined);
-    return settled;
+    // Most updates find nothing in flight (one call per turn): no need to wait behind the queue. A
+    // failed update fails its own caller; later ones still wait for it, then try (and fail) too.
+    const applied = this.#inFlight === 1 ? this.#apply(change) : this.#queued(change);
+    this.#tail = applied;
+    return applied;
   }
 
-  async #apply(change: RunChange): Promise<void> {
-    const version = await this.#store.updateRun(this.#runId, this.#version, change, this.#now());
+  // Not an async function: on the hot path that is one promise (the store's) and one `then` per update.
+  #apply(change: RunChange): Promise<void> {
+    let update: Promise<number | undefined>;
+    try {
+      update = this.#store.updateRun(this.#runId, this.#version, change, this.#now());
+    } catch (error) {
+      update = Promise.reject(error);
+    }
+    return update.then(this.#applied, this.#failed);
+  }
+
+  readonly #applied = (version: number | undefined): void => {
+    this.#inFlight -= 1;
     if (version === undefined) {
       throw new LoopError(
         "run_conflict",
@@ -43,5 +52,15 @@ export class RunWriter {
       );
     }
     this.#version = version;
+  };
+
+  readonly #failed = (error: unknown): never => {
+    this.#inFlight -= 1;
+    throw error;
+  };
+
+  #queued(change: RunChange): Promise<void> {
+    const apply = (): Promise<void> => this.#apply(change);
+    return this.#tail.then(apply, apply);
   }
 }

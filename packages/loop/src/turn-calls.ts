@@ -1,6 +1,7 @@
 import {
   capToolOutput,
   type EventSink,
+  type ExecutionEnvironment,
   emitEvent,
   executeToolCall,
   failureObservation,
@@ -13,22 +14,42 @@ import {
 import type { ToolSource } from "./offered-tools.js";
 import type { PendingCall, ToolCallRecord } from "./run-state.js";
 
-/** What the calls of one turn run against. */
+/** What the calls of one turn run against; built once per run, `turn` set before each turn's calls. */
 export interface TurnCallsEnvironment {
-  tools: ToolSource;
-  gate: ToolGate;
+  /** What each call's `executeToolCall` is given (registry, gate, run, cwd, signal, timeout, events). */
+  execution: ExecutionEnvironment;
   runId: string;
-  cwd: string;
+  /** The model turn whose calls run now, from 1. */
   turn: number;
-  timeoutMs: number | undefined;
   /** The run's cancellation, if the caller has one (without it the executor saves a listener per call). */
   signal: AbortSignal | undefined;
   events: EventSink | undefined;
   maxChars: number;
   concurrency: number;
-  onProgress: ((progress: ToolProgress, call: { callId: string; toolName: string }) => void) | undefined;
-  onCall: ((call: PendingCall, outcome: ToolCallOutcome) => void) | undefined;
   filterObservation: ((observation: Observation) => Observation) | undefined;
+}
+
+/** The executor's environment for a run's calls, with only the options that are set. */
+export function executionEnvironment(options: {
+  tools: ToolSource;
+  gate: ToolGate;
+  runId: string;
+  cwd: string;
+  timeoutMs: number | undefined;
+  signal: AbortSignal | undefined;
+  events: EventSink | undefined;
+  onProgress: ((progress: ToolProgress, call: { callId: string; toolName: string }) => void) | undefined;
+}): ExecutionEnvironment {
+  return {
+    registry: options.tools,
+    gate: options.gate,
+    runId: options.runId,
+    cwd: options.cwd,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.events ? { events: options.events } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  };
 }
 
 /** What one call ended with: its new pending entry and, when done, its record. */
@@ -37,6 +58,9 @@ export interface CallSettlement {
   pending: PendingCall;
   record?: ToolCallRecord;
 }
+
+/** Hands a settled call to its run, which saves it before anything else happens. */
+export type SettleCall = (settlement: CallSettlement, outcome: ToolCallOutcome) => Promise<void>;
 
 /**
  * Runs every call of `pending` that is not done, at most `concurrency` at a time, each through
@@ -47,7 +71,7 @@ export interface CallSettlement {
 export async function runTurnCalls(
   pending: readonly PendingCall[],
   env: TurnCallsEnvironment,
-  settle: (settlement: CallSettlement) => Promise<void>,
+  settle: SettleCall,
 ): Promise<void> {
   const open = pending.flatMap((call, index) => (call.status === "done" ? [] : [index]));
   let next = 0;
@@ -57,35 +81,39 @@ export async function runTurnCalls(
       const call = pending[index] as PendingCall;
       const outcome = await runCall(call, env);
       const settlement = settleCall(index, call, outcome, env);
-      if (settlement) {
-        env.onCall?.(settlement.pending, outcome);
-        await settle(settlement);
-      }
+      if (settlement) await settle(settlement, outcome);
     }
   };
   const workers = Array.from({ length: Math.min(env.concurrency, open.length) }, worker);
   await Promise.all(workers);
 }
 
-function runCall(call: PendingCall, env: TurnCallsEnvironment): Promise<ToolCallOutcome> | ToolCallOutcome {
-  const parsed = parseArguments(call.arguments);
-  if (!parsed.ok) return rejectUnparsable(call, parsed.message, env);
-  return executeToolCall(
-    { name: call.toolName, input: parsed.value, callId: call.callId },
-    {
-      registry: env.tools,
-      gate: env.gate,
-      runId: env.runId,
-      cwd: env.cwd,
-      ...(env.signal ? { signal: env.signal } : {}),
-      ...(env.timeoutMs === undefined ? {} : { timeoutMs: env.timeoutMs }),
-      ...(env.events ? { events: env.events } : {}),
-      ...(env.onProgress ? { onProgress: env.onProgress } : {}),
-    },
-  );
+/** The index of the only call of `pending` still to run, if exactly one is: the usual turn. */
+export function soleOpenCall(pending: readonly PendingCall[]): number | undefined {
+  let open: number | undefined;
+  for (let index = 0; index < pending.length; index += 1) {
+    if (pending[index]?.status === "done") continue;
+    if (open !== undefined) return undefined;
+    open = index;
+  }
+  return open;
 }
 
-function settleCall(
+/** Runs one call: its arguments parsed, then `executeToolCall` (unparsable arguments never reach it). */
+export function runCall(
+  call: PendingCall,
+  env: TurnCallsEnvironment,
+): Promise<ToolCallOutcome> | ToolCallOutcome {
+  const parsed = parseArguments(call.arguments);
+  if (!parsed.ok) return rejectUnparsable(call, parsed.message, env);
+  return executeToolCall({ name: call.toolName, input: parsed.value, callId: call.callId }, env.execution);
+}
+
+/**
+ * What a call's outcome makes of it: `held`, or `done` with its capped result and full record;
+ * `undefined` when the run's own signal cut it short (it runs again on resume).
+ */
+export function settleCall(
   index: number,
   call: PendingCall,
   outcome: ToolCallOutcome,
@@ -98,22 +126,27 @@ function settleCall(
   if (!outcome.ok && outcome.error === "cancelled" && env.signal?.aborted) return undefined;
   const observation = env.filterObservation ? env.filterObservation(outcome) : outcome;
   const capped = capToolOutput(observation, { maxChars: env.maxChars });
-  const { requestId: _requestId, ...rest } = call;
-  return {
-    index,
-    pending: { ...rest, status: "done", result: { content: capped.text, isError: !observation.ok } },
-    record: {
-      callId: call.callId,
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      turn: env.turn,
-      observation,
-      truncated: capped.truncated,
-      chars: capped.chars,
-      bytes: capped.bytes,
-      sha256: capped.sha256,
-    },
+  const record: ToolCallRecord = {
+    callId: call.callId,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    turn: env.turn,
+    observation,
+    truncated: capped.truncated,
+    chars: capped.chars,
+    bytes: capped.bytes,
   };
+  if (capped.truncated) record.sha256 = capped.sha256;
+  // Built field by field: the requestId of a call that was held is dropped, and no rest-copy is made.
+  const done: PendingCall = {
+    toolCallId: call.toolCallId,
+    callId: call.callId,
+    toolName: call.toolName,
+    arguments: call.arguments,
+    status: "done",
+    result: { content: capped.text, isError: !observation.ok },
+  };
+  return { index, pending: done, record };
 }
 
 type Parsed = { ok: true; value: unknown } | { ok: false; message: string };

@@ -13,8 +13,20 @@ export interface ToolOutputCapOptions {
   maxChars?: number;
 }
 
-/** A tool result as a model (or a terminal) reads it, cut to a size, with what identifies the whole. */
-export interface CappedToolOutput {
+/**
+ * A tool result as a model (or a terminal) reads it, cut to a size, with what identifies the whole.
+ * Only a cut text carries a sha256: a whole one is its own reference, and hashing every result a
+ * long agent run reads would cost more than the rest of its bookkeeping.
+ */
+export type CappedToolOutput =
+  | (CappedTextFacts & { truncated: false })
+  | (CappedTextFacts & {
+      truncated: true;
+      /** sha256 (hex) of the full text's UTF-8 bytes: the full output can be matched against it later. */
+      sha256: string;
+    });
+
+interface CappedTextFacts {
   /** The model-facing text: the whole text, or its beginning followed by a marker saying what was cut. */
   text: string;
   /** Whether `text` is shorter than the full text. */
@@ -23,8 +35,6 @@ export interface CappedToolOutput {
   chars: number;
   /** Size of the full text, in UTF-8 bytes. */
   bytes: number;
-  /** sha256 (hex) of the full text's UTF-8 bytes: the full output can be matched against it later. */
-  sha256: string;
 }
 
 // Below this the marker alone would not fit; a cap that small is a mistake, not a setting.
@@ -47,7 +57,8 @@ export function observationText(observation: Observation): string {
 /**
  * Caps the model-facing text of a tool result (an {@link Observation}, or text already rendered) at
  * `maxChars`: a longer one keeps its beginning and ends with a marker giving the full size and
- * sha256, so the model knows it saw part of it. The full text is the caller's to keep (a run's
+ * sha256 (also returned), so the model knows it saw part of it. A text within the cap is returned
+ * whole, with its size and no hash. The full text is the caller's to keep (a run's
  * record, a file), referenced by that size and sha256.
  */
 export function capToolOutput(
@@ -61,14 +72,16 @@ export function capToolOutput(
     );
   }
   const full = typeof output === "string" ? output : observationText(output);
-  const facts = { chars: full.length, bytes: utf8Length(full), sha256: sha256Hex(full) };
-  if (full.length <= maxChars) return { text: full, truncated: false, ...facts };
-  const marker = `\n[output truncated: showing the first %KEPT% of ${facts.chars} characters (${facts.bytes} bytes, sha256 ${facts.sha256})]`;
+  const chars = full.length;
+  const bytes = utf8Length(full);
+  if (chars <= maxChars) return { text: full, truncated: false, chars, bytes };
+  const sha256 = sha256Hex(full);
+  const marker = `\n[output truncated: showing the first %KEPT% of ${chars} characters (${bytes} bytes, sha256 ${sha256})]`;
   let kept = maxChars - (marker.length - "%KEPT%".length + String(maxChars).length);
   // Never end on the first half of a surrogate pair: the text stays well-formed.
   if (isHighSurrogate(full.charCodeAt(kept - 1))) kept -= 1;
   const text = full.slice(0, kept) + marker.replace("%KEPT%", String(kept));
-  return { text, truncated: true, ...facts };
+  return { text, truncated: true, chars, bytes, sha256 };
 }
 
 /** UTF-8 size of a string without Buffer (the root entry stays portable); a lone surrogate counts as U+FFFD. */

@@ -46,9 +46,9 @@ describe("observationText", () => {
 });
 
 describe("capToolOutput", () => {
-  it("keeps a short output whole and identifies it by size and sha256", () => {
+  it("keeps a short output whole, with its size and no hash (the text is its own reference)", () => {
     const capped = capToolOutput(success("héllo"));
-    expect(capped).toEqual({ text: "héllo", truncated: false, chars: 5, bytes: 6, sha256: sha256("héllo") });
+    expect(capped).toEqual({ text: "héllo", truncated: false, chars: 5, bytes: 6 });
   });
 
   it("cuts a long output to maxChars, marker included, and says what was cut", () => {

@@ -40,6 +40,7 @@ export function sampleRunState(runId: string, overrides: Partial<RunState> = {})
     system: "Be brief. ✓",
     cwd: "/work/space",
     maxTurns: 20,
+    maxTokens: 10_000,
     turns: 1,
     usage: { inputTokens: 12, outputTokens: 3 },
     toolSetFingerprint: "f".repeat(64),
@@ -207,6 +208,30 @@ export const RUN_STORE_CONTRACT: readonly RunStoreScenario[] = [
     assert.deepEqual(runs[1]?.requestIds, ["apr_1"]);
     assert.equal((await store.listRuns({ limit: 1 })).length, 1);
   }),
+  scenario(
+    "reads a run saved in format 1 (before token budgets) as it was saved",
+    async ({ store, peer }) => {
+      const { maxTokens: _absent, ...header } = sampleRunState("run_old");
+      const old = { ...header, format: 1 } as unknown as RunState;
+      await store.createRun(old);
+      assert.deepEqual(await peer.loadRun("run_old"), old);
+      assert.equal(
+        await store.updateRun("run_old", 1, { set: { format: RUN_STATE_FORMAT, maxTokens: null } }),
+        2,
+      );
+      assert.deepEqual(await peer.loadRun("run_old"), {
+        ...old,
+        format: RUN_STATE_FORMAT,
+        maxTokens: null,
+        version: 2,
+        updatedAt: (await peer.loadRun("run_old"))?.updatedAt,
+      });
+      await assert.rejects(
+        store.createRun({ ...old, runId: "run_future", format: 99 } as unknown as RunState),
+        isLoopError("run_format_unknown"),
+      );
+    },
+  ),
   scenario("keeps large outputs and any text exactly", async ({ store }) => {
     const output = `${"x".repeat(300_000)}\u0000\u001b[31m\u2028"quoted"\\`;
     const base = sampleRunState("run_1");

@@ -1,0 +1,329 @@
+import type { ModelMessage, ModelRequest, ModelResult, ModelToolCall } from "@agent/models";
+import {
+  type AgentEventInput,
+  DEFAULT_TOOL_OUTPUT_MAX_CHARS,
+  emitEvent,
+  type ToolCallOutcome,
+} from "@agent/tools";
+import { type AgentEnvironment, DEFAULT_MAX_CONCURRENT_CALLS, type RunResult } from "./agent-environment.js";
+import { LoopError } from "./errors.js";
+import { type OfferedTools, OfferedToolsCache } from "./offered-tools.js";
+import { budgetError, isOverBudget, RUN_ERROR_CODES } from "./run-budget.js";
+import type { PendingCall, RunError, RunState, RunStopReason, ToolCallRecord } from "./run-state.js";
+import type { RunChange } from "./run-store.js";
+import type { RunWriter } from "./run-writer.js";
+import {
+  type CallSettlement,
+  executionEnvironment,
+  runCall,
+  runTurnCalls,
+  type SettleCall,
+  settleCall,
+  soleOpenCall,
+  type TurnCallsEnvironment,
+} from "./turn-calls.js";
+
+/** Drives one run in this process (started or claimed by `startRun` / `resumeRun`), keeping the saved record in step with every decision. */
+export class RunDriver {
+  readonly #env: AgentEnvironment;
+  readonly #state: RunState;
+  readonly #writer: RunWriter;
+  readonly #signal: AbortSignal;
+  readonly #offered: OfferedToolsCache;
+  readonly #calls: TurnCallsEnvironment;
+  // Made once per run, not once per call: the hot path allocates only what it saves.
+  readonly #settle: SettleCall = (settlement, outcome) => this.#settled(settlement, outcome);
+
+  constructor(env: AgentEnvironment, state: RunState, writer: RunWriter) {
+    this.#env = env;
+    this.#state = state;
+    this.#writer = writer;
+    this.#signal = env.signal ?? new AbortController().signal;
+    this.#offered = new OfferedToolsCache(env.isOffered ?? (() => true));
+    this.#calls = {
+      execution: executionEnvironment({
+        tools: env.tools,
+        gate: env.gate,
+        runId: state.runId,
+        cwd: state.cwd,
+        timeoutMs: env.toolTimeoutMs,
+        signal: env.signal,
+        events: env.events,
+        onProgress: env.onProgress,
+      }),
+      runId: state.runId,
+      turn: state.turns,
+      signal: env.signal,
+      events: env.events,
+      maxChars: env.maxToolOutputChars ?? DEFAULT_TOOL_OUTPUT_MAX_CHARS,
+      concurrency: env.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
+      filterObservation: env.filterObservation,
+    };
+  }
+
+  /** The tools the model is offered now. */
+  offer(): OfferedTools {
+    return this.#offered.offer(this.#env.tools.list());
+  }
+
+  async drive(): Promise<RunResult> {
+    try {
+      return await this.#loop();
+    } catch (error) {
+      // Another process owns the run now: leave its record alone.
+      if (LoopError.isInstance(error) && error.code === "run_conflict") throw error;
+      await this.#writer
+        .commit({
+          set: {
+            status: "failed",
+            error: { code: RUN_ERROR_CODES.internalError, message: messageOf(error) },
+          },
+        })
+        .catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async #loop(): Promise<RunResult> {
+    const state = this.#state;
+    for (;;) {
+      // A run past its budget does nothing more (a resume given no bigger budget stops here).
+      if (isOverBudget(state)) return this.#stop("failed", budgetError(state));
+      if (state.pending.length > 0) {
+        this.#calls.turn = state.turns;
+        const sole = soleOpenCall(state.pending);
+        if (sole !== undefined && !this.#signal.aborted) {
+          // The usual turn, one call: run in this frame, with no pool (and no async call) around it.
+          const call = state.pending[sole] as PendingCall;
+          const outcome = await runCall(call, this.#calls);
+          const settlement = settleCall(sole, call, outcome, this.#calls);
+          if (settlement) await this.#settled(settlement, outcome);
+        } else await this.#answerPending();
+        if (state.pending.length > 0) return this.#stopUnanswered();
+      }
+      if (this.#signal.aborted) return this.#stop("cancelled");
+      if (state.turns >= state.maxTurns) return this.#stop("max_turns");
+      const offered = this.offer();
+      const result = await this.#requestTurn(offered);
+      if (!result.ok) {
+        const status = result.code === "model_cancelled" || this.#signal.aborted ? "cancelled" : "failed";
+        return this.#stop(status, { code: result.code, message: result.message });
+      }
+      state.turns += 1;
+      state.usage = {
+        inputTokens: state.usage.inputTokens + result.usage.inputTokens,
+        outputTokens: state.usage.outputTokens + result.usage.outputTokens,
+      };
+      state.toolSetFingerprint = offered.fingerprint;
+      const assistant: ModelMessage = {
+        role: "assistant",
+        content: result.text,
+        toolCalls: result.toolCalls,
+      };
+      state.messages.push(assistant);
+      if (result.toolCalls.length > 0)
+        state.pending = result.toolCalls.map((call) => this.#pendingCall(call));
+      const turn = {
+        appendMessages: [assistant],
+        set: {
+          turns: state.turns,
+          usage: state.usage,
+          toolSetFingerprint: offered.fingerprint,
+          pending: state.pending,
+        },
+      };
+      if (result.toolCalls.length === 0) {
+        state.output = result.text;
+        return this.#stop("completed", undefined, turn);
+      }
+      // Over budget: the turn is saved with its calls unrun, so a resume with a bigger budget runs them.
+      if (isOverBudget(state)) return this.#stop("failed", budgetError(state), turn);
+      // Saved before any tool runs: a resume after this point never asks the model for this turn again.
+      await this.#writer.commit(turn);
+    }
+  }
+
+  /** Runs the open calls of the latest turn, several at a time, or saves a turn already answered. */
+  async #answerPending(): Promise<void> {
+    const state = this.#state;
+    // Every call answered but not yet in the transcript: a record saved between the two updates.
+    if (allDone(state.pending)) return this.#flushResults(undefined);
+    await runTurnCalls(state.pending, this.#calls, this.#settle);
+  }
+
+  /** Stops a run whose turn still has calls unanswered: held ones make it wait; else it was interrupted. */
+  #stopUnanswered(): Promise<RunResult> {
+    const state = this.#state;
+    if (this.#signal.aborted) return this.#stop("cancelled");
+    const held = state.pending.filter((call) => call.status === "held");
+    if (held.length > 0) {
+      return this.#stop(
+        "waiting",
+        undefined,
+        {},
+        held.map((call) => call.requestId as string),
+      );
+    }
+    // Some call neither finished nor was held: only an interruption leaves one so.
+    return this.#stop("cancelled");
+  }
+
+  /** One call of the turn settled: saved before anything else, so a crash never runs it again. */
+  #settled({ index, pending, record }: CallSettlement, outcome: ToolCallOutcome): Promise<void> {
+    const state = this.#state;
+    this.#env.onToolCall?.(pending, outcome);
+    state.pending[index] = pending;
+    if (record) state.calls.push(record);
+    // The turn's last answer: its results go to the transcript in the same update.
+    if (allDone(state.pending)) return this.#flushResults(record);
+    // A copy: with calls running concurrently, this update may be applied after the next settles.
+    const change: RunChange = { set: { pending: state.pending.slice() } };
+    if (record) change.appendCalls = [record];
+    return this.#writer.commit(change);
+  }
+
+  /** Moves the answered calls' results into the transcript, saving that with `record` if given. */
+  #flushResults(record: ToolCallRecord | undefined): Promise<void> {
+    const state = this.#state;
+    const results = state.pending.map(toolMessage);
+    for (const result of results) state.messages.push(result);
+    state.pending = [];
+    const change: RunChange = { appendMessages: results, set: { pending: [] } };
+    if (record) change.appendCalls = [record];
+    return this.#writer.commit(change);
+  }
+
+  /** The next model turn; wrapped (timed, announced) only for the hooks and events someone listens to. */
+  #requestTurn(offered: OfferedTools): Promise<ModelResult> {
+    const { model, onText, onModelRequest, maxOutputTokens, events } = this.#env;
+    const state = this.#state;
+    const request = {
+      ...(state.system === null ? {} : { system: state.system }),
+      messages: state.messages,
+      tools: offered.definitions,
+      signal: this.#signal,
+      ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+      ...(onText ? { onText } : {}),
+    };
+    if (!onModelRequest && !events) return model.createTurn(request);
+    return this.#observedTurn(request, state.turns + 1);
+  }
+
+  async #observedTurn(request: ModelRequest, turn: number): Promise<ModelResult> {
+    const { model, onModelRequest, events } = this.#env;
+    onModelRequest?.("started", turn);
+    const started = performance.now();
+    let result: ModelResult;
+    try {
+      result = await model.createTurn(request);
+    } finally {
+      onModelRequest?.("finished", turn);
+    }
+    if (events) emitEvent(events, modelRequestEvent(this.#state.runId, model, turn, started, result));
+    return result;
+  }
+
+  #pendingCall(call: ModelToolCall): PendingCall {
+    return {
+      toolCallId: call.id,
+      callId: createId(this.#env, "call"),
+      toolName: call.name,
+      arguments: call.arguments,
+      status: "queued",
+    };
+  }
+
+  async #stop(
+    status: RunStopReason,
+    error?: RunError,
+    change: { appendMessages?: ModelMessage[]; set?: object } = {},
+    requestIds: string[] = [],
+  ): Promise<RunResult> {
+    const state = this.#state;
+    Object.assign(state, { status, error: error ?? null, requestIds });
+    await this.#writer.commit({
+      ...change,
+      set: { ...change.set, status, error: state.error, requestIds, output: state.output },
+    });
+    const { runId, turns, usage } = state;
+    const { events } = this.#env;
+    if (events) {
+      if (status === "waiting") emitEvent(events, { type: "run_waiting", runId, turn: turns, requestIds });
+      emitEvent(events, {
+        type: "run_finished",
+        runId,
+        status,
+        turns,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        ...(status === "failed" && error ? { code: error.code } : {}),
+      });
+    }
+    return {
+      runId,
+      status,
+      output: status === "completed" ? state.output : null,
+      turns,
+      usage: { ...usage },
+      requestIds: [...requestIds],
+      ...(status === "failed" && error ? { error } : {}),
+      state,
+    };
+  }
+}
+
+function modelRequestEvent(
+  runId: string,
+  model: AgentEnvironment["model"],
+  turn: number,
+  started: number,
+  result: ModelResult,
+): AgentEventInput {
+  const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+  const facts = { runId, provider: model.provider, model: model.model, turn, durationMs };
+  return result.ok
+    ? {
+        type: "model_request_finished",
+        ...facts,
+        ok: true,
+        stopReason: result.stopReason,
+        inputTokens: result.usage.inputTokens,
+        outputTokens: result.usage.outputTokens,
+        toolCalls: result.toolCalls.length,
+      }
+    : {
+        type: "model_request_finished",
+        ...facts,
+        ok: false,
+        code: result.code,
+        ...(result.status === undefined ? {} : { status: result.status }),
+        inputTokens: 0,
+        outputTokens: 0,
+        toolCalls: 0,
+      };
+}
+
+function allDone(pending: readonly PendingCall[]): boolean {
+  for (const call of pending) if (call.status !== "done") return false;
+  return true;
+}
+
+function toolMessage(call: PendingCall): ModelMessage {
+  const result = call.result ?? { content: "", isError: true };
+  return {
+    role: "tool",
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    content: result.content,
+    isError: result.isError,
+  };
+}
+
+/** A new run or call id: the environment's `createId`, or `<kind>_<uuid>`. */
+export function createId(env: AgentEnvironment, kind: "run" | "call"): string {
+  return env.createId ? env.createId(kind) : `${kind}_${globalThis.crypto.randomUUID()}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
