@@ -15,15 +15,19 @@ describe("the model key of the configuration", () => {
       baseUrl: undefined,
       apiKeyEnv: "OPENAI_API_KEY",
       maxTurns: 20,
+      maxTokens: undefined,
       system: undefined,
     });
     const anthropic = loadConfig(
-      writeConfig({ model: { provider: "anthropic", name: "claude", maxTurns: 5, system: "Be brief." } }),
+      writeConfig({
+        model: { provider: "anthropic", name: "claude", maxTurns: 5, maxTokens: 50_000, system: "Be brief." },
+      }),
       {},
     );
     expect(anthropic.model).toMatchObject({
       apiKeyEnv: "ANTHROPIC_API_KEY",
       maxTurns: 5,
+      maxTokens: 50_000,
       system: "Be brief.",
     });
     expect(loadConfig(writeConfig({}), {}).model).toBeUndefined();
@@ -38,6 +42,7 @@ describe("the model key of the configuration", () => {
           baseUrl: "ftp://x",
           apiKeyEnv: "NOT-A-NAME",
           maxTurns: 0,
+          maxTokens: -5,
           apiKey: "sk-do-not-print-me",
         },
       }),
@@ -48,6 +53,7 @@ describe("the model key of the configuration", () => {
       "model.baseUrl",
       "model.apiKeyEnv",
       "model.maxTurns",
+      "model.maxTokens",
       "model.apiKey",
     ]) {
       expect(error.message).toContain(field);

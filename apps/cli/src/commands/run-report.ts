@@ -1,4 +1,4 @@
-import type { RunResult } from "@agent/loop";
+import { RUN_ERROR_CODES, type RunResult } from "@agent/loop";
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 
@@ -86,7 +86,9 @@ function describeStop(io: CliIo, result: RunResult): void {
       );
       writeLine(
         io.stderr,
-        `Run ${run} failed; once the cause is fixed, continue it with: agent resume ${run}`,
+        result.error?.code === RUN_ERROR_CODES.tokenBudgetExceeded
+          ? `Run ${run} used up its token budget; raise "model.maxTokens" and continue it with: agent resume ${run}`
+          : `Run ${run} failed; once the cause is fixed, continue it with: agent resume ${run}`,
       );
       return;
   }

@@ -20,9 +20,10 @@ export interface SessionOptions {
 export interface AgentSession {
   env: AgentEnvironment;
   display: RunDisplay;
-  /** The system prompt and turn limit the configuration sets. */
+  /** The system prompt, turn limit and token budget the configuration sets. */
   system: string | undefined;
   maxTurns: number;
+  maxTokens: number | undefined;
 }
 
 /**
@@ -59,7 +60,13 @@ export async function openAgentSession(
     filterObservation: (observation) => redactJson(observation, runtime.redactor) as Observation,
     ...display.hooks,
   };
-  return { env, display, system: modelConfig.system, maxTurns: modelConfig.maxTurns };
+  return {
+    env,
+    display,
+    system: modelConfig.system,
+    maxTurns: modelConfig.maxTurns,
+    maxTokens: modelConfig.maxTokens,
+  };
 }
 
 /**

@@ -30,6 +30,7 @@ export async function runCommand(
     startRun(session.env, {
       prompt: first.prompt,
       maxTurns: options.maxTurns ?? session.maxTurns,
+      ...(session.maxTokens === undefined ? {} : { maxTokens: session.maxTokens }),
       ...(session.system === undefined ? {} : { system: session.system }),
     }),
   );
@@ -49,7 +50,12 @@ export async function resumeAgentRunCommand(
   const session = await openAgentSession(runtime, io, sessionOptions);
   await assertToolsPresent(runtime, options.runId);
   return drive(runtime, io, session, sessionOptions, () =>
-    resumeRun(session.env, { runId: options.runId, canTakeOver }),
+    resumeRun(session.env, {
+      runId: options.runId,
+      canTakeOver,
+      // The budget configured now applies from here on; the tokens already used still count.
+      ...(session.maxTokens === undefined ? {} : { maxTokens: session.maxTokens }),
+    }),
   );
 }
 

@@ -12,6 +12,8 @@ export interface ModelConfig {
   /** The environment variable holding the API key; the key itself is never in the file. */
   apiKeyEnv: string;
   maxTurns: number;
+  /** The token budget of each run (input plus output, all turns); no budget when unset. */
+  maxTokens: number | undefined;
   system: string | undefined;
 }
 
@@ -31,6 +33,12 @@ export const MAX_TURNS_SCHEMA: z.ZodNumber = z
   .min(1)
   .max(MAX_RUN_TURNS, { message: `must be at most ${MAX_RUN_TURNS}` });
 
+/** A run's token budget: a whole number of at least 1 (input plus output tokens of all its turns). */
+export const MAX_TOKENS_SCHEMA: z.ZodNumber = z
+  .number()
+  .int({ message: "must be a whole number of tokens" })
+  .min(1, { message: "must be at least 1" });
+
 /** The JSON form of `model`. An `apiKey` key is refused with a pointer to `apiKeyEnv`. */
 export const MODEL_CONFIG_SCHEMA = z
   .strictObject({
@@ -49,6 +57,7 @@ export const MODEL_CONFIG_SCHEMA = z
       })
       .optional(),
     maxTurns: MAX_TURNS_SCHEMA.optional(),
+    maxTokens: MAX_TOKENS_SCHEMA.optional(),
     system: z.string().optional(),
     // Refused with a pointer to apiKeyEnv rather than as an unknown key: say what to do instead.
     apiKey: z
@@ -69,6 +78,7 @@ export function toModelConfig(entry: NonNullable<z.output<typeof MODEL_CONFIG_SC
     baseUrl: entry.baseUrl,
     apiKeyEnv: entry.apiKeyEnv ?? DEFAULT_API_KEY_ENV[entry.provider],
     maxTurns: entry.maxTurns ?? DEFAULT_RUN_MAX_TURNS,
+    maxTokens: entry.maxTokens,
     system: entry.system,
   };
 }

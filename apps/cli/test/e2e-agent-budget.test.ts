@@ -1,0 +1,100 @@
+import { textTurn, toolCallTurn } from "@agent/models/testing";
+import { describe, expect } from "vitest";
+import { agentEnv, mcpCall, PROVIDERS, setUpAgent, writeAgentConfig } from "./e2e-agent-helpers.js";
+import { E2E_TIMEOUT_MS, parseSingleJson, e2eTest as test } from "./e2e-helpers.js";
+
+const timeout = E2E_TIMEOUT_MS;
+
+describe.concurrent.each(PROVIDERS)("agent run with model.maxTokens over the %s wire API", (provider) => {
+  test("stops failed with token_budget_exceeded (exit 1), and resume with a bigger budget goes on from the saved totals", {
+    timeout,
+  }, async ({ sandbox }) => {
+    const costly = {
+      ...toolCallTurn([mcpCall("tc_1", "echo", { message: "hi" })]),
+      usage: { inputTokens: 80, outputTokens: 30 },
+    };
+    const server = await setUpAgent(
+      sandbox,
+      provider,
+      [costly, { ...textTurn("done"), usage: { inputTokens: 150, outputTokens: 5 } }],
+      {
+        policy: { rules: [{ tool: "mcp__s__echo", decision: "allow" }] },
+        mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
+        model: { maxTokens: 100 },
+      },
+    );
+    try {
+      const stopped = await sandbox.run(["run", "say hi", "--json"], { env: agentEnv(provider) });
+      expect(stopped.code, stopped.stderr).toBe(1);
+      const document = parseSingleJson(stopped.stdout);
+      expect(document).toEqual({
+        type: "run",
+        runId: expect.stringMatching(/^run_/),
+        status: "failed",
+        output: null,
+        turns: 1,
+        error: { code: "token_budget_exceeded", message: expect.stringContaining("110 tokens") },
+      });
+      // The turn that went past the budget had its call held back: nothing reached the server.
+      expect(sandbox.received("s", "tools/call")).toHaveLength(0);
+      const finished = sandbox.auditEvents().filter((event) => event.type === "run_finished");
+      expect(finished).toEqual([
+        expect.objectContaining({ status: "failed", code: "token_budget_exceeded" }),
+      ]);
+
+      // Same budget: refused again at once, without asking the model.
+      const again = await sandbox.run(["resume", String(document.runId), "--json"], {
+        env: agentEnv(provider),
+      });
+      expect(again.code, again.stderr).toBe(1);
+      expect(parseSingleJson(again.stdout)).toMatchObject({
+        status: "failed",
+        error: { code: "token_budget_exceeded" },
+      });
+      expect(server.requests).toHaveLength(1);
+
+      // A bigger budget configured: the held-back call runs once, the next turn (110 + 155 = 265) fits.
+      writeAgentConfig(sandbox, provider, server, {
+        policy: { rules: [{ tool: "mcp__s__echo", decision: "allow" }] },
+        mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
+        model: { maxTokens: 300 },
+      });
+      const resumed = await sandbox.run(["resume", String(document.runId), "--json"], {
+        env: agentEnv(provider),
+      });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(parseSingleJson(resumed.stdout)).toMatchObject({
+        status: "completed",
+        output: "done",
+        turns: 2,
+      });
+      expect(sandbox.received("s", "tools/call")).toHaveLength(1);
+      expect(server.requests).toHaveLength(2);
+      const shown = await sandbox.run(["runs", "show", String(document.runId), "--json"]);
+      expect(JSON.parse(shown.stdout)).toMatchObject({
+        run: { maxTokens: 300, usage: { inputTokens: 230, outputTokens: 35 } },
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("names model.maxTokens when it is not a positive whole number (exit 2), asking no model", {
+    timeout,
+  }, async ({ sandbox }) => {
+    const server = await setUpAgent(sandbox, provider, [textTurn("never")], { model: { maxTokens: 0 } });
+    try {
+      const result = await sandbox.run(["run", "hi", "--json"], { env: agentEnv(provider) });
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toContain("model.maxTokens");
+      writeAgentConfig(sandbox, provider, server, { model: { maxTokens: 12.5 } });
+      const fraction = await sandbox.run(["run", "hi", "--json"], { env: agentEnv(provider) });
+      expect(fraction.code).toBe(2);
+      expect(fraction.stderr).toContain("model.maxTokens");
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
