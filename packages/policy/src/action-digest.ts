@@ -1,10 +1,19 @@
 // DO NOT CHANGE CASUALLY. Every stored approval (pending or granted, in every user's state database)
 // is matched by the digest computed here. Any change to what goes into it, its order or its encoding
-// silently stops old approvals from matching. Change it only with a changeset, and give old
-// approvals a way to be voided with a reason rather than quietly never matching again.
+// (including `canonicalJson` in @agent/tools) would silently stop old approvals from matching. So
+// such a change bumps ACTION_DIGEST_VERSION, with a changeset: every approval records the version it
+// was digested under, and the gate voids those of an older version with the reason
+// `digest_version_changed` instead of leaving them to never match. The fixed digest in
+// test/action-digest.test.ts fails until the version is bumped.
 import { canonicalJson, sha256Hex } from "@agent/tools";
 import { PolicyError } from "./errors.js";
 import type { NetworkPolicy } from "./policy.js";
+
+/**
+ * The version of how actions are digested: the fields {@link computeActionDigest} binds, their shape
+ * and the canonical JSON it hashes. Stored with every approval request (`digestVersion`).
+ */
+export const ACTION_DIGEST_VERSION = 1;
 
 /** Everything an approval is bound to; change any of it and the approval no longer applies. */
 export interface ActionDigestInput {

@@ -1,4 +1,5 @@
 import { type EventSink, emitEvent, NULL_EVENT_SINK } from "@agent/tools";
+import { ACTION_DIGEST_VERSION } from "./action-digest.js";
 import type { ApprovalRecord, ApprovalStore } from "./approval-store.js";
 
 /**
@@ -69,6 +70,28 @@ export async function voidApprovalsOfRemovedTool(
 
 /** The reason {@link voidApprovalsOfRemovedTool} records. */
 export const TOOL_REMOVED_REASON = "the tool was removed";
+
+/** The reason {@link voidApprovalsOfOlderDigestVersion} records. */
+export const DIGEST_VERSION_CHANGED_REASON = "digest_version_changed";
+
+/**
+ * Voids every pending or granted request digested under a version older than `version` (how actions
+ * are digested changed since it was asked, so no call can match it again), emitting `approval_voided`
+ * with the reason `digest_version_changed` for each; returns the voided records. Requests of a newer
+ * version (another machine on a shared store runs a newer harness) are left alone. The policy gate
+ * calls it once, before its first approval look-up.
+ */
+export async function voidApprovalsOfOlderDigestVersion(
+  store: ApprovalStore,
+  events: EventSink = NULL_EVENT_SINK,
+  version: number = ACTION_DIGEST_VERSION,
+): Promise<ApprovalRecord[]> {
+  const open = [
+    ...(await store.listApprovals({ status: "pending" })),
+    ...(await store.listApprovals({ status: "granted" })),
+  ].filter((record) => record.digestVersion < version);
+  return voidApprovalRequests(store, open, events, DIGEST_VERSION_CHANGED_REASON);
+}
 
 /**
  * Voids each of `records` that is still pending or granted, emitting `approval_voided` for each one

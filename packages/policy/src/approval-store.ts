@@ -10,6 +10,11 @@ export interface ApprovalRequest {
   effect: ToolEffect;
   /** sha256 binding the approval to the exact action; see `computeActionDigest`. */
   actionDigest: string;
+  /**
+   * The `ACTION_DIGEST_VERSION` the digest was computed under. A request of an older version can
+   * never match a call digested now: the gate voids it (`digest_version_changed`).
+   */
+  digestVersion: number;
   /** The tool definition's fingerprint when the request was made. */
   toolFingerprint: string;
   /** One line for the operator: what would run, and any unverified hints from the tool's author. */
@@ -32,8 +37,8 @@ export interface ApprovalRequest {
 
 /**
  * Where a request stands. `consumed`: its grant was used by one execution and cannot be used again.
- * `voided`: its tool's definition changed while it was pending or granted, so it can never apply,
- * not even if the old definition comes back.
+ * `voided`: its tool's definition changed while it was pending or granted (or it was digested under
+ * an older digest version), so it can never apply, not even if the old definition comes back.
  */
 export type ApprovalStatus = "pending" | "granted" | "denied" | "consumed" | "voided";
 
@@ -46,7 +51,7 @@ export interface ApprovalRecord extends ApprovalRequest {
   consumedAt?: string;
   /** ISO 8601, when it was voided. */
   voidedAt?: string;
-  /** Why it was voided, e.g. that the tool's definition changed. */
+  /** Why it was voided, e.g. that the tool's definition changed, or `digest_version_changed`. */
   voidReason?: string;
   /** The machine the held call waits on, where the store records it (stores shared by many machines do). */
   requestedOnHost?: string;

@@ -1,5 +1,5 @@
 import type { JsonValue, RegisteredTool } from "@agent/tools";
-import { computeActionDigest } from "./action-digest.js";
+import { ACTION_DIGEST_VERSION, computeActionDigest } from "./action-digest.js";
 import type { ApprovalRequest } from "./approval-store.js";
 import { previewInput, summarizeAction } from "./approval-summary.js";
 import type { NetworkPolicy, Policy, PolicyDecision, PolicyRule } from "./policy.js";
@@ -77,6 +77,7 @@ export function authorize(tool: RegisteredTool, input: unknown, context: PolicyC
       cwd: context.cwd,
       network,
     }),
+    digestVersion: ACTION_DIGEST_VERSION,
     toolFingerprint: tool.fingerprint,
     summary: summarizeAction(tool, input),
     createdAt: (context.now ?? systemNow)().toISOString(),

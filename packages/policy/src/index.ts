@@ -1,11 +1,13 @@
-export { type ActionDigestInput, computeActionDigest } from "./action-digest.js";
+export { ACTION_DIGEST_VERSION, type ActionDigestInput, computeActionDigest } from "./action-digest.js";
 export {
+  DIGEST_VERSION_CHANGED_REASON,
   denyApprovalRequest,
   grantApprovalRequest,
   TOOL_CHANGED_REASON,
   TOOL_REMOVED_REASON,
   voidApprovalRequests,
   voidApprovalsOfChangedTool,
+  voidApprovalsOfOlderDigestVersion,
   voidApprovalsOfRemovedTool,
 } from "./approval-decisions.js";
 export { approvalIdTaken, approvalNotFound, assertDecidable } from "./approval-errors.js";

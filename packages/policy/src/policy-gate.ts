@@ -8,7 +8,7 @@ import {
   type RegisteredTool,
   type ToolGate,
 } from "@agent/tools";
-import { approvalFields } from "./approval-decisions.js";
+import { approvalFields, voidApprovalsOfOlderDigestVersion } from "./approval-decisions.js";
 import type { ApprovalRecord, ApprovalStore } from "./approval-store.js";
 import { authorize } from "./authorize.js";
 import type { NetworkPolicy, Policy } from "./policy.js";
@@ -75,6 +75,18 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
     return { sandbox: effective, network: effective.network ?? network, required };
   };
 
+  // Once per gate, before its first approval look-up: approvals digested under an older version can
+  // never match again, so they are voided with a reason rather than left pending forever. A failed
+  // sweep fails that call closed (the executor denies it) and is tried again by the next one.
+  let digestSweep: Promise<unknown> | undefined;
+  const voidOlderDigests = (): Promise<unknown> => {
+    digestSweep ??= voidApprovalsOfOlderDigestVersion(approvals, events).catch((error: unknown) => {
+      digestSweep = undefined;
+      throw error;
+    });
+    return digestSweep;
+  };
+
   return {
     async admit(request: GateRequest): Promise<GateVerdict> {
       const placement = place(request.tool);
@@ -96,6 +108,7 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
         };
       }
       if (authorization.type === "allow") return allow(placement, "policy");
+      await voidOlderDigests();
 
       const { runId, actionDigest } = authorization.request;
       const useGrant = async (): Promise<boolean> => {

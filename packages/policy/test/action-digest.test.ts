@@ -1,4 +1,9 @@
-import { type ActionDigestInput, computeActionDigest, PolicyError } from "@agent/policy";
+import {
+  ACTION_DIGEST_VERSION,
+  type ActionDigestInput,
+  computeActionDigest,
+  PolicyError,
+} from "@agent/policy";
 import { canonicalJson, sha256Hex } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 
@@ -11,6 +16,27 @@ const BASE: ActionDigestInput = {
 };
 
 describe("computeActionDigest", () => {
+  // A stored approval matches only a digest computed exactly as when it was asked. These digests are
+  // fixed: if this fails, how actions are digested changed (here or in canonicalJson). That is allowed
+  // only on purpose: bump ACTION_DIGEST_VERSION (old approvals are then voided with
+  // `digest_version_changed` instead of never matching), add a changeset, then update these values.
+  it("is unchanged for digest version 1", () => {
+    expect(ACTION_DIGEST_VERSION).toBe(1);
+    expect(computeActionDigest(BASE)).toBe(
+      "e3c1e6c65ce8aab090de29ab2bc2eccf8815ba59633d7bf57270e4623ba69f80",
+    );
+    const awkward: ActionDigestInput = {
+      toolName: "t",
+      toolFingerprint: "0".repeat(64),
+      input: { "\u00e9": 1e21, a: [null, true, -0, 0.1, 1e-7], "\u20ac": "\u2028\ud83d\ude00" },
+      cwd: "/",
+      network: { allowHosts: ["example.com"] },
+    };
+    expect(computeActionDigest(awkward)).toBe(
+      "f2de517080424ffda1007266aa0da0f36f9ddaa446c6c643a5200f9c2e74d434",
+    );
+  });
+
   it("is the sha256 hex of the RFC 8785 canonical JSON of the five bound fields", () => {
     const digest = computeActionDigest(BASE);
     expect(digest).toMatch(/^[0-9a-f]{64}$/);

@@ -1,5 +1,8 @@
 import {
+  ACTION_DIGEST_VERSION,
+  type ApprovalStore,
   createPolicyGate,
+  DIGEST_VERSION_CHANGED_REASON,
   definePolicy,
   denyApprovalRequest,
   grantApprovalRequest,
@@ -14,8 +17,7 @@ import { countingTool, FIXED_NOW, sequentialIds } from "./helpers.js";
 
 const NAME = "mcp__docs__search";
 
-function world() {
-  const store = new InMemoryApprovalStore({ now: FIXED_NOW });
+function world(store: ApprovalStore = new InMemoryApprovalStore({ now: FIXED_NOW })) {
   const events = createMemoryEventSink();
   const gate = createPolicyGate({
     policy: definePolicy(),
@@ -107,5 +109,60 @@ describe("who decided", () => {
     await denyApprovalRequest(store, "apr_2", events);
     expect(events.ofType("approval_granted")).toEqual([expect.objectContaining({ decidedBy: "carol" })]);
     expect(events.ofType("approval_denied")[0]).not.toHaveProperty("decidedBy");
+  });
+});
+
+describe("voiding approvals of an older digest version", () => {
+  // Asked and granted before the way actions are digested last changed.
+  const olderRequest = (id: string) =>
+    sampleApprovalRequest(id, { toolName: NAME, digestVersion: ACTION_DIGEST_VERSION - 1 });
+
+  it("the gate voids them with digest_version_changed before its first look-up, and asks anew", async () => {
+    const search = countingTool(NAME, "external");
+    const { store, events, call } = world();
+    await store.saveApprovalRequest(olderRequest("apr_old_granted"));
+    await store.grantApproval("apr_old_granted");
+    await store.saveApprovalRequest({ ...olderRequest("apr_old_pending"), runId: "run_2" });
+
+    const outcome = await call(search.tool);
+    expect(outcome).toMatchObject({ type: "waiting", requestId: "apr_1" });
+    expect(search.executions).toEqual([]);
+    for (const id of ["apr_old_granted", "apr_old_pending"]) {
+      expect(await store.getApproval(id)).toMatchObject({
+        status: "voided",
+        voidReason: DIGEST_VERSION_CHANGED_REASON,
+      });
+    }
+    expect(events.ofType("approval_voided")).toEqual([
+      expect.objectContaining({ requestId: "apr_old_pending", reason: "digest_version_changed" }),
+      expect.objectContaining({ requestId: "apr_old_granted", reason: "digest_version_changed" }),
+    ]);
+    // The new request records the current version; granting it runs the call once.
+    expect((await store.getApproval("apr_1"))?.digestVersion).toBe(ACTION_DIGEST_VERSION);
+    await grantApprovalRequest(store, "apr_1", events);
+    expect(await call(search.tool)).toMatchObject({ type: "observation", ok: true });
+    expect(search.executions).toHaveLength(1);
+  });
+
+  it("a sweep that fails fails the call closed, and the next call sweeps again", async () => {
+    const search = countingTool(NAME, "external");
+    const inner = new (class extends InMemoryApprovalStore {
+      failures = 1;
+      override async listApprovals(filter?: Parameters<ApprovalStore["listApprovals"]>[0]) {
+        if (this.failures-- > 0) throw new Error("store offline");
+        return super.listApprovals(filter);
+      }
+    })({ now: FIXED_NOW });
+    await inner.saveApprovalRequest(olderRequest("apr_old"));
+    const { events, call } = world(inner);
+
+    const refused = await call(search.tool);
+    expect(refused).toMatchObject({ type: "observation", ok: false, error: "policy_denied" });
+    expect(search.executions).toEqual([]);
+    expect((await inner.getApproval("apr_old"))?.status).toBe("pending");
+
+    expect(await call(search.tool)).toMatchObject({ type: "waiting" });
+    expect((await inner.getApproval("apr_old"))?.status).toBe("voided");
+    expect(events.ofType("approval_voided")).toHaveLength(1);
   });
 });

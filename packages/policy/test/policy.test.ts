@@ -1,4 +1,5 @@
 import {
+  ACTION_DIGEST_VERSION,
   authorize,
   DEFAULT_EFFECT_DECISIONS,
   definePolicy,
@@ -216,6 +217,7 @@ describe("authorize", () => {
       toolName: "mcp__docs__search",
       effect: "external",
       actionDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
+      digestVersion: ACTION_DIGEST_VERSION,
       toolFingerprint: hinted.fingerprint,
       summary: 'mcp__docs__search (external) {"q":"x"} — server hints (unverified): readOnlyHint',
       createdAt: "2030-01-02T03:04:05.000Z",

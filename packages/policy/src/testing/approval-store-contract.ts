@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { ACTION_DIGEST_VERSION } from "../action-digest.js";
+import { DIGEST_VERSION_CHANGED_REASON, voidApprovalsOfOlderDigestVersion } from "../approval-decisions.js";
 import type { ApprovalRequest, ApprovalStore } from "../approval-store.js";
 import { PolicyError, type PolicyErrorCode } from "../errors.js";
 
@@ -24,6 +26,7 @@ export function sampleApprovalRequest(id: string, overrides: Partial<ApprovalReq
     toolName: "mcp__docs__search",
     effect: "external",
     actionDigest: DIGEST_A,
+    digestVersion: ACTION_DIGEST_VERSION,
     toolFingerprint: "f".repeat(64),
     summary: 'mcp__docs__search (external) {"q":"x"}',
     createdAt: "2030-01-02T03:04:05.000Z",
@@ -209,6 +212,51 @@ export const APPROVAL_STORE_CONTRACT: readonly ApprovalStoreScenario[] = [
       const voided = results.filter((value, index) => index % 2 === 1 && value).length;
       assert.equal(consumed + voided, 1);
       assert.equal((await store.getApproval("apr_1"))?.status, consumed === 1 ? "consumed" : "voided");
+    },
+  ),
+  scenario("keeps each request's digest version, older and newer ones included", async (store) => {
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    await store.saveApprovalRequest(sampleApprovalRequest("apr_2", { runId: "run_2", digestVersion: 0 }));
+    await store.saveApprovalRequest(
+      sampleApprovalRequest("apr_3", { runId: "run_3", digestVersion: ACTION_DIGEST_VERSION + 1 }),
+    );
+    assert.equal((await store.getApproval("apr_1"))?.digestVersion, ACTION_DIGEST_VERSION);
+    assert.equal((await store.getApproval("apr_2"))?.digestVersion, 0);
+    assert.equal(
+      (await store.findLatestApproval("run_3", DIGEST_A))?.digestVersion,
+      ACTION_DIGEST_VERSION + 1,
+    );
+    assert.deepEqual(
+      (await store.listApprovals()).map((record) => record.digestVersion),
+      [ACTION_DIGEST_VERSION, 0, ACTION_DIGEST_VERSION + 1],
+    );
+  }),
+  scenario(
+    "voids the pending and granted requests of an older digest version with digest_version_changed, and only those",
+    async (store) => {
+      const older = { digestVersion: ACTION_DIGEST_VERSION - 1 };
+      await store.saveApprovalRequest(sampleApprovalRequest("apr_old_pending", { ...older, runId: "run_1" }));
+      await store.saveApprovalRequest(sampleApprovalRequest("apr_old_granted", { ...older, runId: "run_2" }));
+      await store.grantApproval("apr_old_granted");
+      await store.saveApprovalRequest(sampleApprovalRequest("apr_old_denied", { ...older, runId: "run_3" }));
+      await store.denyApproval("apr_old_denied");
+      await store.saveApprovalRequest(sampleApprovalRequest("apr_current", { runId: "run_4" }));
+      await store.saveApprovalRequest(
+        sampleApprovalRequest("apr_newer", { runId: "run_5", digestVersion: ACTION_DIGEST_VERSION + 1 }),
+      );
+      const voided = await voidApprovalsOfOlderDigestVersion(store);
+      assert.deepEqual(voided.map((record) => record.id).sort(), ["apr_old_granted", "apr_old_pending"]);
+      for (const id of ["apr_old_pending", "apr_old_granted"]) {
+        const record = await store.getApproval(id);
+        assert.equal(record?.status, "voided");
+        assert.equal(record?.voidReason, DIGEST_VERSION_CHANGED_REASON);
+      }
+      // Its grant is gone for good; a decided, a current and a newer request stand as they were.
+      assert.equal(await store.consumeApprovalGrant("run_2", DIGEST_A), false);
+      assert.equal((await store.getApproval("apr_old_denied"))?.status, "denied");
+      assert.equal((await store.getApproval("apr_current"))?.status, "pending");
+      assert.equal((await store.getApproval("apr_newer"))?.status, "pending");
+      assert.deepEqual(await voidApprovalsOfOlderDigestVersion(store), []);
     },
   ),
   scenario("hands out copies: changing a returned record changes nothing stored", async (store) => {
