@@ -1,6 +1,7 @@
 import { userInfo } from "node:os";
+import Database from "better-sqlite3";
 import { describe, expect } from "vitest";
-import { type RunRecord, SqliteStateStore } from "../src/state/index.js";
+import { type RunRecord, SqliteStateStore, stateDatabasePath } from "../src/state/index.js";
 import {
   E2E_TIMEOUT_MS,
   type E2eSandbox,
@@ -274,6 +275,33 @@ describe.concurrent("approvals across processes", () => {
     ]);
     const audit = await sandbox.run(["audit"]);
     expect(audit.stdout).toMatch(new RegExp(`approval_granted .*decidedBy=${user}`));
+  });
+
+  test("an approval recorded under an older digest version is voided with digest_version_changed, never used", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    configure(sandbox);
+    const held = await sandbox.run(["call", "mcp__s__echo", "--input", '{"message":"old"}', "--json"]);
+    expect(held.code).toBe(3);
+    const approved = waitingIds(held.stdout);
+    expect((await sandbox.run(["approvals", "approve", approved.requestId])).code).toBe(0);
+    // As a harness from before the current way of digesting actions would have recorded it.
+    const database = new Database(stateDatabasePath(sandbox.stateDir));
+    try {
+      database.prepare("UPDATE approvals SET digest_version = 0 WHERE id = ?").run(approved.requestId);
+    } finally {
+      database.close();
+    }
+
+    const resumed = await sandbox.run(["resume", approved.runId, "--json"]);
+    expect(resumed.code, resumed.stderr).toBe(3);
+    expect(waitingIds(resumed.stdout).requestId).not.toBe(approved.requestId);
+    expect(toolCalls(sandbox)).toEqual([]);
+    expect(statusOf(await listApprovals(sandbox), approved.requestId)).toBe("voided");
+    const voided = sandbox.auditEvents().filter((event) => event.type === "approval_voided");
+    expect(voided).toEqual([
+      expect.objectContaining({ requestId: approved.requestId, reason: "digest_version_changed" }),
+    ]);
   });
 
   test("a denied request: resume reports policy_denied and the call never runs", {

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { ApprovalRequest } from "@agent/policy";
+import { ACTION_DIGEST_VERSION, type ApprovalRequest } from "@agent/policy";
 import ts from "typescript";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteStateStore } from "../src/state/index.js";
@@ -111,6 +111,7 @@ function request(id: string, digest: string): ApprovalRequest {
     toolName: "mcp__docs__delete",
     effect: "external",
     actionDigest: digest,
+    digestVersion: ACTION_DIGEST_VERSION,
     toolFingerprint: "f".repeat(64),
     summary: "mcp__docs__delete (external) {}",
     createdAt: new Date().toISOString(),

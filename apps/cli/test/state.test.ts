@@ -359,6 +359,32 @@ describe("schema migration 4", () => {
   });
 });
 
+describe("schema migration 6", () => {
+  it("records the approvals of a version 5 database as digested under version 1, and keeps new versions", async () => {
+    mkdirSync(stateDir, { mode: 0o700 });
+    const file = stateDatabasePath(stateDir);
+    const old = new Database(file);
+    for (const migration of MIGRATIONS.filter((step) => step.version <= 5)) old.exec(migration.sql);
+    old.pragma("user_version = 5");
+    old
+      .prepare(
+        `INSERT INTO approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint, summary,
+           input_preview, status, created_at)
+         VALUES ('apr_old', 'run_1', 'call_1', 'write_file', 'write', 'd1', 'f', 's', '{}', 'granted',
+           '2030-01-01T00:00:00.000Z')`,
+      )
+      .run();
+    old.close();
+
+    const store = openAs(OWNER_A);
+    // Version 1 was the only way actions were digested before the column existed.
+    expect((await store.approvals.getApproval("apr_old"))?.digestVersion).toBe(1);
+    await store.approvals.saveApprovalRequest(request("apr_new", { runId: "run_2", digestVersion: 7 }));
+    expect((await store.approvals.getApproval("apr_new"))?.digestVersion).toBe(7);
+    store.close();
+  });
+});
+
 describe("SqliteStateStore.approvals", () => {
   for (const scenario of APPROVAL_STORE_CONTRACT) {
     it(scenario.name, () => scenario.run((now) => openAt(now).approvals));

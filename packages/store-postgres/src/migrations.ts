@@ -118,6 +118,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         ADD COLUMN void_reason TEXT;
     `,
   },
+  {
+    version: 5,
+    description: "the digest version each approval was digested under",
+    // Every approval saved before was digested under version 1, the only one there was until then.
+    sql: `
+      ALTER TABLE agent_approvals ADD COLUMN digest_version INTEGER NOT NULL DEFAULT 1;
+    `,
+  },
 ];
 
 // Any constant, the same for every process: migrations of one database run one at a time.

@@ -19,6 +19,7 @@ interface ApprovalRow {
   tool_name: string;
   effect: ToolEffect;
   action_digest: string;
+  digest_version: number;
   tool_fingerprint: string;
   summary: string;
   input_preview: string;
@@ -79,8 +80,9 @@ export class PostgresApprovalStore implements ApprovalStore {
       const inserted = await this.#query<ApprovalRow>(
         "save an approval request",
         `INSERT INTO agent_approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
-           summary, input_preview, unverified_hints, status, created_at, requested_on_host, input_json, cwd, network)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13, $14, $15)
+           summary, input_preview, unverified_hints, status, created_at, requested_on_host, input_json, cwd, network,
+           digest_version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13, $14, $15, $16)
          ON CONFLICT DO NOTHING
          RETURNING *`,
         [
@@ -99,6 +101,7 @@ export class PostgresApprovalStore implements ApprovalStore {
           request.input === undefined ? null : JSON.stringify(request.input),
           request.cwd ?? null,
           request.network === undefined ? null : JSON.stringify(request.network),
+          request.digestVersion,
         ],
       );
       if (inserted[0]) return toRecord(inserted[0]);
@@ -237,6 +240,7 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
     toolName: row.tool_name,
     effect: row.effect,
     actionDigest: row.action_digest,
+    digestVersion: row.digest_version,
     toolFingerprint: row.tool_fingerprint,
     summary: row.summary,
     createdAt: row.created_at,

@@ -1,6 +1,7 @@
 import { APPROVAL_STORE_CONTRACT, sampleApprovalRequest } from "@agent/policy/testing";
+import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { openPostgresState, POSTGRES_MIGRATIONS, type PostgresState } from "../src/index.js";
+import { migrate, openPostgresState, POSTGRES_MIGRATIONS, type PostgresState } from "../src/index.js";
 import { createTestDatabase } from "./databases.js";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -97,6 +98,39 @@ describe("PostgresApprovalStore across connections", () => {
     } finally {
       await second.close();
     }
+  });
+
+  it("records the approvals of a version 4 schema as digested under version 1, and keeps new versions", async () => {
+    const database = await createTestDatabase(inject("postgresUrl"));
+    cleanups.push(() => database.drop());
+    const pool = new pg.Pool({ connectionString: database.url });
+    try {
+      const client = await pool.connect();
+      try {
+        await migrate(
+          client,
+          POSTGRES_MIGRATIONS.filter((step) => step.version <= 4),
+        );
+        await client.query(
+          `INSERT INTO agent_approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
+             summary, input_preview, status, created_at)
+           VALUES ('apr_old', 'run_1', 'call_1', 'write_file', 'write', 'd1', 'f', 's', '{}', 'granted',
+             '2030-01-01T00:00:00.000Z')`,
+        );
+      } finally {
+        client.release();
+      }
+    } finally {
+      await pool.end();
+    }
+    const state = await openPostgresState({ url: database.url });
+    cleanups.push(() => state.close());
+    // Version 1 was the only way actions were digested before the column existed.
+    expect((await state.approvals.getApproval("apr_old"))?.digestVersion).toBe(1);
+    await state.approvals.saveApprovalRequest(
+      sampleApprovalRequest("apr_new", { runId: "run_2", digestVersion: 7 }),
+    );
+    expect((await state.approvals.getApproval("apr_new"))?.digestVersion).toBe(7);
   });
 
   it("refuses a database migrated by a newer version, and a URL that is not postgres, without echoing it", async () => {

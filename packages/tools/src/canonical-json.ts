@@ -1,6 +1,9 @@
 // DO NOT CHANGE CASUALLY. Tool fingerprints and action digests (and so every stored approval) are
 // sha256 over this encoding (RFC 8785). A change to key order, number or string formatting changes
-// every digest; the RFC's test vectors in test/canonical-json.test.ts must keep passing.
+// every digest; the RFC's test vectors in test/canonical-json.test.ts must keep passing. If it must
+// change, that is a new digest version: bump ACTION_DIGEST_VERSION in @agent/policy (its fixed
+// digests fail until you do), with a changeset, so approvals stored under the old encoding are
+// voided with the reason `digest_version_changed` instead of silently never matching again.
 import { sha256Hex as hashText } from "#sha256";
 
 /** A value that survives a JSON round trip unchanged. */

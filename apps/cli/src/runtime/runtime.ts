@@ -5,9 +5,11 @@ import { type McpClientFeatures, type McpServerConnection, serverOfToolName } fr
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import type { OAuthProvider } from "@agent/mcp-transport/oauth";
 import {
+  ACTION_DIGEST_VERSION,
   type ApprovalRecord,
   type ApprovalStore,
   createPolicyGate,
+  DIGEST_VERSION_CHANGED_REASON,
   TOOL_CHANGED_REASON,
   TOOL_REMOVED_REASON,
   voidApprovalRequests,
@@ -242,8 +244,9 @@ function realPathOr(path: string): string {
  * Voids the pending and granted approvals whose tool is no longer the one they were asked for: a
  * registered tool whose fingerprint differs (its definition changed), or an MCP tool (or a built-in
  * resource or prompt tool) its connected, ready server no longer offers (removed). Tools of servers not connected in this process are left
- * alone: nothing is known about them. Each voided request is audited as `approval_voided`, and
- * restoring the old definition later revives none of them.
+ * alone: nothing is known about them. A request digested under an older digest version is voided
+ * first, as `digest_version_changed` (no call can match it again). Each voided request is audited as
+ * `approval_voided`, and restoring the old definition later revives none of them.
  */
 export async function voidStaleApprovals(options: {
   approvals: ApprovalStore;
@@ -256,9 +259,14 @@ export async function voidStaleApprovals(options: {
     ...(await approvals.listApprovals({ status: "pending" })),
     ...(await approvals.listApprovals({ status: "granted" })),
   ];
+  const olderDigest: ApprovalRecord[] = [];
   const changed: ApprovalRecord[] = [];
   const removed: ApprovalRecord[] = [];
   for (const record of open) {
+    if (record.digestVersion < ACTION_DIGEST_VERSION) {
+      olderDigest.push(record);
+      continue;
+    }
     const tool = registry.get(record.toolName);
     if (tool) {
       if (tool.fingerprint !== record.toolFingerprint) changed.push(record);
@@ -269,6 +277,7 @@ export async function voidStaleApprovals(options: {
     if (connection?.state === "ready") removed.push(record);
   }
   return [
+    ...(await voidApprovalRequests(approvals, olderDigest, events, DIGEST_VERSION_CHANGED_REASON)),
     ...(await voidApprovalRequests(approvals, changed, events, TOOL_CHANGED_REASON)),
     ...(await voidApprovalRequests(approvals, removed, events, TOOL_REMOVED_REASON)),
   ];

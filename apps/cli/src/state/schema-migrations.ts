@@ -137,6 +137,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN decided_by TEXT;
     `,
   },
+  {
+    version: 6,
+    description: "the digest version each approval was digested under",
+    // Every approval saved before was digested under version 1, the only one there was until then.
+    sql: `
+      ALTER TABLE approvals ADD COLUMN digest_version INTEGER NOT NULL DEFAULT 1;
+    `,
+  },
 ];
 
 /** The schema version this build writes; a database with a higher one is refused, never downgraded. */

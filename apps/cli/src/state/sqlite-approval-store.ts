@@ -17,6 +17,7 @@ interface ApprovalRow {
   tool_name: string;
   effect: ToolEffect;
   action_digest: string;
+  digest_version: number;
   tool_fingerprint: string;
   summary: string;
   input_preview: string;
@@ -76,6 +77,7 @@ export class SqliteApprovalStore implements ApprovalStore {
         tool_name: request.toolName,
         effect: request.effect,
         action_digest: request.actionDigest,
+        digest_version: request.digestVersion,
         tool_fingerprint: request.toolFingerprint,
         summary: request.summary,
         input_preview: request.inputPreview,
@@ -165,10 +167,11 @@ function prepareStatements(database: Database.Database) {
     all: database.prepare(`SELECT * FROM approvals ${OLDEST_FIRST}`),
     withStatus: database.prepare(`SELECT * FROM approvals WHERE status = ? ${OLDEST_FIRST}`),
     insert: database.prepare(`
-      INSERT INTO approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint, summary,
-        input_preview, unverified_hints_json, status, created_at, input_json, cwd, network)
-      VALUES (@id, @run_id, @call_id, @tool_name, @effect, @action_digest, @tool_fingerprint, @summary,
-        @input_preview, @unverified_hints_json, 'pending', @created_at, @input_json, @cwd, @network)`),
+      INSERT INTO approvals (id, run_id, call_id, tool_name, effect, action_digest, digest_version,
+        tool_fingerprint, summary, input_preview, unverified_hints_json, status, created_at, input_json, cwd, network)
+      VALUES (@id, @run_id, @call_id, @tool_name, @effect, @action_digest, @digest_version,
+        @tool_fingerprint, @summary, @input_preview, @unverified_hints_json, 'pending', @created_at, @input_json,
+        @cwd, @network)`),
     decide: database.prepare(
       "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ? WHERE id = ? AND status = 'pending'",
     ),
@@ -189,6 +192,7 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
     toolName: row.tool_name,
     effect: row.effect,
     actionDigest: row.action_digest,
+    digestVersion: row.digest_version,
     toolFingerprint: row.tool_fingerprint,
     summary: row.summary,
     createdAt: row.created_at,
