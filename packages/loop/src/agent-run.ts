@@ -1,6 +1,6 @@
 import { emitEvent } from "@agent/tools";
 import { type AgentEnvironment, DEFAULT_MAX_TURNS, type RunResult } from "./agent-environment.js";
-import { LoopError } from "./errors.js";
+import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import { createId, RunDriver } from "./run-driver.js";
 import { RUN_STATE_FORMAT, type RunState } from "./run-state.js";
 import { assertRunFormat } from "./run-store.js";
@@ -94,7 +94,7 @@ export async function startRun(env: AgentEnvironment, options: StartRunOptions):
  */
 export async function resumeRun(env: AgentEnvironment, options: ResumeRunOptions): Promise<RunResult> {
   const state = await env.store.loadRun(options.runId);
-  if (!state) throw new LoopError("run_not_found", `No run ${options.runId}.`);
+  if (!state) throw new LoopError(LOOP_ERROR_CODES.runNotFound, `No run ${options.runId}.`);
   assertRunFormat(state);
   assertResumable(state, options);
   if (options.maxTokens !== undefined) assertPositiveInteger("maxTokens", options.maxTokens);
@@ -111,7 +111,7 @@ export async function resumeRun(env: AgentEnvironment, options: ResumeRunOptions
   const version = await env.store.updateRun(state.runId, state.version, { set: claim }, now());
   if (version === undefined) {
     throw new LoopError(
-      "run_conflict",
+      LOOP_ERROR_CODES.runConflict,
       `Run ${state.runId} was claimed by another process just now; nothing was run here.`,
     );
   }
@@ -131,13 +131,13 @@ export async function resumeRun(env: AgentEnvironment, options: ResumeRunOptions
 function assertResumable(state: RunState, options: ResumeRunOptions): void {
   if (state.status === "completed" || state.status === "max_turns") {
     throw new LoopError(
-      "run_not_resumable",
+      LOOP_ERROR_CODES.runNotResumable,
       `Run ${state.runId} stopped for good (${state.status}); start a new run to go on.`,
     );
   }
   if (state.status === "running" && !options.canTakeOver?.(state)) {
     throw new LoopError(
-      "run_not_resumable",
+      LOOP_ERROR_CODES.runNotResumable,
       `Run ${state.runId} is running in another process; resume it when that one stops.`,
     );
   }
@@ -145,6 +145,9 @@ function assertResumable(state: RunState, options: ResumeRunOptions): void {
 
 function assertPositiveInteger(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new LoopError("invalid_options", `${name} must be a positive integer, got ${String(value)}.`);
+    throw new LoopError(
+      LOOP_ERROR_CODES.invalidOptions,
+      `${name} must be a positive integer, got ${String(value)}.`,
+    );
   }
 }

@@ -1,5 +1,5 @@
 import type { ModelMessage } from "@agent/models";
-import { LoopError } from "./errors.js";
+import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import { copyJson } from "./json-copy.js";
 import { copyCallRecord, copyHeaderMember, copyMessage } from "./run-record-copy.js";
 import type { RunHeader, RunState, RunSummary, ToolCallRecord } from "./run-state.js";
@@ -30,7 +30,7 @@ export class InMemoryRunStore implements RunStore {
   async createRun(state: RunState): Promise<void> {
     assertRunFormat(state);
     if (this.#runs.has(state.runId)) {
-      throw new LoopError("run_exists", `A run with id ${state.runId} already exists.`);
+      throw new LoopError(LOOP_ERROR_CODES.runExists, `A run with id ${state.runId} already exists.`);
     }
     const { messages, calls, ...header } = state;
     const first = messages[0];

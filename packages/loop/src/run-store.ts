@@ -1,5 +1,5 @@
 import type { ModelMessage } from "@agent/models";
-import { LoopError } from "./errors.js";
+import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import {
   READABLE_RUN_STATE_FORMATS,
   RUN_STATE_FORMAT,
@@ -54,7 +54,7 @@ export function applyRunChange<T extends RunHeader>(header: T, change: RunChange
 export function assertRunFormat(state: { format: unknown; runId: unknown }): void {
   if (!(READABLE_RUN_STATE_FORMATS as readonly unknown[]).includes(state.format)) {
     throw new LoopError(
-      "run_format_unknown",
+      LOOP_ERROR_CODES.runFormatUnknown,
       `Run ${String(state.runId)} was saved in format ${String(state.format)}; this version reads formats up to ${RUN_STATE_FORMAT}. Resume it with the version that started it.`,
     );
   }

@@ -1,4 +1,4 @@
-import { LoopError } from "./errors.js";
+import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import type { RunChange, RunStore } from "./run-store.js";
 
 /**
@@ -47,7 +47,7 @@ export class RunWriter {
     this.#inFlight -= 1;
     if (version === undefined) {
       throw new LoopError(
-        "run_conflict",
+        LOOP_ERROR_CODES.runConflict,
         `Run ${this.#runId} was changed by another process (version ${this.#version} is gone); this one stops driving it.`,
       );
     }

@@ -2,7 +2,7 @@ import type { McpTransport } from "@agent/mcp-transport";
 import type { EventSink, JsonValue, RegisteredTool, ToolRegistry } from "@agent/tools";
 import type { McpClientFeatures } from "./client-features.js";
 import type { ListToolsOptions, RejectedTool } from "./discovery.js";
-import { McpClientError } from "./errors.js";
+import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
 import type { ClientInfo, InitializeResult } from "./handshake.js";
 import { parseMcpToolName } from "./names.js";
 import type { RejectedEntry } from "./server-catalog.js";
@@ -154,7 +154,7 @@ export function assertWholeNumber(
   if (typeof value === "number" && Number.isInteger(value) && value >= min && value <= max) return;
   const got = typeof value === "number" ? String(value) : typeof value;
   throw new McpClientError(
-    "invalid_option",
+    MCP_CLIENT_ERROR_CODES.invalidOption,
     `${name} must be a whole number of ${unit} from ${min} to ${max}, got ${got}.`,
   );
 }

@@ -1,6 +1,6 @@
 import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
 import type { JsonValue } from "@agent/tools";
-import { McpClientError } from "./errors.js";
+import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
 import { remoteToolNameProblem } from "./names.js";
 import { listAllPages } from "./paginate.js";
 import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
@@ -116,7 +116,7 @@ function readEntries(
     }
     if (names.has(read.remoteName)) {
       throw new McpClientError(
-        "duplicate_remote_tool",
+        MCP_CLIENT_ERROR_CODES.duplicateRemoteTool,
         `The server listed two tools named "${read.remoteName}".`,
         {
           server,

@@ -53,10 +53,14 @@ export function toMcpClientError(error: unknown, server: string): McpClientError
       ? error
       : new McpClientError(error.code, error.message, { server, cause: error.cause });
   }
-  return new McpClientError("mcp_connect_failed", error instanceof Error ? error.message : String(error), {
-    server,
-    cause: error,
-  });
+  return new McpClientError(
+    MCP_CLIENT_ERROR_CODES.connectFailed,
+    error instanceof Error ? error.message : String(error),
+    {
+      server,
+      cause: error,
+    },
+  );
 }
 
 /** The error for a lifecycle phase that ran out of time. */

@@ -1,5 +1,5 @@
 import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
-import { McpClientError } from "./errors.js";
+import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
 import {
   isSupportedProtocolVersion,
   LATEST_PROTOCOL_VERSION,
@@ -45,28 +45,28 @@ export async function initializeServer(
   );
   if (!response.ok) {
     throw new McpClientError(
-      "mcp_initialize_failed",
+      MCP_CLIENT_ERROR_CODES.initializeFailed,
       `initialize failed (${response.error.code}): ${response.error.message}`,
     );
   }
   const result = response.result;
   if (!isRecord(result)) {
     throw new McpClientError(
-      "invalid_initialize_result",
+      MCP_CLIENT_ERROR_CODES.invalidInitializeResult,
       `initialize returned ${describeValue(result)}, not an object`,
     );
   }
   const { protocolVersion } = result;
   if (!isSupportedProtocolVersion(protocolVersion)) {
     throw new McpClientError(
-      "unsupported_protocol_version",
+      MCP_CLIENT_ERROR_CODES.unsupportedProtocolVersion,
       `The server answered protocol version ${describeValue(protocolVersion)}; this client supports ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}.`,
     );
   }
   const notified = await transport.notify("notifications/initialized");
   if (!notified.ok) {
     throw new McpClientError(
-      "mcp_initialize_failed",
+      MCP_CLIENT_ERROR_CODES.initializeFailed,
       `notifications/initialized failed: ${notified.error.message}`,
     );
   }

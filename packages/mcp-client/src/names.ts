@@ -1,5 +1,5 @@
 import { MAX_TOOL_NAME_LENGTH } from "@agent/tools";
-import { McpClientError } from "./errors.js";
+import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
 
 /** Prefix of every tool that comes from an MCP server. */
 export const MCP_TOOL_PREFIX = "mcp__";
@@ -27,9 +27,13 @@ export function serverNameProblem(server: string): string | undefined {
 export function assertServerName(server: string): void {
   const problem = serverNameProblem(server);
   if (problem)
-    throw new McpClientError("invalid_server_name", `Server name ${JSON.stringify(server)}: ${problem}.`, {
-      server,
-    });
+    throw new McpClientError(
+      MCP_CLIENT_ERROR_CODES.invalidServerName,
+      `Server name ${JSON.stringify(server)}: ${problem}.`,
+      {
+        server,
+      },
+    );
 }
 
 /** Why a remote tool name cannot be mapped, or undefined when it can. */

@@ -1,5 +1,5 @@
 import type { McpCloseReason, McpTransport } from "@agent/mcp-transport";
-import { McpClientError } from "./errors.js";
+import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
 import { installServerRequestHandlers, type ServerRequestContext } from "./server-requests.js";
 import { messageOf } from "./time.js";
 
@@ -20,7 +20,7 @@ export async function startTransport(
     return await connect();
   } catch (cause) {
     const message = `Could not start server "${server}": ${messageOf(cause)}`;
-    throw new McpClientError("mcp_connect_failed", message, { server, cause });
+    throw new McpClientError(MCP_CLIENT_ERROR_CODES.connectFailed, message, { server, cause });
   }
 }
 

@@ -1,5 +1,11 @@
 import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
-import { type EventSink, type RegisteredTool, type ToolContext, toolFailure } from "@agent/tools";
+import {
+  type EventSink,
+  OBSERVATION_ERROR_CODES,
+  type RegisteredTool,
+  type ToolContext,
+  toolFailure,
+} from "@agent/tools";
 import type { McpServerState } from "./connection-options.js";
 import type { Dormancy } from "./dormancy.js";
 import { emitRequestFinished } from "./instrumented-transport.js";
@@ -45,7 +51,7 @@ export class ServerCalls implements RemoteToolPort {
       // Reopened after idling: the call was validated and authorized against the old definition.
       if (this.#target.currentTool(remoteName) === before) return undefined;
       return toolFailure(
-        "mcp_unavailable",
+        OBSERVATION_ERROR_CODES.mcpUnavailable,
         `The definition of ${toolName} changed when the connection to "${this.#target.server}" was reopened; call it again.`,
       );
     });
@@ -96,7 +102,10 @@ export class ServerCalls implements RemoteToolPort {
           const stale = recheck();
           if (stale) return { ok: false, failure: stale };
         } else if (cancellation.aborted) {
-          const failure = toolFailure("cancelled", "The call was cancelled while the server reconnected.");
+          const failure = toolFailure(
+            OBSERVATION_ERROR_CODES.cancelled,
+            "The call was cancelled while the server reconnected.",
+          );
           return { ok: false, failure };
         }
       }
@@ -117,7 +126,7 @@ export class ServerCalls implements RemoteToolPort {
     const state = target.state();
     if (state !== "ready" || !transport) {
       const failure = toolFailure(
-        "mcp_unavailable",
+        OBSERVATION_ERROR_CODES.mcpUnavailable,
         `Server "${target.server}" is not connected (${state}).`,
       );
       return { ok: false, failure };

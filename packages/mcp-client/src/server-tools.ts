@@ -6,7 +6,7 @@ import {
   ToolsError,
 } from "@agent/tools";
 import type { McpToolDescriptor, RejectedTool, ToolListing } from "./discovery.js";
-import { McpClientError } from "./errors.js";
+import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
 import { mcpToolGroup, type RemoteToolPort, type ToLocalToolOptions, toLocalTool } from "./tool-mapping.js";
 
 /** The tools one discovery mapped, by remote name, each with the key of the definition it came from. */
@@ -95,7 +95,7 @@ export function replaceServerGroup(
   } catch (error) {
     if (ToolsError.isInstance(error) && error.code === "duplicate_tool") {
       throw new McpClientError(
-        "tool_name_clash",
+        MCP_CLIENT_ERROR_CODES.toolNameClash,
         `Server "${server}" cannot register its tools: ${error.message}`,
         { server, cause: error },
       );

@@ -1,4 +1,4 @@
-import { ModelClientError } from "./errors.js";
+import { MODEL_CLIENT_ERROR_CODES, ModelClientError } from "./errors.js";
 import { guardSilentBodies } from "./silent-body-guard.js";
 
 /** Options every SDK adapter takes. */
@@ -34,7 +34,7 @@ const DEFAULT_MAX_RETRIES = 2;
 /** Checks adapter options and applies defaults; throws {@link ModelClientError} with a message that says what to fix. */
 export function resolveAdapterOptions(factory: string, options: AdapterOptions): ResolvedAdapterOptions {
   const fail = (message: string): never => {
-    throw new ModelClientError("invalid_argument", `${factory}: ${message}`);
+    throw new ModelClientError(MODEL_CLIENT_ERROR_CODES.invalidArgument, `${factory}: ${message}`);
   };
   if (typeof options !== "object" || options === null)
     fail(`options must be an object, got ${typeof options}`);

@@ -6,7 +6,7 @@
 // `digest_version_changed` instead of leaving them to never match. The fixed digest in
 // test/action-digest.test.ts fails until the version is bumped.
 import { canonicalJson, sha256Hex } from "@agent/tools";
-import { PolicyError } from "./errors.js";
+import { POLICY_ERROR_CODES, PolicyError } from "./errors.js";
 import type { NetworkPolicy } from "./policy.js";
 
 /**
@@ -39,7 +39,7 @@ export function computeActionDigest(action: ActionDigestInput): string {
     return sha256Hex(canonicalJson({ toolName, toolFingerprint, input: input ?? null, cwd, network }));
   } catch (cause) {
     throw new PolicyError(
-      "unrepresentable_input",
+      POLICY_ERROR_CODES.unrepresentableInput,
       `The input of tool "${toolName}" cannot be represented as JSON, so no approval can be bound to it; make the tool's schema produce plain JSON values.`,
       { cause },
     );

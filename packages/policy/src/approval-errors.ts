@@ -1,10 +1,10 @@
 import type { ApprovalStatus } from "./approval-store.js";
-import { PolicyError } from "./errors.js";
+import { POLICY_ERROR_CODES, PolicyError } from "./errors.js";
 
 /** The error every store throws when a new request reuses an existing id. */
 export function approvalIdTaken(id: string): PolicyError {
   return new PolicyError(
-    "approval_id_taken",
+    POLICY_ERROR_CODES.approvalIdTaken,
     `An approval request with id "${id}" already exists; give each new request a fresh id.`,
   );
 }
@@ -12,7 +12,7 @@ export function approvalIdTaken(id: string): PolicyError {
 /** The error every store throws for an id no request has. */
 export function approvalNotFound(id: string): PolicyError {
   return new PolicyError(
-    "approval_not_found",
+    POLICY_ERROR_CODES.approvalNotFound,
     `No approval request has id "${id}"; list pending ones to find it.`,
   );
 }
@@ -28,7 +28,7 @@ export function assertDecidable<T extends { status: ApprovalStatus }>(
   if (!record) throw approvalNotFound(id);
   if (record.status !== "pending") {
     throw new PolicyError(
-      "approval_not_pending",
+      POLICY_ERROR_CODES.approvalNotPending,
       `Approval request "${id}" is already ${record.status}; only a pending request can be granted or denied.`,
     );
   }

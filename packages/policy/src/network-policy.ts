@@ -1,4 +1,4 @@
-import { PolicyError } from "./errors.js";
+import { POLICY_ERROR_CODES, PolicyError } from "./errors.js";
 import type { NetworkPolicy } from "./policy.js";
 
 // A DNS name of letters, digits and hyphens, labels of 1-63 characters: no ports, schemes, paths or
@@ -27,7 +27,7 @@ export function allowHostsPolicy(hosts: readonly string[]): NetworkPolicy {
     const name = normalizeHostName(host);
     if (!isAllowableHostName(name)) {
       throw new PolicyError(
-        "invalid_policy",
+        POLICY_ERROR_CODES.invalidPolicy,
         `${JSON.stringify(host)} is not a host name; list plain names such as "api.github.com" (no scheme, port, path or wildcard).`,
       );
     }

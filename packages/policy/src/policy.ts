@@ -1,6 +1,6 @@
 import type { ToolEffect } from "@agent/tools";
 import { z } from "zod";
-import { PolicyError } from "./errors.js";
+import { POLICY_ERROR_CODES, PolicyError } from "./errors.js";
 import { TOOL_PATTERN } from "./tool-pattern.js";
 
 /** What the policy says about a call: run it, hold it for a person, or refuse it. */
@@ -84,7 +84,7 @@ export function definePolicy(config: PolicyConfig = {}): Policy {
       return `policy${path}: ${issue.message}`;
     });
     throw new PolicyError(
-      "invalid_policy",
+      POLICY_ERROR_CODES.invalidPolicy,
       `The policy is invalid; fix these fields and load it again:\n  ${problems.join("\n  ")}`,
       { cause: parsed.error },
     );

@@ -1,4 +1,4 @@
-import { PolicyError } from "./errors.js";
+import { POLICY_ERROR_CODES, PolicyError } from "./errors.js";
 import type { NetworkPolicy } from "./policy.js";
 
 /** How a sandbox is asked to run one admitted call. */
@@ -64,5 +64,5 @@ export function describeMissingIsolation(sandbox: Sandbox): string {
 }
 
 function sandboxRequiredError(sandbox: Sandbox): PolicyError {
-  return new PolicyError("sandbox_required", describeMissingIsolation(sandbox));
+  return new PolicyError(POLICY_ERROR_CODES.sandboxRequired, describeMissingIsolation(sandbox));
 }

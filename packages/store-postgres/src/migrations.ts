@@ -1,5 +1,5 @@
 import type { PoolClient } from "pg";
-import { StorePostgresError } from "./errors.js";
+import { STORE_POSTGRES_ERROR_CODES, StorePostgresError } from "./errors.js";
 
 /**
  * One step of the PostgreSQL schema, applied once, in order. Append only: a released step is never
@@ -165,7 +165,7 @@ export async function migrate(
     const newest = migrations.at(-1)?.version ?? 0;
     if (current > newest) {
       throw new StorePostgresError(
-        "store_schema_newer",
+        STORE_POSTGRES_ERROR_CODES.schemaNewer,
         `the database's ${component} schema is version ${current}, newer than this version knows (${newest}); upgrade the harness`,
       );
     }

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { StorePostgresError, translateDatabaseError } from "./errors.js";
+import { STORE_POSTGRES_ERROR_CODES, StorePostgresError, translateDatabaseError } from "./errors.js";
 import { migrate, type PostgresMigration } from "./migrations.js";
 import { PostgresApprovalStore } from "./postgres-approval-store.js";
 import { PostgresRunStore } from "./postgres-run-store.js";
@@ -90,13 +90,13 @@ export function assertPostgresUrl(url: string): void {
     protocol = new URL(url).protocol;
   } catch {
     throw new StorePostgresError(
-      "store_invalid_url",
+      STORE_POSTGRES_ERROR_CODES.invalidUrl,
       "state.url is not a URL; expected postgres://user:password@host:port/database",
     );
   }
   if (protocol !== "postgres:" && protocol !== "postgresql:") {
     throw new StorePostgresError(
-      "store_invalid_url",
+      STORE_POSTGRES_ERROR_CODES.invalidUrl,
       `state.url must be a postgres:// URL, not a ${protocol} one`,
     );
   }

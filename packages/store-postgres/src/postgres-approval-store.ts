@@ -10,7 +10,7 @@ import {
 } from "@agent/policy";
 import type { JsonValue, ToolEffect } from "@agent/tools";
 import type { Pool } from "pg";
-import { StorePostgresError, translateDatabaseError } from "./errors.js";
+import { STORE_POSTGRES_ERROR_CODES, StorePostgresError, translateDatabaseError } from "./errors.js";
 
 interface ApprovalRow {
   id: string;
@@ -114,7 +114,7 @@ export class PostgresApprovalStore implements ApprovalStore {
       if (await this.getApproval(request.id)) throw approvalIdTaken(request.id);
     }
     throw new StorePostgresError(
-      "store_unavailable",
+      STORE_POSTGRES_ERROR_CODES.unavailable,
       "could not save the approval request: it kept conflicting; retry",
     );
   }
@@ -218,7 +218,7 @@ export class PostgresApprovalStore implements ApprovalStore {
     const current = await this.getApproval(id);
     assertDecidable(id, current);
     throw new StorePostgresError(
-      "store_unavailable",
+      STORE_POSTGRES_ERROR_CODES.unavailable,
       `approval request "${id}" changed while it was being decided; retry`,
     );
   }

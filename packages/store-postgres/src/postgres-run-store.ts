@@ -1,6 +1,7 @@
 import {
   applyRunChange,
   assertRunFormat,
+  LOOP_ERROR_CODES,
   LoopError,
   type RunChange,
   type RunHeader,
@@ -10,7 +11,7 @@ import {
   summarizeRunHeader,
 } from "@agent/loop";
 import type { Pool, PoolClient } from "pg";
-import { StorePostgresError, translateDatabaseError } from "./errors.js";
+import { STORE_POSTGRES_ERROR_CODES, StorePostgresError, translateDatabaseError } from "./errors.js";
 
 interface RunRow {
   run_id: string;
@@ -54,7 +55,7 @@ export class PostgresRunStore implements RunStore {
         ],
       );
       if (inserted.rowCount !== 1)
-        throw new LoopError("run_exists", `A run with id ${state.runId} already exists.`);
+        throw new LoopError(LOOP_ERROR_CODES.runExists, `A run with id ${state.runId} already exists.`);
       await appendRows(client, "agent_run_messages", "message_json", state.runId, 0, messages);
       await appendRows(client, "agent_run_calls", "call_json", state.runId, 0, calls);
     });
@@ -194,7 +195,7 @@ function parseJson(text: string, runId: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     throw new StorePostgresError(
-      "store_corrupt_row",
+      STORE_POSTGRES_ERROR_CODES.corruptRow,
       `run ${runId} has a record that is not JSON; it was not written by this package`,
       {
         cause: error,

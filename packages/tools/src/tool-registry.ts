@@ -1,4 +1,4 @@
-import { ToolsError } from "./errors.js";
+import { TOOLS_ERROR_CODES, ToolsError } from "./errors.js";
 import type { RegisteredTool } from "./tool.js";
 
 /** What replacing a group changed, by tool name. */
@@ -52,7 +52,7 @@ export class ToolRegistry {
     const foreign = tools.find((tool) => tool.group !== group);
     if (foreign) {
       throw new ToolsError(
-        "group_violation",
+        TOOLS_ERROR_CODES.groupViolation,
         `Tool "${foreign.name}" belongs to group ${JSON.stringify(foreign.group ?? null)}, not "${group}".`,
       );
     }
@@ -90,11 +90,14 @@ function assertUniqueNames(tools: readonly RegisteredTool[], isTaken: (name: str
   const seen = new Set<string>();
   for (const { name } of tools) {
     if (seen.has(name)) {
-      throw new ToolsError("duplicate_tool", `Tool "${name}" appears twice in one registration.`);
+      throw new ToolsError(
+        TOOLS_ERROR_CODES.duplicateTool,
+        `Tool "${name}" appears twice in one registration.`,
+      );
     }
     if (isTaken(name)) {
       throw new ToolsError(
-        "duplicate_tool",
+        TOOLS_ERROR_CODES.duplicateTool,
         `Tool "${name}" is already registered; a tool is never replaced by another of the same name.`,
       );
     }

@@ -1,7 +1,7 @@
 import { type ZodType, z } from "zod";
 import type { CancellationSignal } from "./call-cancellation.js";
 import { digestJson, type JsonObject, type JsonValue } from "./canonical-json.js";
-import { ToolsError } from "./errors.js";
+import { TOOLS_ERROR_CODES, ToolsError } from "./errors.js";
 import { exceedsJsonDepth, MAX_INPUT_DEPTH } from "./json-depth.js";
 import { removeStrictNulls, type StrictParameters, toStrictParameters } from "./strict-parameters.js";
 
@@ -230,9 +230,13 @@ function buildSchema<Input>(factory: () => ZodType<Input>, toolName: string): Zo
   try {
     return factory();
   } catch (cause) {
-    throw new ToolsError("invalid_tool_definition", `Tool "${toolName}": its schema could not be built.`, {
-      cause,
-    });
+    throw new ToolsError(
+      TOOLS_ERROR_CODES.invalidToolDefinition,
+      `Tool "${toolName}": its schema could not be built.`,
+      {
+        cause,
+      },
+    );
   }
 }
 
@@ -248,7 +252,7 @@ function toParameters(schema: ZodType, toolName: string): JsonObject {
     generated = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as Record<string, unknown>;
   } catch (cause) {
     throw new ToolsError(
-      "invalid_tool_definition",
+      TOOLS_ERROR_CODES.invalidToolDefinition,
       `Tool "${toolName}": its schema has no JSON Schema form.`,
       {
         cause,
@@ -258,7 +262,7 @@ function toParameters(schema: ZodType, toolName: string): JsonObject {
   const { $schema: _dialect, ...parameters } = generated;
   if (parameters.type !== "object") {
     throw new ToolsError(
-      "invalid_tool_definition",
+      TOOLS_ERROR_CODES.invalidToolDefinition,
       `Tool "${toolName}": its schema must describe an object (got ${JSON.stringify(parameters.type ?? "any")}). Wrap the input in z.object({ ... }).`,
     );
   }
@@ -269,20 +273,26 @@ function assertDefinition(definition: ToolDefinition<unknown>): void {
   const { name } = definition;
   if (typeof name !== "string" || !TOOL_NAME.test(name) || name.length > MAX_TOOL_NAME_LENGTH) {
     throw new ToolsError(
-      "invalid_tool_definition",
+      TOOLS_ERROR_CODES.invalidToolDefinition,
       `Tool name ${JSON.stringify(name)} must be 1-${MAX_TOOL_NAME_LENGTH} characters of [a-zA-Z0-9_-].`,
     );
   }
   if (typeof definition.description !== "string") {
-    throw new ToolsError("invalid_tool_definition", `Tool "${name}": description must be a string.`);
+    throw new ToolsError(
+      TOOLS_ERROR_CODES.invalidToolDefinition,
+      `Tool "${name}": description must be a string.`,
+    );
   }
   if (definition.effect !== "read" && definition.effect !== "write" && definition.effect !== "external") {
     throw new ToolsError(
-      "invalid_tool_definition",
+      TOOLS_ERROR_CODES.invalidToolDefinition,
       `Tool "${name}": effect must be "read", "write" or "external", got ${JSON.stringify(definition.effect)}.`,
     );
   }
   if (typeof definition.execute !== "function") {
-    throw new ToolsError("invalid_tool_definition", `Tool "${name}": execute must be a function.`);
+    throw new ToolsError(
+      TOOLS_ERROR_CODES.invalidToolDefinition,
+      `Tool "${name}": execute must be a function.`,
+    );
   }
 }

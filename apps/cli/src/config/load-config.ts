@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { definePolicy, type Policy, policySchema } from "@agent/policy";
 import { DEFAULT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_TOOL_TIMEOUT_MS } from "@agent/tools";
 import { z } from "zod";
-import { ConfigError, type ConfigErrorCode } from "./config-error.js";
+import { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode } from "./config-error.js";
 import { type ConfigIssue, formatIssues, issuesFromZod } from "./config-issues.js";
 import type { Environment } from "./expand-variables.js";
 import { MODEL_CONFIG_SCHEMA, type ModelConfig, toModelConfig } from "./model-config.js";
@@ -95,7 +95,7 @@ export function resolveConfigPath(options: { flag?: string | undefined; env?: En
     // Refused rather than guessed: were .mcp.json the configuration, a tool or server that may write
     // the workspace could create agent.config.json beside it and take precedence the next time.
     throw new ConfigError(
-      "config_ambiguous",
+      CONFIG_ERROR_CODES.ambiguous,
       `Both ${DEFAULT_CONFIG_FILE} and ${PROJECT_MCP_FILE} are in ${options.cwd}; pass --config FILE or set ${CONFIG_ENV_VARIABLE} to say which one to use.`,
       { file: path },
     );
@@ -175,13 +175,13 @@ export function readConfigText(file: string): string {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {
       throw new ConfigError(
-        "config_not_found",
+        CONFIG_ERROR_CODES.notFound,
         `No configuration file at ${file}. Create it, pass --config FILE, or set ${CONFIG_ENV_VARIABLE}.`,
         { file, cause },
       );
     }
     throw new ConfigError(
-      "config_unreadable",
+      CONFIG_ERROR_CODES.unreadable,
       `Cannot read the configuration file ${file} (${code ?? "unknown error"}); check that it is a readable file.`,
       { file, cause },
     );

@@ -1,4 +1,4 @@
-import { ConfigError } from "./config-error.js";
+import { CONFIG_ERROR_CODES, ConfigError } from "./config-error.js";
 import { HIDDEN_KEY, isShowableKey } from "./credential-shape.js";
 
 /** Where a problem sits in a text: 1-based line and column (in UTF-16 code units, as editors count). */
@@ -26,7 +26,10 @@ export function parseJsonText(text: string, file: string): unknown {
     return JSON.parse(source);
   } catch (cause) {
     // Unreachable if the scanner agrees with JSON.parse; kept so a disagreement still fails closed.
-    throw new ConfigError("config_invalid_json", `${file}: the file is not valid JSON.`, { file, cause });
+    throw new ConfigError(CONFIG_ERROR_CODES.invalidJson, `${file}: the file is not valid JSON.`, {
+      file,
+      cause,
+    });
   }
 }
 

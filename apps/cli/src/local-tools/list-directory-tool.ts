@@ -1,6 +1,12 @@
 import { lstat, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { defineTool, type EventSink, type RegisteredTool, toolFailure } from "@agent/tools";
+import {
+  defineTool,
+  type EventSink,
+  OBSERVATION_ERROR_CODES,
+  type RegisteredTool,
+  toolFailure,
+} from "@agent/tools";
 import { z } from "zod";
 import type { PathGuard } from "./path-guard.js";
 import type { ProtectedSet } from "./protected-paths.js";
@@ -57,17 +63,23 @@ export function createListDirectoryTool(
       const opened = await guard.openForReading(requested);
       if (!opened.ok) {
         if (opened.code === "missing") {
-          return toolFailure("tool_error", `No directory at ${JSON.stringify(requested)}.`);
+          return toolFailure(
+            OBSERVATION_ERROR_CODES.toolError,
+            `No directory at ${JSON.stringify(requested)}.`,
+          );
         }
         if (opened.code === "not_regular") {
-          return toolFailure("tool_error", `${JSON.stringify(requested)} is not a directory.`);
+          return toolFailure(
+            OBSERVATION_ERROR_CODES.toolError,
+            `${JSON.stringify(requested)} is not a directory.`,
+          );
         }
         return refusePath(opened, { toolName: "list_directory", path: requested, context, events });
       }
       try {
         if (!opened.stats.isDirectory()) {
           return toolFailure(
-            "tool_error",
+            OBSERVATION_ERROR_CODES.toolError,
             `${JSON.stringify(opened.relative)} is not a directory; use read_file.`,
           );
         }

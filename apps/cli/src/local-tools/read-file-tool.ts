@@ -1,5 +1,11 @@
 import type { FileHandle } from "node:fs/promises";
-import { defineTool, type EventSink, type RegisteredTool, toolFailure } from "@agent/tools";
+import {
+  defineTool,
+  type EventSink,
+  OBSERVATION_ERROR_CODES,
+  type RegisteredTool,
+  toolFailure,
+} from "@agent/tools";
 import { z } from "zod";
 import type { PathGuard } from "./path-guard.js";
 import { refusePath } from "./tool-refusal.js";
@@ -52,7 +58,7 @@ export function createReadFileTool(
       const opened = await guard.openForReading(input.path);
       if (!opened.ok) {
         if (opened.code === "missing") {
-          return toolFailure("tool_error", `No file at ${JSON.stringify(input.path)}.`);
+          return toolFailure(OBSERVATION_ERROR_CODES.toolError, `No file at ${JSON.stringify(input.path)}.`);
         }
         if (opened.code === "not_regular") return notRegular(input.path);
         return refusePath(opened, { toolName: "read_file", path: input.path, context, events });
@@ -62,7 +68,7 @@ export function createReadFileTool(
       try {
         if (stats.isDirectory()) {
           return toolFailure(
-            "tool_error",
+            OBSERVATION_ERROR_CODES.toolError,
             `${JSON.stringify(opened.relative)} is a directory; use list_directory.`,
           );
         }
@@ -78,7 +84,7 @@ export function createReadFileTool(
       const truncated = stats.size > bytes.length;
       if (bytes.includes(0)) {
         return toolFailure(
-          "tool_error",
+          OBSERVATION_ERROR_CODES.toolError,
           `${JSON.stringify(opened.relative)} looks binary (it contains NUL bytes); read_file returns text only.`,
         );
       }
@@ -88,7 +94,7 @@ export function createReadFileTool(
         content = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: truncated });
       } catch {
         return toolFailure(
-          "tool_error",
+          OBSERVATION_ERROR_CODES.toolError,
           `${JSON.stringify(opened.relative)} is not UTF-8 text; read_file returns text only.`,
         );
       }
@@ -100,7 +106,7 @@ export function createReadFileTool(
 
 function notRegular(relative: string): ReturnType<typeof toolFailure> {
   return toolFailure(
-    "tool_error",
+    OBSERVATION_ERROR_CODES.toolError,
     `${JSON.stringify(relative)} is not a regular file; read_file reads files only.`,
   );
 }

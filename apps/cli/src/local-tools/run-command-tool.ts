@@ -2,7 +2,14 @@ import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Confinement } from "@agent/policy/bwrap";
-import { defineTool, type EventSink, NULL_EVENT_SINK, type RegisteredTool, toolFailure } from "@agent/tools";
+import {
+  defineTool,
+  type EventSink,
+  NULL_EVENT_SINK,
+  OBSERVATION_ERROR_CODES,
+  type RegisteredTool,
+  toolFailure,
+} from "@agent/tools";
 import { z } from "zod";
 import type { PathGuard } from "./path-guard.js";
 import { refusePath } from "./tool-refusal.js";
@@ -98,7 +105,7 @@ export function createRunCommandTool(
       const args = input.args ?? [];
       if (!options.allowShell && SHELLS.has(basename(input.command)) && args.some(isCommandFlag)) {
         return toolFailure(
-          "tool_error",
+          OBSERVATION_ERROR_CODES.toolError,
           `${JSON.stringify(input.command)} with -c runs a shell command line, which is refused; pass the program and its arguments directly (or set runCommand.allowShell in the configuration).`,
         );
       }
@@ -107,7 +114,10 @@ export function createRunCommandTool(
       if (!checked.ok)
         return refusePath(checked, { toolName: "run_command", path: requested, context, events });
       if (!(await isDirectory(checked.absolute))) {
-        return toolFailure("tool_error", `${JSON.stringify(checked.relative)} is not a directory.`);
+        return toolFailure(
+          OBSERVATION_ERROR_CODES.toolError,
+          `${JSON.stringify(checked.relative)} is not a directory.`,
+        );
       }
       const confinement = await options.confinement();
       const spec = { command: input.command, args, env: { ...options.env }, cwd: checked.absolute };
@@ -120,7 +130,10 @@ export function createRunCommandTool(
       try {
         plan = confinement ? await confinement.launch(spec) : spec;
       } catch (error) {
-        return toolFailure("tool_error", `The command was not run: ${(error as Error).message}`);
+        return toolFailure(
+          OBSERVATION_ERROR_CODES.toolError,
+          `The command was not run: ${(error as Error).message}`,
+        );
       }
       try {
         const output = await runBounded(

@@ -1,4 +1,11 @@
-import { type EventSink, emitEvent, type ToolContext, type ToolFailure, toolFailure } from "@agent/tools";
+import {
+  type EventSink,
+  emitEvent,
+  OBSERVATION_ERROR_CODES,
+  type ToolContext,
+  type ToolFailure,
+  toolFailure,
+} from "@agent/tools";
 import { isSafetyRefusal, type PathRefusal } from "./path-guard.js";
 
 /**
@@ -19,5 +26,5 @@ export function refusePath(
       path: call.path,
     });
   }
-  return toolFailure("tool_error", refusal.message, { data: { refusal: refusal.code } });
+  return toolFailure(OBSERVATION_ERROR_CODES.toolError, refusal.message, { data: { refusal: refusal.code } });
 }

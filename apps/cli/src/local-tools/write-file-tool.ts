@@ -1,4 +1,10 @@
-import { defineTool, type EventSink, type RegisteredTool, toolFailure } from "@agent/tools";
+import {
+  defineTool,
+  type EventSink,
+  OBSERVATION_ERROR_CODES,
+  type RegisteredTool,
+  toolFailure,
+} from "@agent/tools";
 import { z } from "zod";
 import type { PathGuard } from "./path-guard.js";
 import { refusePath } from "./tool-refusal.js";
@@ -41,7 +47,7 @@ export function createWriteFileTool(
       const bytes = Buffer.byteLength(input.content, "utf8");
       if (bytes > MAX_WRITE_BYTES) {
         return toolFailure(
-          "tool_error",
+          OBSERVATION_ERROR_CODES.toolError,
           `The content has ${bytes} bytes; write_file writes at most ${MAX_WRITE_BYTES}.`,
         );
       }

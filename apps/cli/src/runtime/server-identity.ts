@@ -16,7 +16,7 @@ import {
 import { join } from "node:path";
 import { canonicalJson } from "@agent/tools";
 import type { ServerConfig } from "../config/index.js";
-import { StateError } from "../state/index.js";
+import { STATE_ERROR_CODES, StateError } from "../state/index.js";
 
 /** The file in the state directory holding the key of server identities (random, 0600, made once). */
 export const IDENTITY_KEY_FILE = "identity.key";
@@ -43,7 +43,7 @@ export function loadIdentityKey(stateDir: string): Buffer {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
   } catch (cause) {
-    throw new StateError("state_unavailable", `Cannot create ${file}; check the state directory.`, {
+    throw new StateError(STATE_ERROR_CODES.unavailable, `Cannot create ${file}; check the state directory.`, {
       file,
       cause,
     });
@@ -55,7 +55,8 @@ export function loadIdentityKey(stateDir: string): Buffer {
     }
   }
   const created = readKey(file);
-  if (!created) throw new StateError("state_unavailable", `Cannot read ${file} after creating it.`, { file });
+  if (!created)
+    throw new StateError(STATE_ERROR_CODES.unavailable, `Cannot read ${file} after creating it.`, { file });
   return created;
 }
 
@@ -88,7 +89,7 @@ function readKey(file: string): Buffer | undefined {
     descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new StateError("state_corrupt", `${file} is not a readable regular file; remove it.`, {
+    throw new StateError(STATE_ERROR_CODES.corrupt, `${file} is not a readable regular file; remove it.`, {
       file,
       cause,
     });
@@ -96,15 +97,23 @@ function readKey(file: string): Buffer | undefined {
   try {
     const stat = fstatSync(descriptor);
     if (!stat.isFile() || stat.size !== KEY_BYTES) {
-      throw new StateError("state_corrupt", `${file} is not a ${KEY_BYTES}-byte key file; remove it.`, {
-        file,
-      });
+      throw new StateError(
+        STATE_ERROR_CODES.corrupt,
+        `${file} is not a ${KEY_BYTES}-byte key file; remove it.`,
+        {
+          file,
+        },
+      );
     }
     const key = Buffer.alloc(KEY_BYTES);
     if (readSync(descriptor, key, 0, KEY_BYTES, 0) !== KEY_BYTES) {
-      throw new StateError("state_corrupt", `${file} is shorter than ${KEY_BYTES} bytes; remove it.`, {
-        file,
-      });
+      throw new StateError(
+        STATE_ERROR_CODES.corrupt,
+        `${file} is shorter than ${KEY_BYTES} bytes; remove it.`,
+        {
+          file,
+        },
+      );
     }
     return key;
   } finally {

@@ -16,7 +16,7 @@ export {
   type RunStatus,
   SqliteStateStore,
 } from "./sqlite-state-store.js";
-export { StateError } from "./state-error.js";
+export { STATE_ERROR_CODES, StateError } from "./state-error.js";
 export { assertRegularStateFileIfPresent, notRegular, openRegularStateFile } from "./state-files.js";
 export { auditLogPath, resolveStateDir, stateDatabasePath } from "./state-paths.js";
 export { type StateStore, sqliteStateStore } from "./state-store.js";

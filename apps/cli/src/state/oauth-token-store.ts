@@ -6,7 +6,7 @@ import { closeSync, constants, readFileSync, renameSync, rmSync, writeSync } fro
 import { join } from "node:path";
 import type { OAuthCredentialStore, OAuthCredentials } from "@agent/mcp-transport/oauth";
 import { ensureStateDirectory } from "./open-state-database.js";
-import { StateError } from "./state-error.js";
+import { STATE_ERROR_CODES, StateError } from "./state-error.js";
 import { openRegularStateFile } from "./state-files.js";
 
 /** The token file inside the state directory. */
@@ -54,7 +54,10 @@ function readTokenFile(file: string): TokenFile {
   try {
     text = readFileSync(descriptor, "utf8");
   } catch (cause) {
-    throw new StateError("state_unavailable", `Cannot read the OAuth token file ${file}.`, { file, cause });
+    throw new StateError(STATE_ERROR_CODES.unavailable, `Cannot read the OAuth token file ${file}.`, {
+      file,
+      cause,
+    });
   } finally {
     closeSync(descriptor);
   }
@@ -67,7 +70,7 @@ function readTokenFile(file: string): TokenFile {
     // Reported below; the message never quotes the file's content (it holds tokens).
   }
   throw new StateError(
-    "state_corrupt",
+    STATE_ERROR_CODES.corrupt,
     `The OAuth token file ${file} is not one this agent wrote; it was left untouched. Move it away and log in again.`,
     { file },
   );
@@ -92,6 +95,9 @@ function writePrivately(file: string, content: string): void {
     renameSync(temporary, file);
   } catch (cause) {
     rmSync(temporary, { force: true });
-    throw new StateError("state_unavailable", `Cannot write the OAuth token file ${file}.`, { file, cause });
+    throw new StateError(STATE_ERROR_CODES.unavailable, `Cannot write the OAuth token file ${file}.`, {
+      file,
+      cause,
+    });
   }
 }

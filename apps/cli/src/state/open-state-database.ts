@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, constants, mkdirSync, readSync } from "node:fs";
 import Database from "better-sqlite3";
 import { MIGRATIONS, STATE_SCHEMA_VERSION } from "./schema-migrations.js";
-import { StateError } from "./state-error.js";
+import { STATE_ERROR_CODES, StateError } from "./state-error.js";
 import { assertRegularStateFileIfPresent, openRegularStateFile } from "./state-files.js";
 import { stateDatabasePath } from "./state-paths.js";
 
@@ -24,7 +24,7 @@ export function ensureStateDirectory(stateDir: string): void {
     if (created !== undefined) chmodSync(stateDir, 0o700);
   } catch (cause) {
     throw new StateError(
-      "state_unavailable",
+      STATE_ERROR_CODES.unavailable,
       `Cannot create the state directory ${stateDir} (${errorCode(cause)}); choose a writable state directory.`,
       { file: stateDir, cause },
     );
@@ -55,7 +55,7 @@ export function openStateDatabase(stateDir: string): Database.Database {
     const version = readUserVersion(database);
     if (version > STATE_SCHEMA_VERSION) {
       throw new StateError(
-        "state_too_new",
+        STATE_ERROR_CODES.tooNew,
         `The state database ${file} has schema version ${version}, but this agent understands up to ${STATE_SCHEMA_VERSION}; it was left untouched. Upgrade the agent, or use another state directory.`,
         { file },
       );
@@ -115,7 +115,7 @@ function createEmptyFile(file: string): boolean {
     if ((cause as NodeJS.ErrnoException).code === "EEXIST") return false;
     if (cause instanceof StateError) throw cause;
     throw new StateError(
-      "state_unavailable",
+      STATE_ERROR_CODES.unavailable,
       `Cannot create the state database ${file} (${errorCode(cause)}); check the state directory's permissions.`,
       { file, cause },
     );
@@ -140,7 +140,7 @@ function assertSqliteHeader(file: string): void {
   } catch (cause) {
     if (cause instanceof StateError) throw cause;
     throw new StateError(
-      "state_unavailable",
+      STATE_ERROR_CODES.unavailable,
       `Cannot read the state database ${file} (${errorCode(cause)}); check its permissions.`,
       { file, cause },
     );
@@ -154,7 +154,7 @@ function assertSqliteHeader(file: string): void {
 
 function corruptError(file: string, cause: unknown): StateError {
   return new StateError(
-    "state_corrupt",
+    STATE_ERROR_CODES.corrupt,
     `The state database ${file} is not a valid SQLite database or is damaged; nothing in it was changed. Move it aside (e.g. rename it to ${file}.broken) to start with empty state, or use another state directory.`,
     { file, cause },
   );
@@ -165,7 +165,7 @@ function translateError(cause: unknown, file: string): StateError {
   const code = errorCode(cause);
   if (code === "SQLITE_NOTADB" || code.startsWith("SQLITE_CORRUPT")) return corruptError(file, cause);
   return new StateError(
-    "state_unavailable",
+    STATE_ERROR_CODES.unavailable,
     `Cannot use the state database ${file} (${code}); check its permissions, or whether another process holds it locked for long.`,
     { file, cause },
   );

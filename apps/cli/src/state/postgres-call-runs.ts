@@ -9,7 +9,7 @@ import {
   type RunStatus,
   runFromRow,
 } from "./sqlite-state-store.js";
-import { StateError } from "./state-error.js";
+import { STATE_ERROR_CODES, StateError } from "./state-error.js";
 
 /** The CLI's own PostgreSQL tables (one-call runs of `agent call`), migrated beside the stores'. */
 export const CLI_POSTGRES_MIGRATIONS: { component: string; migrations: readonly PostgresMigration[] } = {
@@ -84,7 +84,10 @@ export class PostgresCallRuns {
       ],
     );
     if (!rows[0])
-      throw new StateError("run_exists", `A run with id "${id}" already exists; give each run a fresh id.`);
+      throw new StateError(
+        STATE_ERROR_CODES.runExists,
+        `A run with id "${id}" already exists; give each run a fresh id.`,
+      );
     return runFromRow(rows[0]);
   }
 
@@ -163,5 +166,5 @@ export class PostgresCallRuns {
 }
 
 function runNotFound(id: string): StateError {
-  return new StateError("run_not_found", `No run has id "${id}"; list runs to find it.`);
+  return new StateError(STATE_ERROR_CODES.runNotFound, `No run has id "${id}"; list runs to find it.`);
 }

@@ -1,6 +1,7 @@
 import {
   applyRunChange,
   assertRunFormat,
+  LOOP_ERROR_CODES,
   LoopError,
   type RunChange,
   type RunHeader,
@@ -59,7 +60,9 @@ export class SqliteRunStore implements RunStore {
       insert.immediate();
     } catch (cause) {
       if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
-        throw new LoopError("run_exists", `A run with id ${header.runId} already exists.`, { cause });
+        throw new LoopError(LOOP_ERROR_CODES.runExists, `A run with id ${header.runId} already exists.`, {
+          cause,
+        });
       }
       throw cause;
     }

@@ -5,7 +5,7 @@ import { openStateDatabase } from "./open-state-database.js";
 import { currentRunOwner, type RunOwner } from "./run-owner.js";
 import { SqliteApprovalStore } from "./sqlite-approval-store.js";
 import { SqliteRunStore } from "./sqlite-run-store.js";
-import { StateError } from "./state-error.js";
+import { STATE_ERROR_CODES, StateError } from "./state-error.js";
 import { stateDatabasePath } from "./state-paths.js";
 
 /** Where a run stands: `waiting` for an approval, `running`, or finished one of three ways. */
@@ -149,7 +149,7 @@ export class SqliteStateStore {
     } catch (cause) {
       if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
         throw new StateError(
-          "run_exists",
+          STATE_ERROR_CODES.runExists,
           `A run with id "${id}" already exists; give each run a fresh id.`,
           {
             cause,
@@ -240,7 +240,7 @@ export class SqliteStateStore {
 }
 
 function runNotFound(id: string): StateError {
-  return new StateError("run_not_found", `No run has id "${id}"; list runs to find it.`);
+  return new StateError(STATE_ERROR_CODES.runNotFound, `No run has id "${id}"; list runs to find it.`);
 }
 
 /** The {@link RunRecord} of a stored row. */

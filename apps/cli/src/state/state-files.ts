@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync } from "node:fs";
-import { StateError } from "./state-error.js";
+import { STATE_ERROR_CODES, StateError } from "./state-error.js";
 
 /**
  * Opens a file of the state directory only if it is a regular file, with `flags` plus `O_NOFOLLOW`
@@ -33,7 +33,7 @@ export function assertRegularStateFileIfPresent(path: string): void {
 /** The error for a state file that is a symbolic link or not a regular file. */
 export function notRegular(path: string, cause?: unknown): StateError {
   return new StateError(
-    "state_not_regular",
+    STATE_ERROR_CODES.notRegular,
     `${path} is a symbolic link or not a regular file; the agent opens only plain files in its state directory and left it untouched. Remove it, or choose another state directory.`,
     { file: path, ...(cause === undefined ? {} : { cause }) },
   );

@@ -5,7 +5,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { type AdapterOptions, resolveAdapterOptions, sharedSdkOptions } from "../adapter-options.js";
-import { ModelClientError } from "../errors.js";
+import { MODEL_CLIENT_ERROR_CODES, ModelClientError } from "../errors.js";
 import { MODEL_ERROR_CODES, type ModelClient, type ModelRequest, type ModelResult } from "../model-client.js";
 import { createSdkAdapter, type SdkCall } from "../sdk-adapter.js";
 import { type FailureContext, failureFromSdkError, modelFailure, sdkErrorClasses } from "../sdk-failure.js";
@@ -33,7 +33,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
   const maxOutputTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
   if (!Number.isSafeInteger(maxOutputTokens) || maxOutputTokens < 1) {
     throw new ModelClientError(
-      "invalid_argument",
+      MODEL_CLIENT_ERROR_CODES.invalidArgument,
       `createAnthropicModel: \`maxOutputTokens\` must be a positive integer, got ${String(options.maxOutputTokens)}`,
     );
   }

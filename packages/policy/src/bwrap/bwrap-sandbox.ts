@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PolicyError } from "../errors.js";
+import { POLICY_ERROR_CODES, PolicyError } from "../errors.js";
 import type { NetworkPolicy } from "../policy.js";
 import type { Sandbox } from "../sandbox.js";
 import { type AllowListProxy, type ProxyDecision, startAllowListProxy } from "./allow-list-proxy.js";
@@ -124,7 +124,10 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
         async launch(spec) {
           const ready = await preflight();
           if (!ready.ok) {
-            throw new PolicyError("sandbox_unavailable", `the sandbox is unavailable: ${ready.reason}`);
+            throw new PolicyError(
+              POLICY_ERROR_CODES.sandboxUnavailable,
+              `the sandbox is unavailable: ${ready.reason}`,
+            );
           }
           const profile: SandboxProfile = {
             read: [

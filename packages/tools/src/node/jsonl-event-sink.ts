@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS, serializeForAudit } from "../audit-bounds.js";
-import { ToolsError } from "../errors.js";
+import { TOOLS_ERROR_CODES, ToolsError } from "../errors.js";
 import type { AgentEvent, EventSink } from "../events.js";
 
 /** When a {@link createJsonlEventSink} record reaches the file; see {@link JsonlEventSinkOptions.flush}. */
@@ -140,7 +140,7 @@ function openAuditFile(path: string): number {
 
 function unusable(path: string, cause?: unknown): ToolsError {
   return new ToolsError(
-    "audit_file_unusable",
+    TOOLS_ERROR_CODES.auditFileUnusable,
     `The audit file ${path} is a symbolic link or not a regular file; nothing was written to it. Remove it (an audit trail is a plain file) or choose another location.`,
     cause === undefined ? undefined : { cause },
   );
