@@ -4,6 +4,7 @@ import {
   OBSERVATION_ERROR_CODES,
   type RegisteredTool,
   type ToolContext,
+  type ToolFailure,
   toolFailure,
 } from "@agent/tools";
 import type { McpServerState } from "./connection-options.js";
@@ -12,6 +13,15 @@ import { emitRequestFinished } from "./instrumented-transport.js";
 import { mcpToolName, type ServerToolAction, serverToolName } from "./names.js";
 import { isRecord } from "./records.js";
 import { type RemoteCallResult, type RemoteToolPort, responseFailure } from "./tool-mapping.js";
+
+/** One request of a call, the local tool it is audited under, and what to check after a reconnect. */
+interface OutgoingRequest {
+  method: string;
+  params: Record<string, unknown>;
+  toolName: string;
+  /** Whether the call still applies to what the server lists after a dormant connection reopened. */
+  recheck(): ToolFailure | undefined;
+}
 
 /** What a server's calls read of their connection, at the moment each is sent. */
 export interface CallTarget {
@@ -47,14 +57,15 @@ export class ServerCalls implements RemoteToolPort {
     // The registered tool's own name: the same text, without building it again for every call.
     const toolName = before?.name ?? mcpToolName(this.#target.server, remoteName);
     const params = { name: remoteName, arguments: args };
-    const answer = await this.#send("tools/call", params, toolName, context, () => {
+    const recheck = (): ToolFailure | undefined => {
       // Reopened after idling: the call was validated and authorized against the old definition.
       if (this.#target.currentTool(remoteName) === before) return undefined;
       return toolFailure(
         OBSERVATION_ERROR_CODES.mcpUnavailable,
         `The definition of ${toolName} changed when the connection to "${this.#target.server}" was reopened; call it again.`,
       );
-    });
+    };
+    const answer = await this.#send({ method: "tools/call", params, toolName, recheck }, context);
     if (answer.ok && !this.#target.structuredContent() && isRecord(answer.result)) {
       // The negotiated version has no structuredContent: the server's extra field is not passed on.
       const { structuredContent: _dropped, ...result } = answer.result;
@@ -70,36 +81,28 @@ export class ServerCalls implements RemoteToolPort {
     action: ServerToolAction,
     context: ToolContext,
   ): Promise<RemoteCallResult> {
-    return this.#send(method, params, serverToolName(this.#target.server, action), context, () => undefined);
+    const toolName = serverToolName(this.#target.server, action);
+    return this.#send({ method, params, toolName, recheck: () => undefined }, context);
   }
 
-  #send(
-    method: string,
-    params: Record<string, unknown>,
-    toolName: string,
-    context: ToolContext,
-    recheck: () => ReturnType<typeof toolFailure> | undefined,
-  ): Promise<RemoteCallResult> {
+  #send(request: OutgoingRequest, context: ToolContext): Promise<RemoteCallResult> {
     const dormancy = this.#target.dormancy();
     // No idle close configured (the common case): nothing to wake and no clock to hold.
-    if (!dormancy) return this.#sendNow(method, params, toolName, context);
-    return this.#sendAwake(dormancy, method, params, toolName, context, recheck);
+    if (!dormancy) return this.#sendNow(request, context);
+    return this.#sendAwake(dormancy, request, context);
   }
 
   async #sendAwake(
     dormancy: Dormancy,
-    method: string,
-    params: Record<string, unknown>,
-    toolName: string,
+    request: OutgoingRequest,
     context: ToolContext,
-    recheck: () => ReturnType<typeof toolFailure> | undefined,
   ): Promise<RemoteCallResult> {
     dormancy.begin();
     try {
       if (this.#target.state() === "dormant" || dormancy.waking) {
         const cancellation = context.cancellation ?? context.signal;
         if (await dormancy.wake(cancellation)) {
-          const stale = recheck();
+          const stale = request.recheck();
           if (stale) return { ok: false, failure: stale };
         } else if (cancellation.aborted) {
           const failure = toolFailure(
@@ -109,18 +112,14 @@ export class ServerCalls implements RemoteToolPort {
           return { ok: false, failure };
         }
       }
-      return await this.#sendNow(method, params, toolName, context);
+      return await this.#sendNow(request, context);
     } finally {
       dormancy.end();
     }
   }
 
-  async #sendNow(
-    method: string,
-    params: Record<string, unknown>,
-    toolName: string,
-    context: ToolContext,
-  ): Promise<RemoteCallResult> {
+  async #sendNow(request: OutgoingRequest, context: ToolContext): Promise<RemoteCallResult> {
+    const { method, params, toolName } = request;
     const target = this.#target;
     const transport = target.transport();
     const state = target.state();
