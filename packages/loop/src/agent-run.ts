@@ -82,7 +82,7 @@ export async function startRun(env: AgentEnvironment, options: StartRunOptions):
       maxTurns,
     });
   }
-  return new RunDriver(env, state, new RunWriter(env.store, state.runId, state.version, now)).drive();
+  return new RunDriver(env, state, new RunWriter(env.store, state.runId, state.version, env.now)).drive();
 }
 
 /**
@@ -116,7 +116,7 @@ export async function resumeRun(env: AgentEnvironment, options: ResumeRunOptions
     );
   }
   Object.assign(state, claim, { version });
-  const driver = new RunDriver(env, state, new RunWriter(env.store, state.runId, version, now));
+  const driver = new RunDriver(env, state, new RunWriter(env.store, state.runId, version, env.now));
   if (env.events) {
     emitEvent(env.events, {
       type: "run_resumed",

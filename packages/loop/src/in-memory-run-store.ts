@@ -64,11 +64,11 @@ export class InMemoryRunStore implements RunStore {
     runId: string,
     expectedVersion: number,
     change: RunChange,
-    now = new Date(),
+    now?: Date,
   ): Promise<number | undefined> {
     const run = this.#runs.get(runId);
     if (!run || run.header.version !== expectedVersion) return undefined;
-    const at = now.getTime();
+    const at = now === undefined ? Date.now() : now.getTime();
     // As toISOString would at once: an invalid time is the caller's mistake, not a record.
     if (Number.isNaN(at)) throw new RangeError("updateRun was given an invalid Date as `now`.");
     const header = run.header as unknown as Record<string, unknown>;

@@ -33,7 +33,8 @@ export interface RunStore {
   /** Runs, newest first. */
   listRuns(options?: { limit?: number }): Promise<RunSummary[]>;
   /**
-   * Applies `change` and sets `updatedAt` if the run's version is `expectedVersion`, incrementing it;
+   * Applies `change` and sets `updatedAt` (to `now`, or the store's clock when not given) if the
+   * run's version is `expectedVersion`, incrementing it;
    * returns the new version, or `undefined` (changing nothing) when the run is missing or its
    * version differs: someone else updated it first.
    */

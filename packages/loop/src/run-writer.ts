@@ -9,13 +9,14 @@ import type { RunChange, RunStore } from "./run-store.js";
 export class RunWriter {
   readonly #store: RunStore;
   readonly #runId: string;
-  readonly #now: () => Date;
+  /** The environment's clock; without one the store takes its own time (no Date made per update here). */
+  readonly #now: (() => Date) | undefined;
   #version: number;
   /** The latest update, the one a new update waits behind while any is in flight. */
   #tail: Promise<void> = Promise.resolve();
   #inFlight = 0;
 
-  constructor(store: RunStore, runId: string, version: number, now: () => Date) {
+  constructor(store: RunStore, runId: string, version: number, now: (() => Date) | undefined) {
     this.#store = store;
     this.#runId = runId;
     this.#version = version;
@@ -36,7 +37,7 @@ export class RunWriter {
   #apply(change: RunChange): Promise<void> {
     let update: Promise<number | undefined>;
     try {
-      update = this.#store.updateRun(this.#runId, this.#version, change, this.#now());
+      update = this.#store.updateRun(this.#runId, this.#version, change, this.#now?.());
     } catch (error) {
       update = Promise.reject(error);
     }

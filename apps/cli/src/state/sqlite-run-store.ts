@@ -28,9 +28,21 @@ interface AgentRunRow {
  */
 export class SqliteRunStore implements RunStore {
   readonly #database: Database.Database;
+  // Prepared once, on first use (an agent run updates twice a turn; compiling the SQL each time
+  // would cost more than the update itself).
+  readonly #statements = new Map<string, Database.Statement>();
 
   constructor(database: Database.Database) {
     this.#database = database;
+  }
+
+  #prepare(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#database.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
   }
 
   /** Saves a new run; throws `LoopError` `run_exists` if the id is taken. */
@@ -39,20 +51,18 @@ export class SqliteRunStore implements RunStore {
     const { messages, calls, ...header } = state;
     const first = messages[0];
     const insert = this.#database.transaction(() => {
-      this.#database
-        .prepare(
-          `INSERT INTO agent_runs (id, created_at, updated_at, status, version, prompt, header_json)
+      this.#prepare(
+        `INSERT INTO agent_runs (id, created_at, updated_at, status, version, prompt, header_json)
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          header.runId,
-          header.createdAt,
-          header.updatedAt,
-          header.status,
-          header.version,
-          first?.role === "user" ? first.content : "",
-          JSON.stringify(header),
-        );
+      ).run(
+        header.runId,
+        header.createdAt,
+        header.updatedAt,
+        header.status,
+        header.version,
+        first?.role === "user" ? first.content : "",
+        JSON.stringify(header),
+      );
       this.#append(header.runId, "agent_run_messages", "message_json", messages);
       this.#append(header.runId, "agent_run_calls", "call_json", calls);
     });
@@ -84,9 +94,9 @@ export class SqliteRunStore implements RunStore {
 
   /** Runs, newest first. */
   async listRuns(options: { limit?: number } = {}): Promise<RunSummary[]> {
-    const rows = this.#database
-      .prepare("SELECT * FROM agent_runs ORDER BY created_at DESC, rowid DESC LIMIT ?")
-      .all(options.limit ?? -1) as AgentRunRow[];
+    const rows = this.#prepare("SELECT * FROM agent_runs ORDER BY created_at DESC, rowid DESC LIMIT ?").all(
+      options.limit ?? -1,
+    ) as AgentRunRow[];
     return rows.map((row) => summarizeRunHeader(readHeader(row), row.prompt));
   }
 
@@ -101,11 +111,9 @@ export class SqliteRunStore implements RunStore {
       const row = this.#row(runId);
       if (!row || row.version !== expectedVersion) return undefined;
       const header = applyRunChange(readHeader(row), change, now);
-      const changed = this.#database
-        .prepare(
-          "UPDATE agent_runs SET updated_at = ?, status = ?, version = ?, header_json = ? WHERE id = ? AND version = ?",
-        )
-        .run(header.updatedAt, header.status, header.version, JSON.stringify(header), runId, expectedVersion);
+      const changed = this.#prepare(
+        "UPDATE agent_runs SET updated_at = ?, status = ?, version = ?, header_json = ? WHERE id = ? AND version = ?",
+      ).run(header.updatedAt, header.status, header.version, JSON.stringify(header), runId, expectedVersion);
       if (changed.changes !== 1) return undefined;
       this.#append(runId, "agent_run_messages", "message_json", change.appendMessages ?? []);
       this.#append(runId, "agent_run_calls", "call_json", change.appendCalls ?? []);
@@ -115,9 +123,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   #row(runId: string): AgentRunRow | undefined {
-    return this.#database.prepare("SELECT * FROM agent_runs WHERE id = ?").get(runId) as
-      | AgentRunRow
-      | undefined;
+    return this.#prepare("SELECT * FROM agent_runs WHERE id = ?").get(runId) as AgentRunRow | undefined;
   }
 
   #append(
@@ -127,19 +133,19 @@ export class SqliteRunStore implements RunStore {
     items: readonly unknown[],
   ): void {
     if (items.length === 0) return;
-    const next = this.#database
-      .prepare(`SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM ${table} WHERE run_id = ?`)
-      .get(runId) as { next: number };
-    const insert = this.#database.prepare(`INSERT INTO ${table} (run_id, seq, ${column}) VALUES (?, ?, ?)`);
+    const next = this.#prepare(
+      `SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM ${table} WHERE run_id = ?`,
+    ).get(runId) as { next: number };
+    const insert = this.#prepare(`INSERT INTO ${table} (run_id, seq, ${column}) VALUES (?, ?, ?)`);
     items.forEach((item, index) => {
       insert.run(runId, next.next + index, JSON.stringify(item));
     });
   }
 
   #list(runId: string, table: string, column: string): unknown[] {
-    const rows = this.#database
-      .prepare(`SELECT ${column} AS json FROM ${table} WHERE run_id = ? ORDER BY seq`)
-      .all(runId) as { json: string }[];
+    const rows = this.#prepare(`SELECT ${column} AS json FROM ${table} WHERE run_id = ? ORDER BY seq`).all(
+      runId,
+    ) as { json: string }[];
     return rows.map((row) => JSON.parse(row.json) as unknown);
   }
 }
