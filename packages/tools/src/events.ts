@@ -175,10 +175,35 @@ export type AgentEventInput = AgentEvent extends infer E
  */
 export interface EventSink {
   emit(event: AgentEvent): void;
+  /**
+   * The clock {@link emitEvent} stamps this sink's events with; without one each event's time is
+   * formatted anew. A sink wrapping another should pass the inner one's on.
+   */
+  readonly clock?: EventClock;
+}
+
+/** The current time in ISO 8601, as events carry it in `at`. */
+export type EventClock = () => string;
+
+/**
+ * A clock that formats each millisecond once: a call emits several events within one, and
+ * `toISOString` costs more than the rest of an event (~0.6 µs on a loaded 2-core machine).
+ */
+export function createEventClock(): EventClock {
+  let lastMs = Number.NaN;
+  let lastIso = "";
+  return () => {
+    const ms = Date.now();
+    if (ms !== lastMs) {
+      lastIso = new Date(ms).toISOString();
+      lastMs = ms;
+    }
+    return lastIso;
+  };
 }
 
 /** A sink that drops everything, for callers that do not audit. */
-export const NULL_EVENT_SINK: EventSink = { emit() {} };
+export const NULL_EVENT_SINK: EventSink = Object.freeze({ emit() {} });
 
 /** An in-memory sink, for tests and for callers that inspect events afterwards. */
 export interface MemoryEventSink extends EventSink {
@@ -192,6 +217,7 @@ export function createMemoryEventSink(): MemoryEventSink {
   const events: AgentEvent[] = [];
   return {
     events,
+    clock: createEventClock(),
     emit(event) {
       events.push(event);
     },
@@ -204,29 +230,18 @@ export function createMemoryEventSink(): MemoryEventSink {
 /** Sends the same events to several sinks, in order. */
 export function fanOutEvents(...sinks: EventSink[]): EventSink {
   return {
+    clock: createEventClock(),
     emit(event) {
       for (const sink of sinks) sink.emit(event);
     },
   };
 }
 
-/** Stamps an event with `now` (by default the current time) and emits it. */
+/** Stamps an event with `now` (by default the current time, from the sink's clock) and emits it. */
 export function emitEvent(sink: EventSink, event: AgentEventInput, now?: Date): void {
-  const at = now === undefined ? currentIsoTime() : now.toISOString();
+  if (sink === NULL_EVENT_SINK) return;
+  const at = now !== undefined ? now.toISOString() : sink.clock ? sink.clock() : new Date().toISOString();
   // Object.assign rather than a spread: events come in many shapes, and V8's spread is slow for
   // that many (about 1.5 µs an event against 0.1 µs); event keys are plain names, so both copy alike.
   sink.emit(Object.assign({}, event, { at }) as AgentEvent);
-}
-
-// A call emits several events within one millisecond: format each millisecond once.
-let lastMs = Number.NaN;
-let lastIso = "";
-
-function currentIsoTime(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString();
-    lastMs = ms;
-  }
-  return lastIso;
 }

@@ -9,8 +9,15 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 const SOURCE = fileURLToPath(new URL("../src/", import.meta.url));
-// The sink and what it imports at run time (events.ts and tool.ts only lend it types).
-const MODULES = ["node/jsonl-event-sink", "audit-bounds", "canonical-json", "errors", "sha256/node"];
+// The sink and what it imports at run time (tool.ts only lends it types).
+const MODULES = [
+  "node/jsonl-event-sink",
+  "events",
+  "audit-bounds",
+  "canonical-json",
+  "errors",
+  "sha256/node",
+];
 
 /** How the child ends after emitting its events. */
 export type ChildEnding = "return" | "exit" | "throw" | "sigkill" | "emit-on-exit" | "decide-then-sigkill";

@@ -14,7 +14,7 @@ import {
   TOOL_REMOVED_REASON,
   voidApprovalRequests,
 } from "@agent/policy";
-import { type EventSink, type ToolGate, ToolRegistry } from "@agent/tools";
+import { createEventClock, type EventSink, type ToolGate, ToolRegistry } from "@agent/tools";
 import {
   type AgentConfig,
   launchFilesOf,
@@ -105,7 +105,10 @@ export async function openRuntime(
   const { state } = durable;
   const credentials = redactingCredentialStore(durable.credentials, redactor);
   // Every event reaches the audit trail through the redactor, whoever emits it.
-  const audit: EventSink = { emit: (event) => durable.events.emit(redactJson(event, redactor)) };
+  const audit: EventSink = {
+    clock: createEventClock(),
+    emit: (event) => durable.events.emit(redactJson(event, redactor)),
+  };
 
   const protectedPaths: ProtectedPaths = {
     configFile: config.file,

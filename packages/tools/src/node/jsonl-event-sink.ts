@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from 
 import { dirname } from "node:path";
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS, serializeForAudit } from "../audit-bounds.js";
 import { TOOLS_ERROR_CODES, ToolsError } from "../errors.js";
-import type { AgentEvent, EventSink } from "../events.js";
+import { type AgentEvent, createEventClock, type EventSink } from "../events.js";
 
 /** When a {@link createJsonlEventSink} record reaches the file; see {@link JsonlEventSinkOptions.flush}. */
 export type JsonlFlushMode = "decisions" | "sync" | "batched";
@@ -86,6 +86,7 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
 
   return {
     path,
+    clock: createEventClock(),
     emit(event) {
       if (fd === undefined) return onError(new Error("the audit file is closed"));
       let line: string;
