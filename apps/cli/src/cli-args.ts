@@ -124,7 +124,7 @@ const OPTIONS = {
 const GLOBAL_OPTIONS: readonly (keyof typeof OPTIONS)[] = ["config", "state-dir", "help", "version"];
 
 /** Which options each command takes besides the global ones. */
-const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
+const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = Object.freeze({
   "mcp list": ["json"],
   "mcp login": [],
   "mcp add": ["transport", "env", "header"],
@@ -149,9 +149,9 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = {
   help: [],
   version: [],
   usage: [],
-};
+});
 
-const OPERANDS: Record<CommandName, string[]> = {
+const OPERANDS: Record<CommandName, string[]> = Object.freeze({
   "mcp list": [],
   "mcp login": ["<server>"],
   "mcp add": ["<name>", "<command-or-url>", "[args...]"],
@@ -176,7 +176,7 @@ const OPERANDS: Record<CommandName, string[]> = {
   help: [],
   version: [],
   usage: [],
-};
+});
 
 /** Parses argv (without node and the script); throws a usage error (exit 2) on anything unexpected. */
 export function parseCliArgs(argv: string[]): CliArgs {

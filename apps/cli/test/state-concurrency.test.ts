@@ -24,7 +24,7 @@ const BETTER_SQLITE3 = pathToFileURL(createRequire(import.meta.url).resolve("bet
 
 const CHILD = `
 import { openStateDatabase } from "./open-state-database.js";
-import { consumeGrant } from "./grant-consumption.js";
+import { createGrantConsumer } from "./grant-consumption.js";
 const [stateDir, runId, digest, when] = process.argv.slice(2);
 // "early": open before the start signal, so the race is on consuming; "late": race on opening too.
 let database = when === "early" ? openStateDatabase(stateDir) : undefined;
@@ -32,8 +32,9 @@ process.stdout.write("ready\\n");
 process.stdin.once("data", () => {
   database ??= openStateDatabase(stateDir);
   // Keep consuming until nothing is left, so each grant is contested by every process.
+  const consumeGrant = createGrantConsumer(database);
   let consumed = 0;
-  while (consumeGrant(database, runId, digest, new Date().toISOString())) consumed += 1;
+  while (consumeGrant(runId, digest, new Date().toISOString())) consumed += 1;
   database.close();
   process.stdout.write(JSON.stringify({ consumed }) + "\\n");
   process.stdin.destroy();

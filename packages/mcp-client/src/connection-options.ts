@@ -31,12 +31,12 @@ export interface McpServerTimeouts {
 }
 
 /** Used for any timeout the caller leaves unset. */
-export const DEFAULT_SERVER_TIMEOUTS: McpServerTimeouts = {
+export const DEFAULT_SERVER_TIMEOUTS: McpServerTimeouts = Object.freeze({
   initializeMs: 30_000,
   listToolsMs: 30_000,
   closeMs: 5_000,
   callMs: undefined,
-};
+});
 
 /** Capped exponential backoff for reconnecting after the server went away. */
 export interface ReconnectPolicy {
@@ -46,11 +46,11 @@ export interface ReconnectPolicy {
 }
 
 /** Used for any reconnect setting the caller leaves unset when reconnecting is enabled. */
-export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = {
+export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = Object.freeze({
   maxAttempts: 5,
   initialDelayMs: 500,
   maxDelayMs: 30_000,
-};
+});
 
 /** Options of `McpServerConnection`. */
 export interface McpServerConnectionOptions {

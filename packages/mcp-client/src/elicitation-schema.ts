@@ -34,8 +34,8 @@ export type ParsedElicitationSchema =
   | { ok: true; fields: ElicitationField[] }
   | { ok: false; reason: string };
 
-const ANNOTATIONS = new Set(["title", "description", "$comment", "$schema"]);
-const FORMATS = new Set(["email", "uri", "date", "date-time"]);
+const ANNOTATIONS: ReadonlySet<string> = new Set(["title", "description", "$comment", "$schema"]);
+const FORMATS: ReadonlySet<string> = new Set(["email", "uri", "date", "date-time"]);
 
 /**
  * Reads `requestedSchema` of an `elicitation/create` request: an object of flat primitive fields

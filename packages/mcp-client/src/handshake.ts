@@ -15,7 +15,7 @@ export interface ClientInfo {
 }
 
 /** The client info sent when the caller gives none. */
-export const DEFAULT_CLIENT_INFO: ClientInfo = { name: "agent-harness", version: "0.1.0" };
+export const DEFAULT_CLIENT_INFO: ClientInfo = Object.freeze({ name: "agent-harness", version: "0.1.0" });
 
 /** What the server said about itself during the handshake. */
 export interface InitializeResult {

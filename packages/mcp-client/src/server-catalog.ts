@@ -196,7 +196,7 @@ export function uriProblem(uri: unknown): string | undefined {
 }
 
 // What each RFC 6570 operator expands to, as a linear-time (RE2) pattern; an expansion may be empty.
-const OPERATOR_PATTERNS: Record<string, string> = {
+const OPERATOR_PATTERNS: Record<string, string> = Object.freeze({
   "": "[^/?#]*",
   "+": "[^#]*",
   "#": "(?:#.*)?",
@@ -205,7 +205,7 @@ const OPERATOR_PATTERNS: Record<string, string> = {
   ";": "(?:;[^/?#]*)*",
   "?": "(?:\\?[^#]*)?",
   "&": "(?:&[^#]*)*",
-};
+});
 const EXPRESSION =
   /^([+#./;?&]?)([A-Za-z0-9_%.]+(?::[1-9]\d{0,3}|\*)?(?:,[A-Za-z0-9_%.]+(?::[1-9]\d{0,3}|\*)?)*)$/;
 

@@ -275,7 +275,14 @@ function replaceRanges(text: string, ranges: [number, number][]): string {
   return result + text.slice(current ? current[1] : position);
 }
 
-const SHORT_ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", n: "\n", r: "\r", t: "\t" };
+const SHORT_ESCAPES: Record<string, string> = Object.freeze({
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+});
 
 /**
  * `text` with percent escapes (UTF-8, either hex case), `\uXXXX`, `\xXX` and JSON's short escapes

@@ -32,7 +32,7 @@ export interface PolicyMatch {
   rule?: PolicyRule;
 }
 
-const STRENGTH: Record<PolicyDecision, number> = { allow: 0, ask: 1, deny: 2 };
+const STRENGTH: Record<PolicyDecision, number> = Object.freeze({ allow: 0, ask: 1, deny: 2 });
 
 /**
  * The policy's decision for a tool by name and effect: among matching rules deny beats ask beats allow

@@ -12,17 +12,17 @@ export interface AuditLimits {
 }
 
 /** Defaults for {@link boundForAudit}. */
-export const DEFAULT_AUDIT_LIMITS: AuditLimits = {
+export const DEFAULT_AUDIT_LIMITS: AuditLimits = Object.freeze({
   maxStringBytes: 2048,
   maxArrayItems: 100,
   maxEventBytes: 16_384,
-};
+});
 
 /** Property names whose values are credentials wherever they appear; their values are never written. */
 export const SECRET_KEY_PATTERN =
   /authorization|token|secret|password|passwd|api[-_]?key|cookie|credential|private[-_]?key|session[-_]?id/i;
 
-const IDENTIFYING_FIELDS = [
+const IDENTIFYING_FIELDS = Object.freeze([
   "type",
   "at",
   "runId",
@@ -33,7 +33,7 @@ const IDENTIFYING_FIELDS = [
   "requestId",
   "code",
   "ok",
-];
+]);
 
 // The fields of the events every call emits (tool_call_*, mcp_request_finished): none of them looks
 // like a credential (checked below, once), so a record made of them skips the pattern test per key.

@@ -36,7 +36,7 @@ class StrictIncompatible extends Error {}
  * that count or depend on which keys are present, since the variant makes every property present
  * (optional ones as null) and the nulls become "absent" again before validation.
  */
-const UNHANDLED_KEYWORDS = [
+const UNHANDLED_KEYWORDS = Object.freeze([
   "minProperties",
   "maxProperties",
   "dependentRequired",
@@ -55,7 +55,7 @@ const UNHANDLED_KEYWORDS = [
   "dependentSchemas",
   "unevaluatedProperties",
   "unevaluatedItems",
-];
+]);
 
 function strictNode(schema: JsonValue, path: string): JsonValue {
   if (!isObject(schema)) return schema;
@@ -230,10 +230,19 @@ function isArrayBranch(branch: JsonValue): boolean {
 }
 
 /** Keywords that restrict which values a schema accepts (the rest are annotations). */
-const VALUE_KEYWORDS = new Set(["type", "enum", "const", "anyOf", "oneOf", "allOf", "not", "$ref"]);
+const VALUE_KEYWORDS: ReadonlySet<string> = new Set([
+  "type",
+  "enum",
+  "const",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "not",
+  "$ref",
+]);
 
 /** Every keyword that can reject a value; a schema with none of them accepts anything. */
-const ASSERTION_KEYWORDS = new Set([
+const ASSERTION_KEYWORDS: ReadonlySet<string> = new Set([
   ...VALUE_KEYWORDS,
   ...UNHANDLED_KEYWORDS,
   "properties",

@@ -14,7 +14,13 @@ export interface AuditFilter {
 }
 
 const DURATION = /^(\d+)(s|m|h|d|w)$/;
-const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const UNIT_MS: Record<string, number> = Object.freeze({
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+});
 
 /** `--since`: a duration back from `now` (`30s`, `15m`, `2h`, `7d`, `1w`) or a date and time (`2026-12-01T09:00Z`). */
 export function parseSince(text: string | undefined, now: number = Date.now()): Date | undefined {

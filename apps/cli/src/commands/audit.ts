@@ -12,7 +12,7 @@ import { formatTable, terminalWidth } from "../terminal/table.js";
 import { type AuditFilter, countMatching, filterAuditEntries } from "./audit-filter.js";
 
 /** Fields shown after the type in the human view, in this order, when present. */
-const KEY_FIELDS = [
+const KEY_FIELDS = Object.freeze([
   "server",
   "toolName",
   "method",
@@ -27,7 +27,7 @@ const KEY_FIELDS = [
   "turn",
   "stopReason",
   "durationMs",
-];
+]);
 
 /**
  * `agent audit [--json] [--follow] [--run ID] [--tool PATTERN] [--since WHEN] [--tail N]`: prints

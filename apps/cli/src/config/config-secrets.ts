@@ -14,7 +14,7 @@ const ARGUMENT_PARTS = /[/:=,@\s]+/;
 // `--key`, `-p`, `--pin`, `--pass`: secret-named flags the audit pattern does not cover.
 const SHORT_SECRET_FLAG = /^--?(?:[a-z]+[-_])*(?:key|pin|pass|p)$/i;
 // JSON's own words: redacting them would corrupt `--json` output, and no credential is one.
-const JSON_WORDS = new Set(["true", "false", "null"]);
+const JSON_WORDS: ReadonlySet<string> = new Set(["true", "false", "null"]);
 
 /**
  * Every configured value that counts as a secret, by this rule:

@@ -61,7 +61,7 @@ class ScanStop extends Error {
 const MAX_DEPTH = 200;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const HEX4 = /^[0-9a-fA-F]{4}$/;
-const SHOWN_CHARACTERS = new Set(["{", "}", "[", "]", ",", ":", '"']);
+const SHOWN_CHARACTERS: ReadonlySet<string> = new Set(["{", "}", "[", "]", ",", ":", '"']);
 
 /** A validating pass over JSON text (RFC 8259) that remembers where it stopped; it builds no values. */
 class JsonScanner {

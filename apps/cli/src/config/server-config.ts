@@ -77,7 +77,7 @@ export const TIMEOUT_MS_SCHEMA: z.ZodNumber = timeoutSchema;
 
 const toolListSchema = z.array(z.string().min(1, { message: "a tool name or pattern may not be empty" }));
 
-const optionShape = {
+const optionShape = Object.freeze({
   timeoutMs: timeoutSchema.optional(),
   idleTimeoutMs: timeoutSchema.optional(),
   sampling: z
@@ -88,7 +88,7 @@ const optionShape = {
   includeTools: toolListSchema.optional(),
   excludeTools: toolListSchema.optional(),
   disabled: z.boolean().optional(),
-};
+});
 
 const stdioEntrySchema = z.strictObject({
   type: z.literal("stdio").optional(),

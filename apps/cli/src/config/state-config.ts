@@ -25,7 +25,7 @@ export const STATE_CONFIG_SCHEMA = z
   .optional();
 
 /** The state configuration when the file names none (or there is no file). */
-export const LOCAL_STATE: StateConfig = { url: undefined, audit: "file" };
+export const LOCAL_STATE: StateConfig = Object.freeze({ url: undefined, audit: "file" });
 
 /**
  * Reads the `state` entry of a parsed configuration: validated, `${VAR}` expanded. Problems are

@@ -29,7 +29,17 @@ export const MAX_COMMAND_TIMEOUT_MS = 600_000;
 // How long the output pipes may stay open after the command exited.
 const PIPE_DRAIN_MS = 500;
 
-const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox", "ash"]);
+const SHELLS: ReadonlySet<string> = new Set([
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "ksh",
+  "mksh",
+  "fish",
+  "busybox",
+  "ash",
+]);
 
 const runCommandSchema = z.object({
   command: z.string().min(1).describe("The program to run (a name looked up on PATH, or a path). No shell."),

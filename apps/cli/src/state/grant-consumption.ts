@@ -14,23 +14,19 @@ const CONSUME_GRANT_SQL = `
     LIMIT 1
   ) AND status = 'granted'`;
 
-const statements = new WeakMap<Database.Database, Database.Statement>();
+/** Consumes one grant of a run for a digest: `true` if this call used it, `false` if none was left. */
+export type GrantConsumer = (runId: string, actionDigest: string, consumedAt: string) => boolean;
 
 /**
- * Consumes one grant of `runId` for `actionDigest`: `true` if this call used it, `false` if there was
- * none left. Runs in a `BEGIN IMMEDIATE` transaction, so of any number of connections (processes
- * included) racing for one grant, exactly one gets `true`.
+ * The grant consumer of one open database, its statement prepared once. Each call runs in a
+ * `BEGIN IMMEDIATE` transaction, so of any number of connections (processes included) racing for
+ * one grant, exactly one gets `true`.
  */
-export function consumeGrant(
-  database: Database.Database,
-  runId: string,
-  actionDigest: string,
-  consumedAt: string,
-): boolean {
-  let statement = statements.get(database);
-  if (!statement) {
-    statement = database.prepare(CONSUME_GRANT_SQL);
-    statements.set(database, statement);
-  }
-  return database.transaction(() => statement.run(consumedAt, runId, actionDigest).changes === 1).immediate();
+export function createGrantConsumer(database: Database.Database): GrantConsumer {
+  const statement = database.prepare(CONSUME_GRANT_SQL);
+  const consume = database.transaction(
+    (runId: string, actionDigest: string, consumedAt: string) =>
+      statement.run(consumedAt, runId, actionDigest).changes === 1,
+  );
+  return (runId, actionDigest, consumedAt) => consume.immediate(runId, actionDigest, consumedAt);
 }

@@ -6,7 +6,7 @@ import { assertRegularStateFileIfPresent, openRegularStateFile } from "./state-f
 import { stateDatabasePath } from "./state-paths.js";
 
 /** Files SQLite keeps beside the database; each must be a plain file too, if present. */
-const SQLITE_COMPANIONS = ["-wal", "-shm", "-journal"];
+const SQLITE_COMPANIONS = Object.freeze(["-wal", "-shm", "-journal"]);
 
 /** How long a connection waits for another process's lock before giving up, in milliseconds. */
 const BUSY_TIMEOUT_MS = 10_000;

@@ -12,13 +12,14 @@ import {
 import { STATE_ERROR_CODES, StateError } from "./state-error.js";
 
 /** The CLI's own PostgreSQL tables (one-call runs of `agent call`), migrated beside the stores'. */
-export const CLI_POSTGRES_MIGRATIONS: { component: string; migrations: readonly PostgresMigration[] } = {
-  component: "agent-cli",
-  migrations: [
-    {
-      version: 1,
-      description: "one-call runs of agent call",
-      sql: `
+export const CLI_POSTGRES_MIGRATIONS: { component: string; migrations: readonly PostgresMigration[] } =
+  Object.freeze({
+    component: "agent-cli",
+    migrations: [
+      {
+        version: 1,
+        description: "one-call runs of agent call",
+        sql: `
         CREATE TABLE agent_call_runs (
           seq BIGSERIAL UNIQUE,
           id TEXT PRIMARY KEY,
@@ -39,9 +40,9 @@ export const CLI_POSTGRES_MIGRATIONS: { component: string; migrations: readonly 
         -- The key of server identities, shared by every machine (see server-identity.ts).
         CREATE TABLE agent_cli_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
       `,
-    },
-  ],
-};
+      },
+    ],
+  });
 
 /**
  * The one-call runs of `agent call` in PostgreSQL, with the semantics of the SQLite state: a claim

@@ -8,7 +8,7 @@ import type {
 import { approvalIdTaken, approvalNotFound, assertDecidable } from "@agent/policy";
 import type { JsonValue, ToolEffect } from "@agent/tools";
 import type Database from "better-sqlite3";
-import { consumeGrant } from "./grant-consumption.js";
+import { createGrantConsumer, type GrantConsumer } from "./grant-consumption.js";
 
 interface ApprovalRow {
   id: string;
@@ -48,6 +48,7 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #now: () => Date;
   readonly #decidedBy: string | null;
   readonly #statements: ReturnType<typeof prepareStatements>;
+  readonly #consumeGrant: GrantConsumer;
 
   /**
    * Wraps an open, migrated state database; `now` is the clock for decisions and consumption,
@@ -58,6 +59,7 @@ export class SqliteApprovalStore implements ApprovalStore {
     this.#now = now;
     this.#decidedBy = decidedBy ?? null;
     this.#statements = prepareStatements(database);
+    this.#consumeGrant = createGrantConsumer(database);
   }
 
   /** Saves a pending request, or returns the one already pending for its run and digest. */
@@ -126,7 +128,7 @@ export class SqliteApprovalStore implements ApprovalStore {
 
   /** Consumes the oldest grant of this run for exactly this digest: `true` at most once per grant, across processes. */
   async consumeApprovalGrant(runId: string, actionDigest: string): Promise<boolean> {
-    return consumeGrant(this.#database, runId, actionDigest, this.#now().toISOString());
+    return this.#consumeGrant(runId, actionDigest, this.#now().toISOString());
   }
 
   /** Voids a pending or granted request in one write transaction; `undefined` if it is neither any more. */

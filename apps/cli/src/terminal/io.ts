@@ -58,12 +58,12 @@ export function safeText(text: string): string {
 // Everything that ends a line somewhere: newline and tab (kept by safeText), and the Unicode line
 // and paragraph separators, which editors, log viewers and some terminals break lines at.
 const LINE_BREAKING = /[\n\t\u2028\u2029]/g;
-const LINE_BREAKING_ESCAPES: Record<string, string> = {
+const LINE_BREAKING_ESCAPES: Record<string, string> = Object.freeze({
   "\n": "\\n",
   "\t": "\\t",
   "\u2028": "\\u2028",
   "\u2029": "\\u2029",
-};
+});
 
 /**
  * {@link safeText} for text that must stay on one line (names, error messages, reasons, URLs):

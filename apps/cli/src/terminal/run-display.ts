@@ -3,7 +3,7 @@ import type { RedactingStream } from "@agent/mcp-transport";
 import type { AgentEvent, EventSink, ToolCallOutcome } from "@agent/tools";
 import { type CliIo, type Style, safeLine, safeText, styleFor, writeLine } from "./io.js";
 
-const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const SPINNER_FRAMES = Object.freeze(["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]);
 const SPINNER_INTERVAL_MS = 80;
 const ARGUMENT_PREVIEW_CHARS = 80;
 
@@ -17,7 +17,11 @@ export interface RunDisplay {
 }
 
 /** A display that shows nothing, for `--json` (stdout carries only the final document). */
-export const SILENT_RUN_DISPLAY: RunDisplay = { hooks: {}, events: { emit() {} }, finish() {} };
+export const SILENT_RUN_DISPLAY: RunDisplay = Object.freeze({
+  hooks: {},
+  events: { emit() {} },
+  finish() {},
+});
 
 /**
  * The terminal display of a run: the assistant's text streamed to stdout, one line per tool call

@@ -64,17 +64,19 @@ export function compilePattern(source: string): CompiledPattern {
 
 /** A set of code points as sorted, disjoint, non-adjacent inclusive ranges. */
 type CodePointSet = [number, number][];
+// The constant classes below, and what only reads a set: never changed in place.
+type ReadonlyCodePointSet = readonly (readonly [number, number])[];
 
 const MAX_CODE_POINT = 0x10ffff;
-const DIGITS: CodePointSet = [[0x30, 0x39]];
-const WORD: CodePointSet = [
+const DIGITS: ReadonlyCodePointSet = Object.freeze([[0x30, 0x39]]);
+const WORD: ReadonlyCodePointSet = Object.freeze([
   [0x30, 0x39],
   [0x41, 0x5a],
   [0x5f, 0x5f],
   [0x61, 0x7a],
-];
+]);
 /** ECMA-262 WhiteSpace and LineTerminator; RE2's `\s` is only `[\t\n\f\r ]`. */
-const SPACE: CodePointSet = [
+const SPACE: ReadonlyCodePointSet = Object.freeze([
   [0x09, 0x0d],
   [0x20, 0x20],
   [0xa0, 0xa0],
@@ -85,13 +87,13 @@ const SPACE: CodePointSet = [
   [0x205f, 0x205f],
   [0x3000, 0x3000],
   [0xfeff, 0xfeff],
-];
+]);
 /** What `.` excludes without the `s` flag: the line terminators. */
-const LINE_TERMINATORS: CodePointSet = [
+const LINE_TERMINATORS: ReadonlyCodePointSet = Object.freeze([
   [0x0a, 0x0a],
   [0x0d, 0x0d],
   [0x2028, 0x2029],
-];
+]);
 
 const CONTROL_ESCAPES: Readonly<Record<string, number>> = { f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, v: 0x0b };
 
@@ -283,7 +285,7 @@ class PatternParser {
     return emitSet(negated ? complement(set) : set);
   }
 
-  #classAtom(): number | CodePointSet {
+  #classAtom(): number | ReadonlyCodePointSet {
     const char = this.#next();
     if (char !== "\\") return codePoint(char);
     const escaped = this.#next();
@@ -339,7 +341,7 @@ class PatternParser {
   }
 }
 
-function classEscape(char: string): CodePointSet | undefined {
+function classEscape(char: string): ReadonlyCodePointSet | undefined {
   switch (char) {
     case "d":
       return DIGITS;
@@ -362,7 +364,7 @@ function codePoint(char: string): number {
   return char.codePointAt(0) as number;
 }
 
-function union(left: CodePointSet, right: CodePointSet): CodePointSet {
+function union(left: ReadonlyCodePointSet, right: ReadonlyCodePointSet): CodePointSet {
   // Copies of the ranges: merging extends them in place, and the constant sets must stay as they are.
   const sorted = [...left, ...right]
     .map(([low, high]): [number, number] => [low, high])
@@ -376,7 +378,7 @@ function union(left: CodePointSet, right: CodePointSet): CodePointSet {
   return result;
 }
 
-function complement(set: CodePointSet): CodePointSet {
+function complement(set: ReadonlyCodePointSet): CodePointSet {
   const result: CodePointSet = [];
   let next = 0;
   for (const [low, high] of set) {
@@ -391,7 +393,7 @@ function emitCodePoint(value: number): string {
   return `\\x{${value.toString(16)}}`;
 }
 
-function emitSet(set: CodePointSet): string {
+function emitSet(set: ReadonlyCodePointSet): string {
   // RE2 has no empty class; a class of every code point, negated, matches nothing.
   if (set.length === 0) return `[^\\x{0}-\\x{10ffff}]`;
   const ranges = set.map(([low, high]) =>

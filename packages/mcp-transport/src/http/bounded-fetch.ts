@@ -11,7 +11,7 @@ export interface BoundedFetchHooks {
 }
 
 // Statuses whose responses cannot carry a body; they are passed through untouched.
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
 const LINE_FEED = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 

@@ -4,7 +4,7 @@
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import { OAUTH_ERROR_CODES, OAuthFlowError } from "./oauth-errors.js";
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 /** Whether `url` names this machine (plain http is accepted there only: traffic never leaves it). */
 export function isLoopbackUrl(url: URL): boolean {

@@ -21,7 +21,7 @@ const NAMESPACE_HINT =
   'bubblewrap is installed but cannot create its namespaces here. On Ubuntu 24.04 and later AppArmor restricts unprivileged user namespaces: allow them with "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0" (or an AppArmor profile for bwrap); in a container, allow user namespaces (e.g. a seccomp profile that permits unshare); or set the policy\'s "sandbox" to "optional" to run unisolated';
 
 // The flags that matter for the real command line: if these work, the sandbox can be built.
-const PROBE_ARGS = [
+const PROBE_ARGS = Object.freeze([
   "--unshare-all",
   "--die-with-parent",
   "--new-session",
@@ -38,7 +38,7 @@ const PROBE_ARGS = [
   "/tmp",
   "--",
   "true",
-];
+]);
 
 /**
  * Finds bubblewrap (`$AGENT_BWRAP`, else `bwrap` on `PATH`) and runs `bwrap <the sandbox's flags> true`

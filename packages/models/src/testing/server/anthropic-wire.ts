@@ -7,15 +7,15 @@ import type { ModelStopReason } from "../../model-client.js";
 import { decodeAnthropicRequest } from "./anthropic-decode.js";
 import { jsonEvent, type SseEvent, splitText, type WireContext, type WireFormat } from "./wire-format.js";
 
-const STOP_REASONS: Record<ModelStopReason, string> = {
+const STOP_REASONS: Record<ModelStopReason, string> = Object.freeze({
   end_turn: "end_turn",
   tool_use: "tool_use",
   max_tokens: "max_tokens",
   refusal: "refusal",
   other: "pause_turn",
-};
+});
 
-const ERROR_TYPES: Record<number, string> = {
+const ERROR_TYPES: Record<number, string> = Object.freeze({
   400: "invalid_request_error",
   401: "authentication_error",
   403: "permission_error",
@@ -23,7 +23,7 @@ const ERROR_TYPES: Record<number, string> = {
   413: "request_too_large",
   429: "rate_limit_error",
   529: "overloaded_error",
-};
+});
 
 /** Tool input as the Messages API carries it: an object. Scripted raw text that is no object is a script error. */
 function toolInput(argumentsText: string, name: string): Record<string, unknown> {
@@ -73,7 +73,7 @@ function blockStop(index: number): SseEvent {
 }
 
 /** The Messages wire format. */
-export const anthropicWire: WireFormat = {
+export const anthropicWire: WireFormat = Object.freeze<WireFormat>({
   json(turn, context) {
     const content: unknown[] = [];
     if (turn.text !== null) content.push({ type: "text", text: turn.text });
@@ -145,4 +145,4 @@ export const anthropicWire: WireFormat = {
   errorBody(status, message) {
     return { type: "error", error: { type: ERROR_TYPES[status] ?? "api_error", message } };
   },
-};
+});

@@ -46,12 +46,15 @@ export interface FakeModelServer {
   close(): Promise<void>;
 }
 
-const WIRES: Record<FakeModelApi, WireFormat> = { openai: openAiWire, anthropic: anthropicWire };
-const ROUTES: Record<string, FakeModelApi> = {
+const WIRES: Record<FakeModelApi, WireFormat> = Object.freeze({
+  openai: openAiWire,
+  anthropic: anthropicWire,
+});
+const ROUTES: Record<string, FakeModelApi> = Object.freeze({
   "/v1/chat/completions": "openai",
   "/chat/completions": "openai",
   "/v1/messages": "anthropic",
-};
+});
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 interface Tracked {

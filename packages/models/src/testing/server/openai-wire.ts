@@ -7,21 +7,21 @@ import type { ModelStopReason, ModelTurn } from "../../model-client.js";
 import { decodeOpenAiRequest } from "./openai-decode.js";
 import { jsonEvent, type SseEvent, splitText, type WireContext, type WireFormat } from "./wire-format.js";
 
-const FINISH_REASONS: Record<ModelStopReason, string> = {
+const FINISH_REASONS: Record<ModelStopReason, string> = Object.freeze({
   end_turn: "stop",
   tool_use: "tool_calls",
   max_tokens: "length",
   refusal: "content_filter",
   other: "function_call",
-};
+});
 
-const ERROR_TYPES: Record<number, string> = {
+const ERROR_TYPES: Record<number, string> = Object.freeze({
   400: "invalid_request_error",
   401: "invalid_request_error",
   403: "permission_error",
   404: "not_found_error",
   429: "rate_limit_exceeded",
-};
+});
 
 function usage(turn: ModelTurn): Record<string, number> {
   const { inputTokens, outputTokens } = turn.usage;
@@ -61,7 +61,7 @@ function includesUsage(context: WireContext): boolean {
 }
 
 /** The Chat Completions wire format. */
-export const openAiWire: WireFormat = {
+export const openAiWire: WireFormat = Object.freeze<WireFormat>({
   json(turn, context) {
     return {
       id: context.id,
@@ -132,4 +132,4 @@ export const openAiWire: WireFormat = {
   errorBody(status, message) {
     return { error: { message, type: ERROR_TYPES[status] ?? "server_error", param: null, code: null } };
   },
-};
+});
