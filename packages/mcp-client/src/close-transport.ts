@@ -1,18 +1,32 @@
-import type { McpTransport } from "@agent/mcp-transport";
+import { closeBoundAround, type McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent } from "@agent/tools";
 import { messageOf, since } from "./time.js";
 
+/** The close bound assumed for a transport that states none (`McpTransport.closeTimeoutMs`). */
+export const UNSTATED_TRANSPORT_CLOSE_MS = 5_000;
+
 /**
- * Closes a transport within `limitMs` and reports the result as an event (`mcp_closed` or
- * `mcp_close_failed`, also when the transport itself reports `close_failed`, e.g. a server that
- * survived SIGKILL). It never throws: a failure to close must not reach an exiting caller.
+ * How long a connection waits for its transport to close: `closeMs` when the caller set one, else
+ * the transport's own bound plus the margin of one layer ({@link closeBoundAround}), so that the
+ * transport's own escalation (for stdio: stdin, SIGTERM, SIGKILL) always finishes first.
+ */
+export function closeDeadlineMs(closeMs: number | undefined, transport: McpTransport): number {
+  return closeMs ?? closeBoundAround(transport.closeTimeoutMs ?? UNSTATED_TRANSPORT_CLOSE_MS);
+}
+
+/**
+ * Closes a transport within `closeMs` (unset: {@link closeDeadlineMs}) and reports the result as an
+ * event (`mcp_closed` or `mcp_close_failed`, also when the transport itself reports `close_failed`,
+ * e.g. a server that survived SIGKILL). It never throws: a failure to close must not reach an
+ * exiting caller.
  */
 export async function closeTransportWithin(
   transport: McpTransport,
-  limitMs: number,
+  closeMs: number | undefined,
   events: EventSink,
   server: string,
 ): Promise<void> {
+  const limitMs = closeDeadlineMs(closeMs, transport);
   const started = performance.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reported: string | undefined;

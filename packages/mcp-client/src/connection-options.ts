@@ -21,20 +21,26 @@ export type McpServerState =
   | "failed"
   | "closed";
 
-/** Time limits of the lifecycle phases, in milliseconds. */
+/** Time limits of the lifecycle phases, in milliseconds (the README's "Deadlines" table says who owns which). */
 export interface McpServerTimeouts {
+  /** The whole handshake, the spawn of a stdio server included. */
   initializeMs: number;
+  /** Every page of one `tools/list` (and of each resource or prompt listing) together. */
   listToolsMs: number;
-  closeMs: number;
+  /**
+   * Upper bound for closing. Unset (the default): derived from the transport's own close bound,
+   * `closeBoundAround(transport.closeTimeoutMs)`, so that the transport's kill always comes first.
+   */
+  closeMs: number | undefined;
   /** A transport-level limit for each `tools/call`; the executor's own timeout applies regardless. */
   callMs: number | undefined;
 }
 
 /** Used for any timeout the caller leaves unset. */
-export const DEFAULT_SERVER_TIMEOUTS: McpServerTimeouts = Object.freeze({
+export const DEFAULT_SERVER_TIMEOUTS: Readonly<McpServerTimeouts> = Object.freeze({
   initializeMs: 30_000,
   listToolsMs: 30_000,
-  closeMs: 5_000,
+  closeMs: undefined,
   callMs: undefined,
 });
 
@@ -108,7 +114,7 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 export function resolveTimeouts(timeouts: Partial<McpServerTimeouts> = {}): McpServerTimeouts {
   const resolved = { ...DEFAULT_SERVER_TIMEOUTS, ...definedOnly(timeouts) };
   for (const name of ["initializeMs", "listToolsMs", "closeMs", "callMs"] as const) {
-    if (name === "callMs" && resolved.callMs === undefined) continue;
+    if ((name === "callMs" || name === "closeMs") && resolved[name] === undefined) continue;
     assertWholeNumber(`timeouts.${name}`, resolved[name], 1, MAX_TIMEOUT_MS, "milliseconds");
   }
   return resolved;

@@ -19,7 +19,7 @@ import {
   startLoopbackHttpServer,
   testServerCommand,
 } from "@agent/mcp-testing/servers";
-import type { McpTransport, McpTransportError } from "@agent/mcp-transport";
+import { closeBoundAround, type McpTransport, type McpTransportError } from "@agent/mcp-transport";
 import {
   createStreamableHttpTransport,
   type StreamableHttpMcpTransport,
@@ -212,12 +212,14 @@ function createRecordedStdioTransport(
     wire.push(message);
     return send(message);
   };
+  const closeTimeoutMs = closeBoundAround(processTransport.closeTimeoutMs);
   const transport = createSdkTransport(processTransport, {
     describeClose: () => processTransport.closeReason,
-    closeTimeoutMs: processTransport.closeTimeoutMs + 500,
+    closeTimeoutMs,
   });
   return {
     ...transport,
+    closeTimeoutMs,
     pid: () => processTransport.pid,
     stderrTail: () => processTransport.stderrTail(),
     diagnostics: () => processTransport.diagnostics(),

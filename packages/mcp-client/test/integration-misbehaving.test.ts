@@ -186,6 +186,23 @@ describe("misbehaving servers, through the whole client", () => {
     await assertNoProcessesAlive(processes, 1_000);
   });
 
+  it("ignore-sigterm with closeMs unset: the connection waits out the transport's whole kill sequence, however long it is configured", async () => {
+    // SIGKILL comes at 80% of 7 s, later than any fixed close deadline the connection used to
+    // guess (5 s); derived from the transport's bound, the connection's deadline is later still.
+    const harness = misbehavingHarness("ignore-sigterm", {
+      timeouts: { closeMs: undefined },
+      transport: { closeTimeoutMs: 7_000 },
+    });
+    await harness.connection.start();
+    await waitFor(() => harness.records().find((record) => record.event === "grandchild"));
+    const processes = harness.processes();
+    await harness.connection.close();
+    expect(harness.events.ofType("mcp_close_failed")).toEqual([]);
+    expect(harness.events.ofType("mcp_closed")).toHaveLength(1);
+    expect(harness.transport().diagnostics().closeEscalation).toBe("sigkill");
+    await assertNoProcessesAlive(processes);
+  });
+
   it("ignore-sigterm with closeMs shorter than the kill: close() still returns in time, reports it, and nothing survives", async () => {
     const harness = misbehavingHarness("ignore-sigterm", {
       timeouts: { closeMs: 150 },

@@ -1,3 +1,4 @@
+export { CLOSE_MARGIN_MS, closeBoundAround } from "./close-deadline.js";
 export { MCP_TRANSPORT_ERROR_CODES, McpTransportError, type McpTransportErrorCode } from "./errors.js";
 export { escapeControlCharacters } from "./escape-control-characters.js";
 export {

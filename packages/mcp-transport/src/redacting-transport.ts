@@ -37,6 +37,7 @@ export function createRedactingTransport<T extends McpTransport>(transport: T, r
     onClose: (listener) =>
       transport.onClose((reason) => listener({ kind: reason.kind, message: redactor(reason.message) })),
     close: () => transport.close(),
+    ...(transport.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: transport.closeTimeoutMs }),
   };
   const { onError } = transport;
   if (onError) {

@@ -102,6 +102,11 @@ export interface McpTransport {
   /** Closes the connection and releases everything it holds. Idempotent; never rejects. */
   close(): Promise<void>;
   /**
+   * The longest `close()` takes, in milliseconds, when the transport knows it (ours do): a caller
+   * derives its own close deadline from it (`closeBoundAround`) rather than guessing one.
+   */
+  readonly closeTimeoutMs?: number;
+  /**
    * Subscribes to problems that are no request's outcome, e.g. `close_failed` (the server could not
    * be stopped in time) or `protocol_noise`; returns the unsubscribe function. Optional.
    */

@@ -1,5 +1,6 @@
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { closeBoundAround } from "../close-deadline.js";
 import { createRedactor, credentialValues, displayUrl } from "../redact.js";
 import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
 import { describeError } from "../sdk/fold-error.js";
@@ -8,7 +9,7 @@ import type { McpCloseReason } from "../transport.js";
 import type { HttpAuthOptions } from "./auth-provider.js";
 import { createBoundedFetch } from "./bounded-fetch.js";
 import { authRedactor, observeStepUp, retryAfterAuthorization } from "./http-auth.js";
-import { CLOSE_MARGIN_MS, type HttpEndpointOptions, readHttpOptions } from "./http-options.js";
+import { type HttpEndpointOptions, readHttpOptions } from "./http-options.js";
 
 const STREAM_ENDED = "the event stream ended; the server's session is gone (connect again)";
 
@@ -82,9 +83,9 @@ export function createSseTransport(options: SseTransportOptions): SdkMcpTranspor
     fetch: observeStepUp(guarded, authProvider),
     ...(authProvider ? { authProvider } : {}),
   });
-  return createSdkTransport(sdkTransport, {
+  const transport = createSdkTransport(sdkTransport, {
     describeClose: () => failure,
-    closeTimeoutMs: closeTimeoutMs + CLOSE_MARGIN_MS,
+    closeTimeoutMs: closeBoundAround(closeTimeoutMs),
     redact: authRedactor(createRedactor(credentialValues(url, headers)), authProvider),
     ...(authProvider ? { retryAfter: retryAfterAuthorization(authProvider) } : {}),
     closeTransport: async () => {
@@ -92,4 +93,5 @@ export function createSseTransport(options: SseTransportOptions): SdkMcpTranspor
       await sdkTransport.close();
     },
   });
+  return { ...transport, closeTimeoutMs: closeBoundAround(closeTimeoutMs) };
 }

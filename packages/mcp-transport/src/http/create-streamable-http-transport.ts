@@ -1,5 +1,6 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { closeBoundAround } from "../close-deadline.js";
 import { createRedactor, credentialValues, displayUrl } from "../redact.js";
 import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
 import { describeError } from "../sdk/fold-error.js";
@@ -8,7 +9,7 @@ import { withinTime } from "../within-time.js";
 import type { HttpAuthOptions } from "./auth-provider.js";
 import { createBoundedFetch } from "./bounded-fetch.js";
 import { authRedactor, observeStepUp, retryAfterAuthorization } from "./http-auth.js";
-import { CLOSE_MARGIN_MS, readHttpOptions } from "./http-options.js";
+import { readHttpOptions } from "./http-options.js";
 
 /** Options of {@link createStreamableHttpTransport}. */
 export interface StreamableHttpTransportOptions extends HttpAuthOptions {
@@ -69,7 +70,7 @@ export function createStreamableHttpTransport(
   });
   const transport = createSdkTransport(sdkTransport, {
     describeClose: () => failure,
-    closeTimeoutMs: closeTimeoutMs + CLOSE_MARGIN_MS,
+    closeTimeoutMs: closeBoundAround(closeTimeoutMs),
     redact: authRedactor(createRedactor(credentialValues(url, headers)), authProvider),
     ...(authProvider ? { retryAfter: retryAfterAuthorization(authProvider) } : {}),
     closeTransport: async () => {
@@ -79,5 +80,9 @@ export function createStreamableHttpTransport(
       await sdkTransport.close();
     },
   });
-  return { ...transport, sessionId: () => sdkTransport.sessionId };
+  return {
+    ...transport,
+    closeTimeoutMs: closeBoundAround(closeTimeoutMs),
+    sessionId: () => sdkTransport.sessionId,
+  };
 }

@@ -9,7 +9,7 @@ export interface HttpEndpointOptions {
   headers?: Readonly<Record<string, string>>;
   /** The largest JSON response, or server-sent event, accepted; a larger one closes the connection (default 4 MiB). */
   maxResponseBytes?: number;
-  /** Upper bound for `close()` (default 3000). */
+  /** Upper bound for ending the session on `close()` (default 3000); the transport's `closeTimeoutMs` adds the adapter's margin. */
   closeTimeoutMs?: number;
 }
 
@@ -23,9 +23,6 @@ export interface ResolvedHttpOptions {
 
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const DEFAULT_CLOSE_TIMEOUT_MS = 3000;
-
-/** What the adapter's own close steps may take beyond `closeTimeoutMs`. */
-export const CLOSE_MARGIN_MS = 500;
 
 /** Checks the options shared by the HTTP transports; throws `invalid_argument` (never echoing a URL, which may carry a token). */
 export function readHttpOptions(options: HttpEndpointOptions): ResolvedHttpOptions {

@@ -1,3 +1,4 @@
+import { closeBoundAround } from "../close-deadline.js";
 import { createRedactor } from "../redact.js";
 import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
 import {
@@ -11,6 +12,8 @@ export type StdioTransportOptions = StdioServerParameters;
 
 /** An MCP connection to a server child process over stdio. */
 export interface StdioMcpTransport extends SdkMcpTransport {
+  /** The longest `close()` takes: the process transport's `closeTimeoutMs` plus the adapter's margin. */
+  readonly closeTimeoutMs: number;
   /** The server's process id (also its process group id), once spawned. */
   pid(): number | undefined;
   /** The last bytes of the server's stderr (bounded by `stderrBufferBytes`), with control characters escaped. */
@@ -19,22 +22,22 @@ export interface StdioMcpTransport extends SdkMcpTransport {
   diagnostics(): StdioDiagnostics;
 }
 
-// close() of the process transport is already bounded; this only covers the adapter's own steps.
-const CLOSE_MARGIN_MS = 500;
-
 /** Spawns a stdio MCP server with a minimal environment and returns its connection; never throws for a server that fails to start. */
 export function createStdioTransport(options: StdioTransportOptions): StdioMcpTransport {
   const processTransport = new StdioProcessTransport(options);
   // Values the caller put in the environment are the likely credentials (API keys, tokens): a
   // server that logs them must not carry them into errors, events or diagnostics.
   const redact = createRedactor(Object.values(options.env ?? {}));
+  // close() of the process transport is already bounded; the adapter's bound only adds its own steps.
+  const closeTimeoutMs = closeBoundAround(processTransport.closeTimeoutMs);
   const transport = createSdkTransport(processTransport, {
     describeClose: () => processTransport.closeReason,
-    closeTimeoutMs: processTransport.closeTimeoutMs + CLOSE_MARGIN_MS,
+    closeTimeoutMs,
     redact,
   });
   return {
     ...transport,
+    closeTimeoutMs,
     pid: () => processTransport.pid,
     stderrTail: () => redact(processTransport.stderrTail()),
     diagnostics: () => {
