@@ -33,11 +33,11 @@ const USAGE_MEMBERS = { inputTokens: true, outputTokens: true } as const satisfi
 >;
 
 /** The member lists above, for the test that checks each copy keeps every member. */
-export const COPIED_MEMBERS = {
+export const COPIED_MEMBERS = Object.freeze({
   pendingCall: PENDING_CALL_MEMBERS,
   callRecord: CALL_RECORD_MEMBERS,
   usage: USAGE_MEMBERS,
-};
+});
 
 /** A detached copy of a transcript message. */
 export function copyMessage(message: ModelMessage): ModelMessage {
