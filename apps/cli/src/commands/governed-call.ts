@@ -69,7 +69,10 @@ export async function runGovernedCall(
   return outcome.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
-/** Shows the held call, records the operator's answer, and re-checks the call against it. */
+/**
+ * Shows the held call, records the operator's answer, and re-checks the call against it (after
+ * "always allow", against the reloaded policy: the call still passes the gate).
+ */
 async function askOperator(
   runtime: Runtime,
   io: CliIo,
@@ -77,7 +80,9 @@ async function askOperator(
   held: WaitingOutcome,
   signal: AbortSignal,
 ): Promise<ToolCallOutcome> {
-  const answer = await decideHeldCall(runtime, io, held.requestId, call.input, signal);
+  const answer = await decideHeldCall(runtime, io, held.requestId, call.input, signal, {
+    alwaysAllow: runtime,
+  });
   // Ctrl-C at the prompt: the call stays held, to be approved and resumed later.
   if (answer === "interrupted" || answer === "missing") return held;
   return execute(runtime, io, call, signal);

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { serverNameProblem } from "@agent/mcp-client";
+import { replaceConfigFile } from "../config/config-file-write.js";
 import { parseJsonText } from "../config/parse-json-text.js";
 import { EXIT_CODES, type ExitCode, usageError } from "../exit-codes.js";
 import { type CliIo, safeLine, writeLine } from "../terminal/io.js";
@@ -121,8 +121,5 @@ function writeDocument(file: string, document: Record<string, unknown>): void {
   const previous = existsSync(file) ? readFileSync(file, "utf8") : "";
   const indent = /^\{\s*?\n([ \t]+)"/.exec(previous)?.[1] ?? "  ";
   const newline = previous === "" || previous.endsWith("\n") ? "\n" : "";
-  const temporary = join(dirname(file), `.${Date.now()}-${process.pid}.agent-config.tmp`);
-  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o644;
-  writeFileSync(temporary, `${JSON.stringify(document, null, indent)}${newline}`, { mode, flag: "wx" });
-  renameSync(temporary, file);
+  replaceConfigFile(file, `${JSON.stringify(document, null, indent)}${newline}`);
 }

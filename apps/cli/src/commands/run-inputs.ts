@@ -106,8 +106,10 @@ async function governedFetch(
     );
   let outcome = await execute();
   if (outcome.type === "waiting" && !options.json && isInteractive(io) && !options.signal.aborted) {
-    const answer = await decideHeldCall(runtime, io, outcome.requestId, input, options.signal);
-    if (answer === "approve") outcome = await execute();
+    const answer = await decideHeldCall(runtime, io, outcome.requestId, input, options.signal, {
+      alwaysAllow: runtime,
+    });
+    if (answer === "approve" || answer === "always") outcome = await execute();
   }
   if (outcome.type === "waiting") {
     report(

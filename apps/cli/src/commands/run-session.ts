@@ -92,6 +92,7 @@ export async function settleHeldCalls(
         requestId,
         parseArguments(held?.arguments),
         options.signal,
+        { alwaysAllow: runtime },
       );
       if (answer === "interrupted") return result;
     }

@@ -1,4 +1,4 @@
-/** Codes of {@link ConfigError}: why a configuration could not be loaded. */
+/** Codes of {@link ConfigError}: why a configuration could not be loaded, or could not be edited. */
 export const CONFIG_ERROR_CODES = {
   ambiguous: "config_ambiguous",
   notFound: "config_not_found",
@@ -6,6 +6,7 @@ export const CONFIG_ERROR_CODES = {
   invalidJson: "config_invalid_json",
   invalid: "config_invalid",
   missingVariable: "config_missing_variable",
+  changed: "config_changed",
 } as const;
 
 /** A code of {@link CONFIG_ERROR_CODES}. */

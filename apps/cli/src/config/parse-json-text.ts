@@ -14,14 +14,8 @@ export interface TextPosition {
  * Messages never quote the text, which may hold credentials.
  */
 export function parseJsonText(text: string, file: string): unknown {
-  // Editors on some platforms save a byte-order mark; it is not JSON but carries no meaning either.
-  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const problem = new JsonScanner(source).scan();
-  if (problem) {
-    const { line, column } = positionAt(source, problem.offset);
-    const code = problem.kind === "duplicate_key" ? "config_invalid" : "config_invalid_json";
-    throw new ConfigError(code, `${file}:${line}:${column}: ${problem.message}.`, { file });
-  }
+  const source = withoutByteOrderMark(text);
+  scanOrThrow(source, file);
   try {
     return JSON.parse(source);
   } catch (cause) {
@@ -31,6 +25,62 @@ export function parseJsonText(text: string, file: string): unknown {
       cause,
     });
   }
+}
+
+/**
+ * Where each value of JSON text sits: the span tree of `text`, offsets into `text` itself (a
+ * byte-order mark counted). Checked as strictly as {@link parseJsonText}, with the same errors.
+ * For editing a file in place: a change touches only the characters it must.
+ */
+export function scanJsonSpans(text: string, file: string): JsonSpan {
+  const skipped = text.length - withoutByteOrderMark(text).length;
+  return shiftSpan(scanOrThrow(text.slice(skipped), file), skipped);
+}
+
+/** One value of a JSON text and where it sits: `start` is its first character, `end` one past its last. */
+export type JsonSpan =
+  | { kind: "object"; start: number; end: number; members: JsonMember[] }
+  | { kind: "array"; start: number; end: number; items: JsonSpan[] }
+  | { kind: "scalar"; start: number; end: number };
+
+/** One property of an object in a {@link JsonSpan}: its key, where the quoted key ends, and its value. */
+export interface JsonMember {
+  key: string;
+  keyStart: number;
+  keyEnd: number;
+  value: JsonSpan;
+}
+
+// Editors on some platforms save a byte-order mark; it is not JSON but carries no meaning either.
+function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function scanOrThrow(source: string, file: string): JsonSpan {
+  const scanned = new JsonScanner(source).scan();
+  if ("span" in scanned) return scanned.span;
+  const problem = scanned;
+  const { line, column } = positionAt(source, problem.offset);
+  const code = problem.kind === "duplicate_key" ? "config_invalid" : "config_invalid_json";
+  throw new ConfigError(code, `${file}:${line}:${column}: ${problem.message}.`, { file });
+}
+
+function shiftSpan(span: JsonSpan, by: number): JsonSpan {
+  if (by === 0) return span;
+  const start = span.start + by;
+  const end = span.end + by;
+  if (span.kind === "object") {
+    const members = span.members.map((member) => ({
+      key: member.key,
+      keyStart: member.keyStart + by,
+      keyEnd: member.keyEnd + by,
+      value: shiftSpan(member.value, by),
+    }));
+    return { kind: "object", start, end, members };
+  }
+  if (span.kind === "array")
+    return { kind: "array", start, end, items: span.items.map((item) => shiftSpan(item, by)) };
+  return { kind: "scalar", start, end };
 }
 
 /** The 1-based line and column of a UTF-16 offset in `text`. */
@@ -63,34 +113,36 @@ const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 const SHOWN_CHARACTERS: ReadonlySet<string> = new Set(["{", "}", "[", "]", ",", ":", '"']);
 
-/** A validating pass over JSON text (RFC 8259) that remembers where it stopped; it builds no values. */
+/** A validating pass over JSON text (RFC 8259) that remembers where it stopped; it builds spans, not values. */
 class JsonScanner {
   #index = 0;
 
   constructor(readonly text: string) {}
 
-  scan(): ScanProblem | undefined {
+  scan(): ScanProblem | { span: JsonSpan } {
     try {
-      this.#value(0);
+      const span = this.#value(0);
       this.#skipWhitespace();
       if (this.#index < this.text.length) this.#fail("unexpected content after the end of the JSON value");
-      return undefined;
+      return { span };
     } catch (error) {
       if (error instanceof ScanStop) return error.problem;
       throw error;
     }
   }
 
-  #value(depth: number): void {
+  #value(depth: number): JsonSpan {
     if (depth > MAX_DEPTH) this.#fail(`values are nested more than ${MAX_DEPTH} levels deep`);
     this.#skipWhitespace();
-    const character = this.text[this.#index];
+    const start = this.#index;
+    const character = this.text[start];
     if (character === undefined) this.#fail("unexpected end of the file; expected a value");
-    if (character === "{") this.#object(depth);
-    else if (character === "[") this.#array(depth);
-    else if (character === '"') this.#string();
+    if (character === "{") return { kind: "object", start, members: this.#object(depth), end: this.#index };
+    if (character === "[") return { kind: "array", start, items: this.#array(depth), end: this.#index };
+    if (character === '"') this.#string();
     else if (character === "-" || (character >= "0" && character <= "9")) this.#number();
     else this.#literal(character);
+    return { kind: "scalar", start, end: this.#index };
   }
 
   #literal(character: string): void {
@@ -103,13 +155,14 @@ class JsonScanner {
     this.#fail(`${describe(character)}; expected a value (strings need double quotes)`);
   }
 
-  #object(depth: number): void {
+  #object(depth: number): JsonMember[] {
     this.#index += 1;
     const keys = new Set<string>();
+    const members: JsonMember[] = [];
     this.#skipWhitespace();
     if (this.text[this.#index] === "}") {
       this.#index += 1;
-      return;
+      return members;
     }
     for (;;) {
       this.#skipWhitespace();
@@ -129,16 +182,17 @@ class JsonScanner {
         });
       }
       keys.add(key);
+      const keyEnd = this.#index;
       this.#skipWhitespace();
       if (this.text[this.#index] !== ":") {
         this.#fail(`${describe(this.text[this.#index])}; expected ':' after a property name`);
       }
       this.#index += 1;
-      this.#value(depth + 1);
+      members.push({ key, keyStart: start, keyEnd, value: this.#value(depth + 1) });
       this.#skipWhitespace();
       const next = this.text[this.#index];
       this.#index += 1;
-      if (next === "}") return;
+      if (next === "}") return members;
       if (next !== ",") {
         this.#index -= 1;
         this.#fail(`${describe(next)}; expected ',' or '}' after a property value`);
@@ -146,23 +200,24 @@ class JsonScanner {
     }
   }
 
-  #array(depth: number): void {
+  #array(depth: number): JsonSpan[] {
     this.#index += 1;
+    const items: JsonSpan[] = [];
     this.#skipWhitespace();
     if (this.text[this.#index] === "]") {
       this.#index += 1;
-      return;
+      return items;
     }
     for (;;) {
       this.#skipWhitespace();
       if (this.text[this.#index] === "]") {
         this.#fail("']' after a comma; JSON allows no comma after the last item");
       }
-      this.#value(depth + 1);
+      items.push(this.#value(depth + 1));
       this.#skipWhitespace();
       const next = this.text[this.#index];
       this.#index += 1;
-      if (next === "]") return;
+      if (next === "]") return items;
       if (next !== ",") {
         this.#index -= 1;
         this.#fail(`${describe(next)}; expected ',' or ']' after an array item`);

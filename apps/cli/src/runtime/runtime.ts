@@ -10,6 +10,7 @@ import {
   type ApprovalStore,
   createPolicyGate,
   DIGEST_VERSION_CHANGED_REASON,
+  type Policy,
   TOOL_CHANGED_REASON,
   TOOL_REMOVED_REASON,
   voidApprovalRequests,
@@ -80,6 +81,11 @@ export interface Runtime extends StateRuntime {
   voidStaleApprovals(): Promise<void>;
   /** Closes every server now (bounded in time, idempotent); resolves to how many were open or opening. */
   closeServers(): Promise<number>;
+  /**
+   * Reads the policy's decisions (`defaults`, `rules`) from the configuration file again; `gate`
+   * decides by them from its next call on. Throws `ConfigError` when the file no longer loads.
+   */
+  reloadPolicy(): void;
   /** Closes every server (bounded in time) and the state; never throws. */
   close(): Promise<void>;
 }
@@ -146,12 +152,16 @@ export async function openRuntime(
       network: config.policy.network,
     }),
   );
-  const gate = createPolicyGate({
-    policy: config.policy,
-    approvals: state.approvals,
-    events: audit,
-    sandboxFor: (tool) => sandboxes.sandboxFor(tool),
-  });
+  const gateFor = (policy: Policy): ToolGate =>
+    createPolicyGate({
+      policy,
+      approvals: state.approvals,
+      events: audit,
+      sandboxFor: (tool) => sandboxes.sandboxFor(tool),
+    });
+  // Owned by this runtime: `reloadPolicy` replaces it, and every holder of `gate` sees the new one.
+  let policyGate = gateFor(config.policy);
+  const gate: ToolGate = { admit: (request) => policyGate.admit(request) };
   const voidStale = async (): Promise<void> => {
     await voidStaleApprovals({ approvals: state.approvals, registry, connections, events: audit });
   };
@@ -227,6 +237,14 @@ export async function openRuntime(
     },
     voidStaleApprovals: voidStale,
     closeServers,
+    reloadPolicy() {
+      const reloaded = loadConfig(config.file, io.env).policy;
+      // Only the decisions: the network policy and sandbox requirement stay those the servers and
+      // sandboxes of this command were started under.
+      policyGate = gateFor(
+        Object.freeze({ ...config.policy, defaults: reloaded.defaults, rules: reloaded.rules }),
+      );
+    },
     async close() {
       await closeServers();
       await durable.close();

@@ -1,7 +1,7 @@
-import { createInterface } from "node:readline/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { serverOfToolName } from "@agent/mcp-client";
 import { type ApprovalRecord, type ApprovalStore, previewInput } from "@agent/policy";
+import { askQuestion } from "./ask-question.js";
 import { describeNetwork } from "./describe-network.js";
 import { type CliIo, safeLine, safeText, styleFor, writeLine } from "./io.js";
 
@@ -12,19 +12,28 @@ export const PROMPT_MAX_INPUT_CHARS = 20_000;
 export const PROMPT_POLL_INTERVAL_MS = 250;
 
 /** What the operator answered, or the decision another process took while the prompt was open. */
-export type PromptAnswer = "approve" | "deny" | "interrupted" | { decidedElsewhere: ApprovalRecord };
+export type PromptAnswer =
+  | "approve"
+  | "deny"
+  | "always"
+  | "interrupted"
+  | { decidedElsewhere: ApprovalRecord };
 
 /** Options of {@link promptForApproval}. */
 export interface PromptOptions {
   /** Watched while the prompt waits: a decision taken elsewhere ends the prompt. */
   approvals?: ApprovalStore;
   pollIntervalMs?: number;
+  /** Offer a third answer, `a`: "always allow this tool" (returned as `always`; the caller acts on it). */
+  offerAlwaysAllow?: boolean;
+  /** Ask again without showing the request (it is on the screen already); default false. */
+  askAgain?: boolean;
 }
 
 /**
  * Shows a held call in full (the input the digest binds, every key of it, and the cwd and network
- * it is bound to) and asks the person at the terminal to approve it once or deny it; `interrupted`
- * when Ctrl-C ends the prompt. While it waits it watches the request (one look at a time, every
+ * it is bound to) and asks the person at the terminal to approve it once or deny it (or, if offered,
+ * to always allow the tool); `interrupted` when Ctrl-C ends the prompt. While it waits it watches the request (one look at a time, every
  * {@link PROMPT_POLL_INTERVAL_MS}): approved, denied or voided from another process, it stops
  * asking and returns that decision.
  */
@@ -35,7 +44,7 @@ export async function promptForApproval(
   signal: AbortSignal,
   options: PromptOptions = {},
 ): Promise<PromptAnswer> {
-  showRequest(io, request, input);
+  if (!options.askAgain) showRequest(io, request, input);
   const stop = new AbortController();
   const abort = () => stop.abort();
   signal.addEventListener("abort", abort, { once: true });
@@ -52,9 +61,12 @@ export async function promptForApproval(
         stop.abort();
       })
     : Promise.resolve();
-  const prompt = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
+  const question = options.offerAlwaysAllow
+    ? "Approve this exact call once? [y/N] (or a: always allow this tool) "
+    : "Approve this exact call once? [y/N] ";
   try {
-    const answer = await prompt.question("Approve this exact call once? [y/N] ", { signal: stop.signal });
+    const answer = await askQuestion(io, question, stop.signal);
+    if (options.offerAlwaysAllow && /^\s*a(lways)?\s*$/i.test(answer)) return "always";
     return /^\s*y(es)?\s*$/i.test(answer) ? "approve" : "deny";
   } catch (error) {
     if (decidedElsewhere) return { decidedElsewhere };
@@ -63,7 +75,6 @@ export async function promptForApproval(
   } finally {
     stop.abort();
     signal.removeEventListener("abort", abort);
-    prompt.close();
     await watching;
   }
 }

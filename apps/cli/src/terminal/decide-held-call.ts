@@ -1,12 +1,20 @@
 import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest, PolicyError } from "@agent/policy";
 import type { StateRuntime } from "../runtime/state-runtime.js";
+import { type AlwaysAllowTarget, answerAlwaysAllow } from "./always-allow.js";
 import { promptForApproval } from "./approval-prompt.js";
 import { type CliIo, safeText, writeLine } from "./io.js";
+
+/** Options of {@link decideHeldCall}. */
+export interface DecideOptions {
+  /** Offer "always allow this tool", writing the rule into this target's configuration file. */
+  alwaysAllow?: AlwaysAllowTarget;
+}
 
 /**
  * Asks the person at the terminal about one held call and records the answer as the approval's
  * decision. A decision made meanwhile from another shell stands (the gate reads it). Returns what
  * was answered; `interrupted` (Ctrl-C at the prompt) or a request that is gone decides nothing.
+ * `always`: a rule allowing the tool was written and the policy reloaded; the request is voided.
  */
 export async function decideHeldCall(
   runtime: StateRuntime,
@@ -14,11 +22,35 @@ export async function decideHeldCall(
   requestId: string,
   input: unknown,
   signal: AbortSignal,
-): Promise<"approve" | "deny" | "interrupted" | "missing" | "elsewhere"> {
+  options: DecideOptions = {},
+): Promise<"approve" | "deny" | "always" | "interrupted" | "missing" | "elsewhere"> {
   const request = await runtime.state.approvals.getApproval(requestId);
   if (!request) return "missing";
-  const answer = await promptForApproval(io, request, input, signal, { approvals: runtime.state.approvals });
-  if (answer === "interrupted") return answer;
+  let answer = await promptForApproval(io, request, input, signal, {
+    approvals: runtime.state.approvals,
+    offerAlwaysAllow: options.alwaysAllow !== undefined,
+  });
+  while (answer === "always" && options.alwaysAllow) {
+    const written = await answerAlwaysAllow(
+      { approvals: runtime.state.approvals, events: runtime.events },
+      options.alwaysAllow,
+      io,
+      request,
+      signal,
+    );
+    if (written === "written") return "always";
+    // Nothing was written: back to the first question (the request is still on the screen).
+    answer =
+      written === "again"
+        ? await promptForApproval(io, request, input, signal, {
+            approvals: runtime.state.approvals,
+            offerAlwaysAllow: true,
+            askAgain: true,
+          })
+        : written;
+  }
+  // `always` is only answered where it was offered (and then handled above): it decides nothing else.
+  if (answer === "interrupted" || answer === "always") return "interrupted";
   if (typeof answer === "object") {
     // Another process decided while the prompt was open: that decision won; say which.
     writeLine(io.stderr);
