@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { textTurn, toolCallTurn } from "@agent/models/testing";
 import { describe, expect } from "vitest";
+import { agentEnv, mcpCall, setUpAgent } from "./e2e-agent-helpers.js";
 import {
   CAN_RUN_IN_TERMINAL,
   E2E_TIMEOUT_MS,
@@ -220,5 +222,45 @@ describe.concurrent.skipIf(!CAN_RUN_IN_TERMINAL)("always allow this tool, at the
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toContain('{"message":"asked"}');
     expect(readFileSync(sandbox.configPath, "utf8")).toBe(before);
+  });
+
+  test("in an agent run: the rule is written, the held call runs, the model's next call of the tool is not held", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    const server = await setUpAgent(
+      sandbox,
+      "openai",
+      [
+        toolCallTurn([mcpCall("tc_1", "echo", { message: "one" })]),
+        toolCallTurn([mcpCall("tc_2", "echo", { message: "two" })]),
+        textTurn("Both echoed."),
+      ],
+      { mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) } },
+    );
+    try {
+      const agent = sandbox.start(["run", "echo twice"], {
+        terminal: true,
+        stdin: true,
+        env: agentEnv("openai"),
+      });
+      await answerAt(agent, QUESTION, "a\n");
+      await answerAt(agent, CONFIRM, "y\n", 2);
+      const result = await agent.exited;
+
+      expect(result.code, result.stdout).toBe(0);
+      expect(result.stdout).toContain("Both echoed.");
+      // Asked once: the second call passed the gate under the new rule.
+      expect(result.stdout.split(QUESTION)).toHaveLength(2);
+      expect(sandbox.received("s", "tools/call").map((record) => record.params)).toEqual([
+        expect.objectContaining({ arguments: { message: "one" } }),
+        expect.objectContaining({ arguments: { message: "two" } }),
+      ]);
+      const written = JSON.parse(readFileSync(sandbox.configPath, "utf8")) as {
+        policy: { rules: unknown[] };
+      };
+      expect(written.policy.rules).toEqual([{ tool: "mcp__s__echo", decision: "allow" }]);
+    } finally {
+      await server.close();
+    }
   });
 });
