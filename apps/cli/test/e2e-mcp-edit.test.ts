@@ -15,8 +15,9 @@ describe("agent mcp add / get / remove", () => {
       args: string[];
       env: Record<string, string>;
     };
-    // Four-space indentation and a key order of the user's own.
-    const original = `${JSON.stringify({ policy: { sandbox: "optional" }, workspaceRoot: "workspace", mcpServers: {} }, null, 4)}\n`;
+    // Four-space indentation, a key order and a one-line object of the user's own.
+    const original =
+      '{\n    "policy": { "sandbox": "optional" },\n    "workspaceRoot": "workspace",\n    "mcpServers": {}\n}\n';
     writeFileSync(sandbox.configPath, original);
 
     const add = await sandbox.run([
@@ -34,6 +35,7 @@ describe("agent mcp add / get / remove", () => {
       ...scriptable.args,
     ]);
     expect(add.code, add.stderr).toBe(0);
+    const afterAdd = readFileSync(sandbox.configPath, "utf8");
     const remote = await sandbox.run([
       "mcp",
       "add",
@@ -47,7 +49,12 @@ describe("agent mcp add / get / remove", () => {
     expect(remote.code, remote.stderr).toBe(0);
 
     const text = readFileSync(sandbox.configPath, "utf8");
-    expect(text.startsWith('{\n    "policy"')).toBe(true);
+    // Edited in place: the lines before the servers are the user's, byte for byte.
+    expect(
+      text.startsWith(
+        '{\n    "policy": { "sandbox": "optional" },\n    "workspaceRoot": "workspace",\n    "mcpServers": {\n        "added": {\n',
+      ),
+    ).toBe(true);
     expect(text.endsWith("}\n")).toBe(true);
     const written = JSON.parse(text) as { mcpServers: Record<string, Record<string, unknown>> };
     expect(Object.keys(written)).toEqual(["policy", "workspaceRoot", "mcpServers"]);
@@ -91,5 +98,7 @@ describe("agent mcp add / get / remove", () => {
       mcpServers: Record<string, unknown>;
     };
     expect(Object.keys(after.mcpServers)).toEqual(["added"]);
+    // Removing "web" gives back the file as it was before "web" was added, byte for byte.
+    expect(readFileSync(sandbox.configPath, "utf8")).toBe(afterAdd);
   });
 });

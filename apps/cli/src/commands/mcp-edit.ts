@@ -1,7 +1,14 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { serverNameProblem } from "@agent/mcp-client";
+import {
+  type ConfigDocument,
+  memberSpan,
+  readConfigDocument,
+  writeEditedDocument,
+} from "../config/config-document.js";
 import { replaceConfigFile } from "../config/config-file-write.js";
-import { parseJsonText } from "../config/parse-json-text.js";
+import { appendObjectMember, removeObjectMember } from "../config/json-text-edit.js";
+import type { JsonSpan } from "../config/parse-json-text.js";
 import { EXIT_CODES, type ExitCode, usageError } from "../exit-codes.js";
 import { type CliIo, safeLine, writeLine } from "../terminal/io.js";
 
@@ -18,40 +25,55 @@ export interface McpAddOptions {
 }
 
 /**
- * `agent mcp add`: writes one `mcpServers` entry into the configuration file (created if absent),
- * keeping the file's indentation, key order and final newline. Values are written as given, so a
- * `${VAR}` stays a reference. An existing name is refused: remove it first.
+ * `agent mcp add`: writes one `mcpServers` entry into the configuration file (created if absent)
+ * as a text edit in place: every other byte of the file stays as written, the new entry indented
+ * like the file. Values are written as given, so a `${VAR}` stays a reference. An existing name is
+ * refused: remove it first.
  */
 export function mcpAddCommand(file: string, io: CliIo, options: McpAddOptions): ExitCode {
   const problem = serverNameProblem(options.name);
   if (problem) throw usageError(`Server name ${JSON.stringify(options.name)}: ${problem}.`);
-  const document = readDocument(file);
-  const servers = serversOf(document, file, true);
-  if (Object.hasOwn(servers, options.name)) {
-    throw usageError(
-      `${file} already has a server named "${options.name}"; remove it first (agent mcp remove).`,
-    );
+  const entry = entryOf(options);
+  if (!existsSync(file)) {
+    replaceConfigFile(file, `${JSON.stringify({ mcpServers: { [options.name]: entry } }, null, 2)}\n`);
+  } else {
+    const document = readConfigDocument(file);
+    const { servers, span } = serversOf(document, true);
+    if (Object.hasOwn(servers, options.name)) {
+      throw usageError(
+        `${file} already has a server named "${options.name}"; remove it first (agent mcp remove).`,
+      );
+    }
+    const after =
+      span?.kind === "object"
+        ? appendObjectMember(document.text, span, options.name, entry)
+        : appendObjectMember(document.text, document.root, "mcpServers", { [options.name]: entry });
+    const expected = { ...document.value, mcpServers: { ...servers, [options.name]: entry } };
+    writeEditedDocument(document, after, expected);
   }
-  servers[options.name] = entryOf(options);
-  writeDocument(file, document);
   writeLine(io.stdout, `Added ${options.transport} server "${safeLine(options.name)}" to ${safeLine(file)}.`);
   return EXIT_CODES.ok;
 }
 
-/** `agent mcp remove <name>`: deletes one entry from the configuration file, keeping its formatting. */
+/** `agent mcp remove <name>`: deletes one entry from the configuration file, every other byte kept. */
 export function mcpRemoveCommand(file: string, io: CliIo, name: string): ExitCode {
-  const document = readDocument(file);
-  const servers = serversOf(document, file, false);
-  if (!Object.hasOwn(servers, name)) throw usageError(`${file} has no server named ${JSON.stringify(name)}.`);
-  delete servers[name];
-  writeDocument(file, document);
+  const document = readConfigDocument(file);
+  const { servers, span } = serversOf(document, false);
+  if (!Object.hasOwn(servers, name) || span?.kind !== "object") {
+    throw usageError(`${file} has no server named ${JSON.stringify(name)}.`);
+  }
+  const { [name]: _removed, ...rest } = servers;
+  writeEditedDocument(document, removeObjectMember(document.text, span, name), {
+    ...document.value,
+    mcpServers: rest,
+  });
   writeLine(io.stdout, `Removed server "${safeLine(name)}" from ${safeLine(file)}.`);
   return EXIT_CODES.ok;
 }
 
 /** `agent mcp get <name>`: the entry as written (references unexpanded), one JSON document on stdout. */
 export function mcpGetCommand(file: string, io: CliIo, name: string): ExitCode {
-  const servers = serversOf(readDocument(file), file, false);
+  const { servers } = serversOf(readConfigDocument(file), false);
   if (!Object.hasOwn(servers, name)) throw usageError(`${file} has no server named ${JSON.stringify(name)}.`);
   // Through the output guard like everything else: a literal secret in the entry is redacted.
   writeLine(io.stdout, JSON.stringify({ name, file, entry: servers[name] }, null, 2));
@@ -90,36 +112,16 @@ function pairs(values: string[], separator: string, usage: string): Record<strin
   return record;
 }
 
-function readDocument(file: string): Record<string, unknown> {
-  if (!existsSync(file)) return {};
-  const value = parseJsonText(readFileSync(file, "utf8"), file);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw usageError(`${file} is not a JSON object; fix it before editing it with agent mcp.`);
-  }
-  return value as Record<string, unknown>;
-}
-
+/** The `mcpServers` object of a document, and where it sits (none yet: empty, if `create`). */
 function serversOf(
-  document: Record<string, unknown>,
-  file: string,
+  document: ConfigDocument,
   create: boolean,
-): Record<string, unknown> {
-  const servers = document.mcpServers;
-  if (servers === undefined && create) {
-    const fresh: Record<string, unknown> = {};
-    document.mcpServers = fresh;
-    return fresh;
-  }
+): { servers: Record<string, unknown>; span: JsonSpan | undefined } {
+  const servers = document.value.mcpServers;
+  const span = memberSpan(document.root, "mcpServers");
+  if (servers === undefined && create) return { servers: {}, span };
   if (typeof servers !== "object" || servers === null || Array.isArray(servers)) {
-    throw usageError(`${file} has no "mcpServers" object.`);
+    throw usageError(`${document.file} has no "mcpServers" object.`);
   }
-  return servers as Record<string, unknown>;
-}
-
-/** Rewrites the file in one rename, with the indentation and final newline it had (two spaces if new). */
-function writeDocument(file: string, document: Record<string, unknown>): void {
-  const previous = existsSync(file) ? readFileSync(file, "utf8") : "";
-  const indent = /^\{\s*?\n([ \t]+)"/.exec(previous)?.[1] ?? "  ";
-  const newline = previous === "" || previous.endsWith("\n") ? "\n" : "";
-  replaceConfigFile(file, `${JSON.stringify(document, null, indent)}${newline}`);
+  return { servers: servers as Record<string, unknown>, span };
 }

@@ -1,25 +1,23 @@
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { isDeepStrictEqual } from "node:util";
 import { definePolicy, PolicyError, type PolicyRule, resolvePolicyDecision } from "@agent/policy";
 import type { ToolEffect } from "@agent/tools";
-import { ConfigError } from "./config-error.js";
+import { type ConfigDocument, checkEditedText, memberSpan, readConfigDocument } from "./config-document.js";
 import { appendArrayItem, appendObjectMember } from "./json-text-edit.js";
 import { DEFAULT_CONFIG_FILE, PROJECT_MCP_FILE } from "./load-config.js";
-import { type JsonSpan, parseJsonText, scanJsonSpans } from "./parse-json-text.js";
 
 /** A tool name as a rule must spell it to name that one tool: no `*`, nothing a pattern could widen. */
 const EXACT_TOOL_NAME = /^[a-zA-Z0-9_-]+$/;
 
 /** The one change "always allow this tool" makes to a configuration file, not yet written. */
 export interface AllowRuleEdit {
-  file: string;
+  /** The file as read; `writeEditedDocument` refuses if it holds anything else by then. */
+  document: ConfigDocument;
   /** The rule added to `policy.rules`. */
   rule: { tool: string; decision: "allow" };
-  /** The file's bytes as read: the write is refused if the file holds anything else by then. */
-  bytes: Buffer;
-  before: string;
+  /** The file's new text: the old one with the rule inserted, nothing else changed. */
   after: string;
+  /** What `after` parses to. */
+  expected: Record<string, unknown>;
 }
 
 /** The planned edit, or why there is none (one sentence or two, saying what to do instead). */
@@ -30,32 +28,27 @@ export type AllowRulePlan = { ok: true; edit: AllowRuleEdit } | { ok: false; rea
  * edit that leaves every other byte as it is. Refused when the rule would not make the policy allow
  * the tool: a matching deny rule (never overridden from a prompt) or ask rule (ask beats allow, in
  * any order), a name that is not exact, or Claude Code's `.mcp.json` that carries no `policy` yet.
+ * Throws `ConfigError` when the file cannot be read as a JSON object.
  */
 export function planAllowRule(file: string, tool: { name: string; effect: ToolEffect }): AllowRulePlan {
   if (!EXACT_TOOL_NAME.test(tool.name)) {
     return refuse("its name is not one a rule can name exactly (only letters, digits, _ and -)");
   }
-  const bytes = readFileSync(file);
-  const before = bytes.toString("utf8");
-  if (!Buffer.from(before, "utf8").equals(bytes)) {
-    return refuse(`${file} is not valid UTF-8 text, so it cannot be edited without changing other bytes`);
-  }
-  const root = scanJsonSpans(before, file);
-  const document = parseJsonText(before, file);
-  if (root.kind !== "object" || !isRecord(document)) return refuse(`${file} is not a JSON object`);
-  const policyMember = memberOf(root, "policy");
-  if (!policyMember && basename(file) === PROJECT_MCP_FILE) {
+  const document = readConfigDocument(file);
+  const { root, text, value } = document;
+  const policySpan = memberSpan(root, "policy");
+  if (!policySpan && basename(file) === PROJECT_MCP_FILE) {
     return refuse(
       `${file} is Claude Code's project file and holds no "policy" of ours; rather than add one to a file another program reads, write the rule into an ${DEFAULT_CONFIG_FILE} (see the README: "always allow")`,
     );
   }
-  const policy = document.policy ?? {};
-  if (!isRecord(policy) || (policyMember && policyMember.kind !== "object")) {
+  const policy = value.policy ?? {};
+  if (!isRecord(policy) || (policySpan && policySpan.kind !== "object")) {
     return refuse(`"policy" in ${file} is not an object`);
   }
   const rules = policy.rules ?? [];
-  const rulesMember = policyMember?.kind === "object" ? memberOf(policyMember, "rules") : undefined;
-  if (!Array.isArray(rules) || (rulesMember && rulesMember.kind !== "array")) {
+  const rulesSpan = policySpan?.kind === "object" ? memberSpan(policySpan, "rules") : undefined;
+  if (!Array.isArray(rules) || (rulesSpan && rulesSpan.kind !== "array")) {
     return refuse(`"policy.rules" in ${file} is not an array`);
   }
   const rule = { tool: tool.name, decision: "allow" } as const;
@@ -63,17 +56,13 @@ export function planAllowRule(file: string, tool: { name: string; effect: ToolEf
   if (blocked) return refuse(blocked);
 
   let after: string;
-  if (rulesMember?.kind === "array") after = appendArrayItem(before, rulesMember, rule);
-  else if (policyMember?.kind === "object") after = appendObjectMember(before, policyMember, "rules", [rule]);
-  else after = appendObjectMember(before, root, "policy", { rules: [rule] });
-  // The text edit must mean exactly the intended change; anything else is a bug, and nothing is written.
-  const expected = { ...document, policy: { ...policy, rules: [...rules, rule] } };
-  if (!isDeepStrictEqual(parseJsonText(after, file), expected)) {
-    throw new ConfigError("config_invalid", `${file}: the rule could not be added without changing more.`, {
-      file,
-    });
-  }
-  return { ok: true, edit: { file, rule, bytes, before, after } };
+  if (rulesSpan?.kind === "array") after = appendArrayItem(text, rulesSpan, rule);
+  else if (policySpan?.kind === "object") after = appendObjectMember(text, policySpan, "rules", [rule]);
+  else after = appendObjectMember(text, root, "policy", { rules: [rule] });
+  const expected = { ...value, policy: { ...policy, rules: [...rules, rule] } };
+  // Checked now, before the diff is shown: what the operator confirms is exactly the rule.
+  checkEditedText(document, after, expected);
+  return { ok: true, edit: { document, rule, after, expected } };
 }
 
 /** Why adding `rule` would not make the policy allow the tool, or `undefined` when it would. */
@@ -97,10 +86,6 @@ function blockingRule(
     return `the rule ${shown} in ${file} denies it, and an answer at a prompt never overrides a deny; change that rule by hand if you mean to allow this tool`;
   }
   return `the rule ${shown} in ${file} matches it, and among matching rules ask beats allow (in any order), so an allow rule would change nothing; narrow that rule by hand, or approve once`;
-}
-
-function memberOf(object: Extract<JsonSpan, { kind: "object" }>, key: string): JsonSpan | undefined {
-  return object.members.find((member) => member.key === key)?.value;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -47,6 +47,26 @@ export function appendObjectMember(
   return splice(text, last.value.end, `,${separator}${JSON.stringify(key)}${colon}${render(value, layout)}`);
 }
 
+/**
+ * `text` without the member `key` of the object at `object` (and the comma that separated it); an
+ * object left empty becomes `{}`. The text is returned as it is when there is no such member.
+ */
+export function removeObjectMember(
+  text: string,
+  object: Extract<JsonSpan, { kind: "object" }>,
+  key: string,
+): string {
+  const index = object.members.findIndex((member) => member.key === key);
+  const member = object.members[index];
+  if (!member) return text;
+  if (object.members.length === 1) return splice(text, object.start, "{}", object.end);
+  const next = object.members[index + 1];
+  // Before another member: up to that member's key; the last one: from the end of the one before it.
+  if (next) return splice(text, member.keyStart, "", next.keyStart);
+  const previous = object.members[index - 1];
+  return previous ? splice(text, previous.value.end, "", member.value.end) : text;
+}
+
 /** How a new value is written: over indented lines, or on one line with or without inner spaces. */
 type Layout =
   | { multiline: true; indent: string; unit: string; eol: string }

@@ -1,8 +1,8 @@
 import { type ApprovalRecord, type ApprovalStore, voidApprovalRequests } from "@agent/policy";
 import type { EventSink } from "@agent/tools";
-import { type AllowRuleEdit, planAllowRule } from "../config/allow-rule-edit.js";
+import { type AllowRuleEdit, type AllowRulePlan, planAllowRule } from "../config/allow-rule-edit.js";
+import { writeEditedDocument } from "../config/config-document.js";
 import { ConfigError } from "../config/config-error.js";
-import { replaceConfigFile } from "../config/config-file-write.js";
 import { askQuestion } from "./ask-question.js";
 import { type CliIo, safeLine, styleFor, writeLine } from "./io.js";
 import { unifiedDiff } from "./text-diff.js";
@@ -36,14 +36,19 @@ export async function answerAlwaysAllow(
   signal: AbortSignal,
 ): Promise<"written" | "again" | "interrupted" | { decidedElsewhere: ApprovalRecord }> {
   const file = target.configFile;
-  const plan = planAllowRule(file, { name: request.toolName, effect: request.effect });
-  if (!plan.ok) {
-    writeLine(
-      io.stderr,
-      `agent: cannot always allow ${safeLine(request.toolName)}: ${safeLine(plan.reason)}.`,
-    );
+  const refused = (reason: string): "again" => {
+    writeLine(io.stderr, `agent: cannot always allow ${safeLine(request.toolName)}: ${safeLine(reason)}`);
     return "again";
+  };
+  let plan: AllowRulePlan;
+  try {
+    plan = planAllowRule(file, { name: request.toolName, effect: request.effect });
+  } catch (error) {
+    // The file is gone or no longer JSON: say so, and let the operator answer otherwise.
+    if (ConfigError.isInstance(error)) return refused(error.message);
+    throw error;
   }
+  if (!plan.ok) return refused(`${plan.reason}.`);
   showEdit(io, plan.edit);
   let answer: string;
   try {
@@ -60,7 +65,7 @@ export async function answerAlwaysAllow(
   const current = await state.approvals.getApproval(request.id);
   if (current?.status !== "pending") return current ? { decidedElsewhere: current } : "again";
   try {
-    replaceConfigFile(file, plan.edit.after, { expected: plan.edit.bytes });
+    writeEditedDocument(plan.edit.document, plan.edit.after, plan.edit.expected);
   } catch (error) {
     if (!(ConfigError.isInstance(error) && error.code === "config_changed")) throw error;
     writeLine(io.stderr, `agent: ${safeLine(error.message)}`);
@@ -91,9 +96,11 @@ function showEdit(io: CliIo, edit: AllowRuleEdit): void {
   writeLine(io.stderr);
   writeLine(
     io.stderr,
-    style.bold(`Always allowing ${safeLine(edit.rule.tool)} adds this rule to ${safeLine(edit.file)}:`),
+    style.bold(
+      `Always allowing ${safeLine(edit.rule.tool)} adds this rule to ${safeLine(edit.document.file)}:`,
+    ),
   );
-  for (const line of unifiedDiff(edit.before, edit.after, edit.file)) {
+  for (const line of unifiedDiff(edit.document.text, edit.after, edit.document.file)) {
     // One line each, as written: tabs of the file's indentation kept, anything else escaped.
     const shown = line.split("\t").map(safeLine).join("\t");
     if (line.startsWith("+") && !line.startsWith("+++")) writeLine(io.stderr, style.green(shown));

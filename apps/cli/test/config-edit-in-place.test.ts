@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { planAllowRule } from "../src/config/allow-rule-edit.js";
 import { replaceConfigFile } from "../src/config/config-file-write.js";
 import { ConfigError, loadConfig } from "../src/config/index.js";
+import { appendObjectMember, removeObjectMember } from "../src/config/json-text-edit.js";
+import { scanJsonSpans } from "../src/config/parse-json-text.js";
 import { unifiedDiff } from "../src/terminal/text-diff.js";
 import { directory, useConfigDirectory, writeConfig } from "./config-helpers.js";
 
@@ -14,7 +16,7 @@ const TOOL = { name: "mcp__docs__search", effect: "external" } as const;
 function planned(file: string): { before: string; after: string } {
   const plan = planAllowRule(file, TOOL);
   if (!plan.ok) throw new Error(`refused: ${plan.reason}`);
-  return plan.edit;
+  return { before: plan.edit.document.text, after: plan.edit.after };
 }
 
 describe("planAllowRule: the rule as a text edit", () => {
@@ -72,6 +74,39 @@ describe("planAllowRule: the rule as a text edit", () => {
     expect(claude).toEqual({ ok: false, reason: expect.stringContaining("agent.config.json") });
     // Once the user keeps our policy in .mcp.json, the rule goes there.
     expect(planAllowRule(writeConfig({ mcpServers: {}, policy: {} }, ".mcp.json"), TOOL).ok).toBe(true);
+  });
+});
+
+describe("server entries edited in place (agent mcp add/remove)", () => {
+  const text =
+    '{\r\n  "mcpServers": {\r\n    "a": { "command": "x" },\r\n    "b": { "command": "y" },\r\n    "c": { "command": "z" }\r\n  }\r\n}';
+  const servers = () => {
+    const root = scanJsonSpans(text, "f.json");
+    if (root.kind !== "object") throw new Error("not an object");
+    const span = root.members[0]?.value;
+    if (span?.kind !== "object") throw new Error("no servers");
+    return span;
+  };
+
+  it("removes the first, a middle, the last or the only member with its comma, nothing else", () => {
+    const without = (key: string) => removeObjectMember(text, servers(), key);
+    expect(without("a")).toBe(text.replace('"a": { "command": "x" },\r\n    ', ""));
+    expect(without("b")).toBe(text.replace('"b": { "command": "y" },\r\n    ', ""));
+    expect(without("c")).toBe(text.replace(',\r\n    "c": { "command": "z" }', ""));
+    const only = '{ "mcpServers": { "a": {} }, "policy": {} }';
+    const root = scanJsonSpans(only, "f.json");
+    const span = root.kind === "object" ? root.members[0]?.value : undefined;
+    if (span?.kind !== "object") throw new Error("no servers");
+    expect(removeObjectMember(only, span, "a")).toBe('{ "mcpServers": {}, "policy": {} }');
+  });
+
+  it("adds a member after the last one, on a line of its own, with the file's line endings", () => {
+    expect(appendObjectMember(text, servers(), "d", { command: "w", args: ["1"] })).toBe(
+      text.replace(
+        '"c": { "command": "z" }',
+        '"c": { "command": "z" },\r\n    "d": {\r\n      "command": "w",\r\n      "args": [\r\n        "1"\r\n      ]\r\n    }',
+      ),
+    );
   });
 });
 
