@@ -4,7 +4,7 @@ import type { JsonSpan } from "./parse-json-text.js";
 // file (its indentation, spacing, key order, number spellings, final newline) stays as written.
 
 /** An array or object of a {@link JsonSpan} tree. */
-export type JsonContainerSpan = Extract<JsonSpan, { kind: "array" | "object" }>;
+type JsonContainerSpan = Extract<JsonSpan, { kind: "array" | "object" }>;
 
 /**
  * `text` with `value` added as the last item of the array at `array`, written the way the items
