@@ -46,6 +46,32 @@ describe("planAllowRule: the rule as a text edit", () => {
     });
   });
 
+  it("writes the rule on one line when the rules before it are, though the last one spans lines", () => {
+    // As in the repository's own agent.config.json.
+    const text = [
+      "{",
+      '  "policy": {',
+      '    "rules": [',
+      '      { "tool": "mcp__everything__echo", "decision": "allow" },',
+      "      {",
+      '        "tool": "mcp__files__move_file",',
+      '        "decision": "deny",',
+      '        "reason": "moving files is never automated here"',
+      "      }",
+      "    ]",
+      "  }",
+      "}",
+      "",
+    ].join("\n");
+    const { after } = planned(writeConfig(text));
+    expect(after).toBe(
+      text.replace(
+        '"moving files is never automated here"\n      }',
+        '"moving files is never automated here"\n      },\n      { "tool": "mcp__docs__search", "decision": "allow" }',
+      ),
+    );
+  });
+
   it("adds a policy, or rules, where there is none, indented like the file", () => {
     const none = planned(writeConfig('{\n\t"workspaceRoot": "."\n}\n'));
     expect(none.after).toBe(

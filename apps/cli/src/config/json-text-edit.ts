@@ -8,7 +8,7 @@ type JsonContainerSpan = Extract<JsonSpan, { kind: "array" | "object" }>;
 
 /**
  * `text` with `value` added as the last item of the array at `array`, written the way the items
- * before it are (on their own lines, or inline; `{ "a": 1 }` or `{"a":1}` spacing).
+ * before it are (inline like the first one-line item, `{ "a": 1 }` or `{"a":1}`; else over lines).
  */
 export function appendArrayItem(
   text: string,
@@ -18,7 +18,9 @@ export function appendArrayItem(
   const last = array.items.at(-1);
   if (!last) return fillEmpty(text, array, (layout) => render(value, layout));
   const separator = text.slice(delimiterBefore(text, last.start) + 1, last.start);
-  const item = render(value, layoutLike(text, last));
+  // Written on one line if any item before it is (rules with a reason are often spread over lines).
+  const oneLine = array.items.find((item) => !isMultiline(text, item));
+  const item = render(value, layoutLike(text, oneLine ?? last));
   return splice(text, last.end, `,${separator}${item}`);
 }
 
