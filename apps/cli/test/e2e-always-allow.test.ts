@@ -110,6 +110,8 @@ describe.concurrent("always allow this tool, at the prompt", () => {
 
       // The held request was voided, saying why, not approved once; the call passed the gate by policy.
       const [voided] = voidedEvents(sandbox);
+      // The void records which OS user took that decision, like a grant or a denial would.
+      expect(voided?.decidedBy).toEqual(expect.any(String));
       expect(voided?.reason).toContain(
         `superseded: the operator added the rule ${ECHO_RULE.replaceAll(" ", "")}`,
       );
