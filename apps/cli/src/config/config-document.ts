@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
-import { ConfigError } from "./config-error.js";
+import { CONFIG_ERROR_CODES, ConfigError } from "./config-error.js";
 import { replaceConfigFile } from "./config-file-write.js";
 import { readConfigText } from "./load-config.js";
 import { type JsonSpan, parseJsonText, scanJsonSpans } from "./parse-json-text.js";
@@ -33,16 +33,24 @@ export function readConfigDocument(file: string): ConfigDocument {
   }
   const text = bytes.toString("utf8");
   if (!Buffer.from(text, "utf8").equals(bytes)) {
-    throw new ConfigError("config_invalid", `${file} is not UTF-8 text; it cannot be edited in place.`, {
-      file,
-    });
+    throw new ConfigError(
+      CONFIG_ERROR_CODES.invalid,
+      `${file} is not UTF-8 text; it cannot be edited in place.`,
+      {
+        file,
+      },
+    );
   }
   const root = scanJsonSpans(text, file);
   const value = parseJsonText(text, file);
   if (root.kind !== "object" || typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ConfigError("config_invalid", `${file} is not a JSON object; fix it before editing it.`, {
-      file,
-    });
+    throw new ConfigError(
+      CONFIG_ERROR_CODES.invalid,
+      `${file} is not a JSON object; fix it before editing it.`,
+      {
+        file,
+      },
+    );
   }
   return { file, bytes, text, root, value: value as Record<string, unknown> };
 }
@@ -59,7 +67,7 @@ export function memberSpan(object: Extract<JsonSpan, { kind: "object" }>, key: s
 export function checkEditedText(document: ConfigDocument, after: string, expected: unknown): void {
   if (!isDeepStrictEqual(parseJsonText(after, document.file), expected)) {
     throw new ConfigError(
-      "config_invalid",
+      CONFIG_ERROR_CODES.invalid,
       `${document.file}: the change could not be made without changing more; nothing was written.`,
       { file: document.file },
     );

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { ConfigError } from "./config-error.js";
+import { CONFIG_ERROR_CODES, ConfigError } from "./config-error.js";
 
 /** Options of {@link replaceConfigFile}. */
 export interface ReplaceOptions {
@@ -32,7 +32,7 @@ export function replaceConfigFile(file: string, text: string, options: ReplaceOp
     // Checked as late as possible, right before the rename.
     if (options.expected && !currentBytes(target)?.equals(options.expected)) {
       throw new ConfigError(
-        "config_changed",
+        CONFIG_ERROR_CODES.changed,
         `${file} changed on disk since it was read; nothing was written. Look at it again and retry.`,
         { file },
       );

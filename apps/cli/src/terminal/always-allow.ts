@@ -2,7 +2,7 @@ import { type ApprovalRecord, type ApprovalStore, voidApprovalRequests } from "@
 import type { EventSink } from "@agent/tools";
 import { type AllowRuleEdit, type AllowRulePlan, planAllowRule } from "../config/allow-rule-edit.js";
 import { writeEditedDocument } from "../config/config-document.js";
-import { ConfigError } from "../config/config-error.js";
+import { CONFIG_ERROR_CODES, ConfigError } from "../config/config-error.js";
 import { askQuestion } from "./ask-question.js";
 import { type CliIo, safeLine, styleFor, writeLine } from "./io.js";
 import { unifiedDiff } from "./text-diff.js";
@@ -67,7 +67,7 @@ export async function answerAlwaysAllow(
   try {
     writeEditedDocument(plan.edit.document, plan.edit.after, plan.edit.expected);
   } catch (error) {
-    if (!(ConfigError.isInstance(error) && error.code === "config_changed")) throw error;
+    if (!(ConfigError.isInstance(error) && error.code === CONFIG_ERROR_CODES.changed)) throw error;
     writeLine(io.stderr, `agent: ${safeLine(error.message)}`);
     return "again";
   }
