@@ -8,6 +8,18 @@
  * change it only together with those tests.
  */
 import { RE2JS } from "re2js";
+import { messageOf } from "../time.js";
+import {
+  type CodePointSet,
+  classEscape,
+  codePoint,
+  complement,
+  emitCodePoint,
+  emitSet,
+  LINE_TERMINATORS,
+  type ReadonlyCodePointSet,
+  union,
+} from "./code-point-set.js";
 
 /** A pattern ready to test strings with (unanchored search, as `RegExp.prototype.test`), or why not. */
 export type CompiledPattern =
@@ -48,7 +60,7 @@ export function compilePattern(source: string): CompiledPattern {
   } catch (error) {
     return {
       ok: false,
-      reason: `is not a valid ECMA-262 regular expression with the "u" flag (${message(error)})`,
+      reason: `is not a valid ECMA-262 regular expression with the "u" flag (${messageOf(error)})`,
     };
   }
   const translated = translate(source);
@@ -58,42 +70,9 @@ export function compilePattern(source: string): CompiledPattern {
     const maxLength = Math.floor(MAX_MATCH_WORK / Math.max(1, translated.size));
     return { ok: true, test: (value) => compiled.test(value), maxLength };
   } catch (error) {
-    return { ok: false, reason: `cannot be compiled by the linear-time engine (${message(error)})` };
+    return { ok: false, reason: `cannot be compiled by the linear-time engine (${messageOf(error)})` };
   }
 }
-
-/** A set of code points as sorted, disjoint, non-adjacent inclusive ranges. */
-type CodePointSet = [number, number][];
-// The constant classes below, and what only reads a set: never changed in place.
-type ReadonlyCodePointSet = readonly (readonly [number, number])[];
-
-const MAX_CODE_POINT = 0x10ffff;
-const DIGITS: ReadonlyCodePointSet = Object.freeze([[0x30, 0x39]]);
-const WORD: ReadonlyCodePointSet = Object.freeze([
-  [0x30, 0x39],
-  [0x41, 0x5a],
-  [0x5f, 0x5f],
-  [0x61, 0x7a],
-]);
-/** ECMA-262 WhiteSpace and LineTerminator; RE2's `\s` is only `[\t\n\f\r ]`. */
-const SPACE: ReadonlyCodePointSet = Object.freeze([
-  [0x09, 0x0d],
-  [0x20, 0x20],
-  [0xa0, 0xa0],
-  [0x1680, 0x1680],
-  [0x2000, 0x200a],
-  [0x2028, 0x2029],
-  [0x202f, 0x202f],
-  [0x205f, 0x205f],
-  [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
-]);
-/** What `.` excludes without the `s` flag: the line terminators. */
-const LINE_TERMINATORS: ReadonlyCodePointSet = Object.freeze([
-  [0x0a, 0x0a],
-  [0x0d, 0x0d],
-  [0x2028, 0x2029],
-]);
 
 const CONTROL_ESCAPES: Readonly<Record<string, number>> = { f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, v: 0x0b };
 
@@ -339,69 +318,4 @@ class PatternParser {
     for (let count = 0; count < length; count += 1) digits += this.#next();
     return Number.parseInt(digits, 16);
   }
-}
-
-function classEscape(char: string): ReadonlyCodePointSet | undefined {
-  switch (char) {
-    case "d":
-      return DIGITS;
-    case "D":
-      return complement(DIGITS);
-    case "w":
-      return WORD;
-    case "W":
-      return complement(WORD);
-    case "s":
-      return SPACE;
-    case "S":
-      return complement(SPACE);
-    default:
-      return undefined;
-  }
-}
-
-function codePoint(char: string): number {
-  return char.codePointAt(0) as number;
-}
-
-function union(left: ReadonlyCodePointSet, right: ReadonlyCodePointSet): CodePointSet {
-  // Copies of the ranges: merging extends them in place, and the constant sets must stay as they are.
-  const sorted = [...left, ...right]
-    .map(([low, high]): [number, number] => [low, high])
-    .sort((a, b) => a[0] - b[0]);
-  const result: CodePointSet = [];
-  for (const [low, high] of sorted) {
-    const last = result[result.length - 1];
-    if (last && low <= last[1] + 1) last[1] = Math.max(last[1], high);
-    else result.push([low, high]);
-  }
-  return result;
-}
-
-function complement(set: ReadonlyCodePointSet): CodePointSet {
-  const result: CodePointSet = [];
-  let next = 0;
-  for (const [low, high] of set) {
-    if (low > next) result.push([next, low - 1]);
-    next = high + 1;
-  }
-  if (next <= MAX_CODE_POINT) result.push([next, MAX_CODE_POINT]);
-  return result;
-}
-
-function emitCodePoint(value: number): string {
-  return `\\x{${value.toString(16)}}`;
-}
-
-function emitSet(set: ReadonlyCodePointSet): string {
-  // RE2 has no empty class; a class of every code point, negated, matches nothing.
-  if (set.length === 0) return `[^\\x{0}-\\x{10ffff}]`;
-  const ranges = set.map(([low, high]) =>
-    low === high ? emitCodePoint(low) : `${emitCodePoint(low)}-${emitCodePoint(high)}`,
-  );
-  return `[${ranges.join("")}]`;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

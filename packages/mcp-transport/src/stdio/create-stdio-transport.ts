@@ -1,11 +1,8 @@
 import { closeBoundAround } from "../close-deadline.js";
 import { createRedactor } from "../redact.js";
 import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
-import {
-  type StdioDiagnostics,
-  StdioProcessTransport,
-  type StdioServerParameters,
-} from "./stdio-process-transport.js";
+import type { StdioServerParameters } from "./stdio-launch.js";
+import { type StdioDiagnostics, StdioProcessTransport } from "./stdio-process-transport.js";
 
 /** Options of {@link createStdioTransport}. */
 export type StdioTransportOptions = StdioServerParameters;

@@ -4,12 +4,14 @@ export {
   type StdioMcpTransport,
   type StdioTransportOptions,
 } from "./create-stdio-transport.js";
+export type {
+  StdioLaunch,
+  StdioLaunchPlan,
+  StdioLaunchSpec,
+  StdioServerParameters,
+} from "./stdio-launch.js";
 export {
   type CloseEscalation,
   type StdioDiagnostics,
-  type StdioLaunch,
-  type StdioLaunchPlan,
-  type StdioLaunchSpec,
   StdioProcessTransport,
-  type StdioServerParameters,
 } from "./stdio-process-transport.js";
