@@ -23,6 +23,7 @@ import { runCommand } from "./commands/run.js";
 import { runsListCommand, runsShowCommand } from "./commands/runs.js";
 import { toolsCommand } from "./commands/tools.js";
 import { CONFIG_ENV_VARIABLE, ConfigError, resolveConfigPath } from "./config/index.js";
+import { messageOf } from "./error-message.js";
 import { CliExit, EXIT_CODES, type ExitCode, interruptionExitCode } from "./exit-codes.js";
 import { openRuntime, type Runtime } from "./runtime/runtime.js";
 import { createServerProcesses, type ServerProcesses } from "./runtime/server-connections.js";
@@ -246,6 +247,6 @@ function describeFailure(error: unknown): { exitCode: ExitCode; message: string 
     return { exitCode: EXIT_CODES.usage, message: `${error.message} [${error.code}]` };
   return {
     exitCode: EXIT_CODES.failed,
-    message: `unexpected error: ${error instanceof Error ? error.message : String(error)}`,
+    message: `unexpected error: ${messageOf(error)}`,
   };
 }

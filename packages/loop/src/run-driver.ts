@@ -6,6 +6,7 @@ import {
   type ToolCallOutcome,
 } from "@agent/tools";
 import { type AgentEnvironment, DEFAULT_MAX_CONCURRENT_CALLS, type RunResult } from "./agent-environment.js";
+import { messageOf } from "./error-message.js";
 import { LoopError } from "./errors.js";
 import { type OfferedTools, OfferedToolsCache } from "./offered-tools.js";
 import { budgetError, isOverBudget, RUN_ERROR_CODES } from "./run-budget.js";
@@ -322,8 +323,4 @@ function toolMessage(call: PendingCall): ModelMessage {
 /** A new run or call id: the environment's `createId`, or `<kind>_<uuid>`. */
 export function createId(env: AgentEnvironment, kind: "run" | "call"): string {
   return env.createId ? env.createId(kind) : `${kind}_${globalThis.crypto.randomUUID()}`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -11,6 +11,7 @@ import {
   type ToolGate,
   type ToolProgress,
 } from "@agent/tools";
+import { messageOf } from "./error-message.js";
 import type { ToolSource } from "./offered-tools.js";
 import type { PendingCall, ToolCallRecord } from "./run-state.js";
 
@@ -157,7 +158,7 @@ function parseArguments(text: string): Parsed {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+    return { ok: false, message: messageOf(error) };
   }
 }
 

@@ -1,3 +1,5 @@
+import { messageOf } from "./time.js";
+
 /** Codes of {@link McpClientError}: why a server could not start or stay connected. */
 export const MCP_CLIENT_ERROR_CODES = {
   unsupportedProtocolVersion: "unsupported_protocol_version",
@@ -53,14 +55,10 @@ export function toMcpClientError(error: unknown, server: string): McpClientError
       ? error
       : new McpClientError(error.code, error.message, { server, cause: error.cause });
   }
-  return new McpClientError(
-    MCP_CLIENT_ERROR_CODES.connectFailed,
-    error instanceof Error ? error.message : String(error),
-    {
-      server,
-      cause: error,
-    },
-  );
+  return new McpClientError(MCP_CLIENT_ERROR_CODES.connectFailed, messageOf(error), {
+    server,
+    cause: error,
+  });
 }
 
 /** The error for a lifecycle phase that ran out of time. */

@@ -6,13 +6,13 @@ export function assertNonNegative(name: string, value: unknown, unit: "milliseco
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
     throw new McpTransportError(
       MCP_TRANSPORT_ERROR_CODES.invalidArgument,
-      `${name} must be a finite number of ${unit} >= 0, got ${describeValue(value)}.`,
+      `${name} must be a finite number of ${unit} >= 0, got ${describeKind(value)}.`,
     );
   }
 }
 
 /** Names a value's kind for a misuse message, without echoing the value (it may be a credential). */
-export function describeValue(value: unknown): string {
+export function describeKind(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number") return String(value);
@@ -24,7 +24,7 @@ export function assertMethod(method: unknown): void {
   if (typeof method !== "string" || method.length === 0) {
     throw new McpTransportError(
       MCP_TRANSPORT_ERROR_CODES.invalidArgument,
-      `method must be a non-empty string, got ${describeValue(method)}.`,
+      `method must be a non-empty string, got ${describeKind(method)}.`,
     );
   }
 }
@@ -35,7 +35,7 @@ export function assertParams(params: unknown): void {
   if (typeof params !== "object" || params === null || Array.isArray(params)) {
     throw new McpTransportError(
       MCP_TRANSPORT_ERROR_CODES.invalidArgument,
-      `params must be a plain object or undefined (MCP uses named parameters), got ${describeValue(params)}.`,
+      `params must be a plain object or undefined (MCP uses named parameters), got ${describeKind(params)}.`,
     );
   }
 }

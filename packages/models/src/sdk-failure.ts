@@ -5,6 +5,7 @@
  */
 
 import type { ResolvedAdapterOptions } from "./adapter-options.js";
+import { messageOf } from "./error-message.js";
 import { sanitizeFailureText } from "./failure-message.js";
 import { MODEL_ERROR_CODES, type ModelErrorCode, type ModelFailure } from "./model-client.js";
 import { isSilentBody } from "./silent-body-guard.js";
@@ -82,7 +83,7 @@ export function failureFromSdkError(
   classes: SdkErrorClasses,
   context: FailureContext,
 ): ModelFailure {
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = messageOf(error);
   if (context.signal.aborted)
     return modelFailure(MODEL_ERROR_CODES.cancelled, "the request was cancelled", context);
   if (isSilentBody(error)) {

@@ -1,4 +1,5 @@
 import { CallCancellation } from "./call-cancellation.js";
+import { messageOf } from "./error-message.js";
 import { type AgentEventInput, type EventSink, emitEvent, NULL_EVENT_SINK } from "./events.js";
 import type { GateRequest, GateVerdict, ToolGate } from "./gate.js";
 import {
@@ -283,8 +284,4 @@ function finishedEvent(ids: CallIds, outcome: ToolCallOutcome, durationMs: numbe
 
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 1000) / 1000;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,7 @@
 import { type ZodType, z } from "zod";
 import type { CancellationSignal } from "./call-cancellation.js";
 import { digestJson, type JsonObject, type JsonValue } from "./canonical-json.js";
+import { messageOf } from "./error-message.js";
 import { TOOLS_ERROR_CODES, ToolsError } from "./errors.js";
 import { exceedsJsonDepth, MAX_INPUT_DEPTH } from "./json-depth.js";
 import { removeStrictNulls, type StrictParameters, toStrictParameters } from "./strict-parameters.js";
@@ -241,7 +242,7 @@ function buildSchema<Input>(factory: () => ZodType<Input>, toolName: string): Zo
 }
 
 function describeFailure(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
   return `${message}${cause}`;
 }

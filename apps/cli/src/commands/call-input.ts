@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { exceedsJsonDepth, type JsonValue, MAX_INPUT_DEPTH } from "@agent/tools";
+import { messageOf } from "../error-message.js";
 import { usageError } from "../exit-codes.js";
 import type { CliIo } from "../terminal/io.js";
 
@@ -51,7 +52,7 @@ function parseInput(text: string, source: string): JsonValue {
   try {
     input = JSON.parse(text) as JsonValue;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw usageError(
       `${source === "--input" ? "--input" : `--input from ${source}`} is not valid JSON: ${reason}`,
     );

@@ -1,5 +1,6 @@
 import { serverOfToolName } from "@agent/mcp-client";
 import { executeToolCall, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
+import { messageOf } from "../error-message.js";
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
 import { type CappedOutcome, capOutcome, placeholderOutcome } from "../runtime/output-cap.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -48,7 +49,7 @@ export async function runGovernedCall(
     });
   } catch (error) {
     // The call ran: its run is recorded with its real status, whatever its result turned out to be.
-    const reason = `the result could not be shown or kept: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = `the result could not be shown or kept: ${messageOf(error)}`;
     capped = { outcome: placeholderOutcome(outcome, reason), warning: reason };
   }
   await recordRun(runtime, call, capped.outcome, options.signal);

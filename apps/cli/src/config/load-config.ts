@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { definePolicy, type Policy, policySchema } from "@agent/policy";
 import { DEFAULT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_TOOL_TIMEOUT_MS } from "@agent/tools";
 import { z } from "zod";
+import { isRecord } from "../records.js";
 import { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode } from "./config-error.js";
 import { type ConfigIssue, formatIssues, issuesFromZod } from "./config-issues.js";
 import type { Environment } from "./expand-variables.js";
@@ -130,7 +131,7 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
     missingVariables += result.missingVariables.length;
     if (result.server) servers.push(result.server);
   }
-  const stateEntry = readStateEntry(isPlainObject(raw) ? raw.state : undefined, env);
+  const stateEntry = readStateEntry(isRecord(raw) ? raw.state : undefined, env);
   issues.push(...stateEntry.issues);
   substitutedValues.push(...stateEntry.substituted);
   if (!parsed.success || issues.length > 0) {
@@ -159,12 +160,8 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
 }
 
 function serverEntriesOf(raw: unknown): Record<string, unknown> {
-  if (!isPlainObject(raw) || !isPlainObject(raw.mcpServers)) return {};
+  if (!isRecord(raw) || !isRecord(raw.mcpServers)) return {};
   return raw.mcpServers;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The configuration file's text; throws `config_not_found` / `config_unreadable` naming the file. */

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
+import { isRecord } from "../records.js";
 import { type ConfigIssue, issuesFromZod } from "./config-issues.js";
 import { type Environment, expandVariables } from "./expand-variables.js";
 import { invalidConfig, readConfigText } from "./load-config.js";
@@ -90,10 +91,7 @@ export function readStateConfigOf(file: string, env: Environment): { state: Stat
   if (!existsSync(file)) return { state: LOCAL_STATE, secrets: [] };
   const text = readConfigText(file);
   const raw = parseJsonText(text, file);
-  const entry =
-    typeof raw === "object" && raw !== null && !Array.isArray(raw)
-      ? (raw as { state?: unknown }).state
-      : undefined;
+  const entry = isRecord(raw) ? raw.state : undefined;
   const { state, issues, substituted } = readStateEntry(entry, env);
   if (issues.length > 0) throw invalidConfig(file, "config_invalid", issues);
   return { state, secrets: substituted };

@@ -14,6 +14,7 @@ import {
 import { z } from "zod";
 import type { AgentConfig } from "../config/index.js";
 import { type ModelConfig, readApiKey } from "../config/model-config.js";
+import { messageOf } from "../error-message.js";
 import { CliExit, EXIT_CODES } from "../exit-codes.js";
 import { decideHeldCall } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeLine, safeText, writeLine } from "../terminal/io.js";
@@ -216,8 +217,4 @@ export function createConfiguredSampling(
         }
       : {}),
   });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -10,6 +10,7 @@ import {
   observationText,
   type ToolCallOutcome,
 } from "@agent/tools";
+import { messageOf } from "../error-message.js";
 
 /** The directory, inside the state directory, holding the full text of outputs that were cut. */
 export const OUTPUTS_DIRECTORY = "outputs";
@@ -62,7 +63,7 @@ export function capOutcome(
   try {
     file = keepFullOutput(options.stateDir, sha256, observationText(clean));
   } catch (error) {
-    warning = `the whole output (${bytes} bytes, sha256 ${sha256}) could not be kept: ${error instanceof Error ? error.message : String(error)}`;
+    warning = `the whole output (${bytes} bytes, sha256 ${sha256}) could not be kept: ${messageOf(error)}`;
   }
   const truncated: TruncatedOutput = { chars, bytes, sha256, file };
   return { outcome: cappedObservation(clean, capped, truncated), truncated, ...(warning ? { warning } : {}) };

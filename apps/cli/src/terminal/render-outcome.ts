@@ -1,4 +1,5 @@
 import { canonicalJson, type ToolCallOutcome, type ToolProgress } from "@agent/tools";
+import { isRecord } from "../records.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "./io.js";
 
 /** Prints an outcome: one JSON document on stdout with `--json`, else readable text (failures on stderr). */
@@ -115,10 +116,6 @@ function describeBlock(block: Record<string, unknown>): string {
   if (resource && typeof resource.mimeType === "string") parts.push(resource.mimeType);
   // Joined first and escaped whole, so no part can be left out of the escaping.
   return safeLine(parts.join(" "));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isMcpOutput(output: unknown): output is { content: unknown[]; structuredContent?: unknown } {

@@ -1,5 +1,6 @@
 import type { JsonObject } from "@agent/tools";
 import { type ZodType, z } from "zod";
+import { messageOf } from "../time.js";
 import { checkJsonSchema, type SchemaIssue, type SchemaRole } from "./check-schema.js";
 import { inlineRefs } from "./inline-refs.js";
 import { ROOT_POINTER } from "./json-pointer.js";
@@ -95,8 +96,9 @@ export function formatSchemaIssue(issue: SchemaIssue): string {
 /** The failure of a schema that passed the checks but that zod could not convert (or convert back). */
 function zodConversionFailure(code: SchemaConversionCode, cause: unknown): SchemaConversionFailure {
   // The checks admit only what zod converts; reaching this means a zod upgrade changed that.
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return failure(code, [{ pointer: ROOT_POINTER, message: `zod could not convert the schema: ${message}` }]);
+  return failure(code, [
+    { pointer: ROOT_POINTER, message: `zod could not convert the schema: ${messageOf(cause)}` },
+  ]);
 }
 
 function failure(code: SchemaConversionCode, issues: SchemaIssue[]): SchemaConversionFailure {

@@ -1,3 +1,4 @@
+import { isRecord } from "../records.js";
 import type { SchemaIssue } from "./check-schema.js";
 import { parseLocalPointer, ROOT_POINTER } from "./json-pointer.js";
 import { isAnnotation } from "./keywords.js";
@@ -83,7 +84,5 @@ function resolve(root: SchemaNode, ref: string): SchemaNode | undefined {
       target = (target as SchemaNode)[token];
     else return undefined;
   }
-  return typeof target === "object" && target !== null && !Array.isArray(target)
-    ? (target as SchemaNode)
-    : undefined;
+  return isRecord(target) ? target : undefined;
 }

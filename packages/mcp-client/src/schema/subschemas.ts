@@ -1,3 +1,4 @@
+import { isRecord } from "../records.js";
 import { childPointer } from "./json-pointer.js";
 
 /** A JSON Schema node as the converter handles it after checking: a JSON object. */
@@ -20,11 +21,8 @@ export function mapSubschemas(
   transform: (subschema: SchemaNode, pointer: string) => SchemaNode,
 ): SchemaNode {
   const result: SchemaNode = { ...node };
-  const map = (value: unknown, at: string): unknown =>
-    typeof value === "object" && value !== null && !Array.isArray(value)
-      ? transform(value as SchemaNode, at)
-      : value;
-  if (isObject(node.properties)) {
+  const map = (value: unknown, at: string): unknown => (isRecord(value) ? transform(value, at) : value);
+  if (isRecord(node.properties)) {
     // fromEntries defines own properties, so even a key like "__proto__" stays data.
     result.properties = Object.fromEntries(
       Object.entries(node.properties).map(([name, subschema]) => [
@@ -50,16 +48,12 @@ export function mapSubschemas(
 /** Calls `visit` with each subschema that {@link mapSubschemas} would transform, in the same order. */
 export function forEachSubschema(node: SchemaNode, visit: (subschema: SchemaNode) => void): void {
   const each = (value: unknown): void => {
-    if (isObject(value)) visit(value);
+    if (isRecord(value)) visit(value);
   };
-  if (isObject(node.properties)) for (const subschema of Object.values(node.properties)) each(subschema);
+  if (isRecord(node.properties)) for (const subschema of Object.values(node.properties)) each(subschema);
   for (const keyword of SINGLE_SUBSCHEMA_KEYWORDS) each(node[keyword]);
   for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
     const branches = node[keyword];
     if (Array.isArray(branches)) for (const branch of branches) each(branch);
   }
-}
-
-function isObject(value: unknown): value is SchemaNode {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,4 @@
-import { assertNonNegative, describeValue } from "../assert-argument.js";
+import { assertNonNegative, describeKind } from "../assert-argument.js";
 import { MCP_TRANSPORT_ERROR_CODES, McpTransportError } from "../errors.js";
 
 /** What both HTTP transports (Streamable HTTP and legacy SSE) take. */
@@ -29,7 +29,7 @@ export function readHttpOptions(options: HttpEndpointOptions): ResolvedHttpOptio
   const url = parseEndpoint(options.url);
   const headers = { ...options.headers };
   for (const [name, value] of Object.entries(headers)) {
-    if (typeof value !== "string") invalid(`headers.${name} must be a string, got ${describeValue(value)}.`);
+    if (typeof value !== "string") invalid(`headers.${name} must be a string, got ${describeKind(value)}.`);
   }
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   assertNonNegative("maxResponseBytes", maxResponseBytes, "bytes");

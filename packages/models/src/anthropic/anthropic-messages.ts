@@ -11,6 +11,7 @@ import type {
   ModelToolDefinition,
   ModelUsage,
 } from "../model-client.js";
+import { isRecord } from "../records.js";
 
 type MessageParam = Anthropic.Messages.MessageParam;
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
@@ -65,8 +66,7 @@ export function toAnthropicMessages(messages: readonly ModelMessage[]): MessageP
 function toolInput(argumentsText: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(argumentsText);
-    if (typeof value === "object" && value !== null && !Array.isArray(value))
-      return value as Record<string, unknown>;
+    if (isRecord(value)) return value;
   } catch {
     // Falls through to the empty object.
   }

@@ -1,13 +1,12 @@
 import type { ModelMessage, ModelRequest } from "../../model-client.js";
+import { isRecord } from "../../records.js";
 
 /** A request as the model saw it, decoded back from the wire: the shape {@link ScriptedModel.requests} records. */
 export type DecodedModelRequest = Omit<ModelRequest, "signal" | "onText">;
 
 /** A plain object, or undefined. */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+  return isRecord(value) ? value : undefined;
 }
 
 /** An array of plain objects (other entries dropped), or empty. */

@@ -5,7 +5,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { messageOf } from "../../error-message.js";
 import type { ModelTurn } from "../../model-client.js";
+import { isRecord } from "../../records.js";
 import { anthropicWire } from "./anthropic-wire.js";
 import {
   type FakeModelApi,
@@ -81,7 +83,7 @@ export async function createFakeModelServer(
     handle(request, response).catch((error: unknown) => {
       // An unreadable request (e.g. too large) must be visible in the test, not hang it.
       if (!response.headersSent) {
-        writeJson(response, 500, { error: { message: `fake model server: ${describe(error)}` } });
+        writeJson(response, 500, { error: { message: `fake model server: ${messageOf(error)}` } });
       } else {
         response.destroy();
       }
@@ -139,7 +141,11 @@ export async function createFakeModelServer(
       reply = await resolveStep(step, record);
     } catch (error) {
       // A throwing step function is a bug in the test: answer it visibly (a 400 is not retried).
-      writeJson(response, 400, wire.errorBody(400, `fake model server: the step failed: ${describe(error)}`));
+      writeJson(
+        response,
+        400,
+        wire.errorBody(400, `fake model server: the step failed: ${messageOf(error)}`),
+      );
       return;
     }
     await sendReply(response, reply, { api, wire, context, stream: record.stream });
@@ -206,7 +212,7 @@ async function sendReply(
       encoded = stream ? { events: wire.stream(reply, context) } : { json: wire.json(reply, context) };
     } catch (error) {
       // A turn the wire cannot carry (see anthropic-wire.ts) is a script error, answered visibly.
-      writeJson(response, 400, wire.errorBody(400, describe(error)));
+      writeJson(response, 400, wire.errorBody(400, messageOf(error)));
       return;
     }
     if ("events" in encoded) await writeStream(response, encoded.events, true);
@@ -327,12 +333,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
