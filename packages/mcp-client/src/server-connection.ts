@@ -17,7 +17,7 @@ import {
 import { type PhaseRun, runHandshakePhase } from "./connection-phases.js";
 import { Reconnector, type ReconnectTarget } from "./connection-reconnect.js";
 import { Dormancy } from "./dormancy.js";
-import { McpClientError, toMcpClientError } from "./errors.js";
+import { MCP_CLIENT_ERROR_CODES, McpClientError, toMcpClientError } from "./errors.js";
 import { DEFAULT_CLIENT_INFO, type InitializeResult } from "./handshake.js";
 import { instrumentTransport } from "./instrumented-transport.js";
 import { ListChangedRouter } from "./list-changed.js";
@@ -153,9 +153,13 @@ export class McpServerConnection {
    */
   async setRoots(roots: readonly McpRoot[]): Promise<void> {
     if (!this.#options.features?.roots) {
-      throw new McpClientError("invalid_option", `Server "${this.name}" was not offered roots.`, {
-        server: this.name,
-      });
+      throw new McpClientError(
+        MCP_CLIENT_ERROR_CODES.invalidOption,
+        `Server "${this.name}" was not offered roots.`,
+        {
+          server: this.name,
+        },
+      );
     }
     const changed = JSON.stringify(roots) !== JSON.stringify(this.#roots);
     this.#roots = roots.map((root) => ({ ...root }));
@@ -168,7 +172,7 @@ export class McpServerConnection {
   async start(signal?: AbortSignal): Promise<void> {
     if (this.#state !== "idle") {
       const message = `Server "${this.name}" was already started (${this.#state}).`;
-      throw new McpClientError("mcp_connect_failed", message, { server: this.name });
+      throw new McpClientError(MCP_CLIENT_ERROR_CODES.connectFailed, message, { server: this.name });
     }
     await this.#connectOrFail(signal);
   }
@@ -177,7 +181,7 @@ export class McpServerConnection {
   async refreshTools(signal?: AbortSignal): Promise<GroupChange> {
     if (this.#state !== "ready" || !this.#transport) {
       const message = `Server "${this.name}" is not connected (${this.#state}).`;
-      throw new McpClientError("mcp_not_connected", message, { server: this.name });
+      throw new McpClientError(MCP_CLIENT_ERROR_CODES.notConnected, message, { server: this.name });
     }
     return this.#discoverAndRegister(this.#transport, signal);
   }
@@ -366,7 +370,9 @@ export class McpServerConnection {
         await this.#closeTransport();
       },
       gaveUp: (message) =>
-        this.#fail(new McpClientError("mcp_connection_closed", message, { server: this.name })),
+        this.#fail(
+          new McpClientError(MCP_CLIENT_ERROR_CODES.connectionClosed, message, { server: this.name }),
+        ),
     };
   }
 
@@ -397,7 +403,7 @@ export class McpServerConnection {
 
   #throwIfClosed(): void {
     if (this.#isClosed()) {
-      throw new McpClientError("mcp_not_connected", `Server "${this.name}" was closed.`, {
+      throw new McpClientError(MCP_CLIENT_ERROR_CODES.notConnected, `Server "${this.name}" was closed.`, {
         server: this.name,
       });
     }

@@ -2,6 +2,7 @@ import { MCP_ERROR_CODES } from "@agent/mcp-transport";
 import {
   defineTool,
   type JsonValue,
+  OBSERVATION_ERROR_CODES,
   type RegisteredTool,
   type ToolContext,
   type ToolFailure,
@@ -141,7 +142,11 @@ export function mapCallResult(answer: RemoteCallResult, outputSchema?: ZodType):
   if (badBlock !== -1) return invalidResult(`content block ${badBlock} has no string type`);
   const content = result.content;
   if (result.isError === true) {
-    return toolFailure("mcp_tool_error", `The tool reported an error: ${firstText(content)}`, { content });
+    return toolFailure(
+      OBSERVATION_ERROR_CODES.mcpToolError,
+      `The tool reported an error: ${firstText(content)}`,
+      { content },
+    );
   }
   const output: McpToolOutput = { content };
   if (result.structuredContent !== undefined) output.structuredContent = result.structuredContent;
@@ -163,15 +168,17 @@ export function mapCallResult(answer: RemoteCallResult, outputSchema?: ZodType):
 export function responseFailure(error: { code: number; message: string }): ToolFailure {
   const { code, message } = error;
   if (code === MCP_ERROR_CODES.cancelled)
-    return toolFailure("cancelled", `The server call was cancelled: ${message}`);
+    return toolFailure(OBSERVATION_ERROR_CODES.cancelled, `The server call was cancelled: ${message}`);
   if (code === MCP_ERROR_CODES.timeout)
-    return toolFailure("timeout", `The server did not answer in time: ${message}`);
-  return toolFailure("mcp_error", `The server call failed (${code}): ${message}`, { code });
+    return toolFailure(OBSERVATION_ERROR_CODES.timeout, `The server did not answer in time: ${message}`);
+  return toolFailure(OBSERVATION_ERROR_CODES.mcpError, `The server call failed (${code}): ${message}`, {
+    code,
+  });
 }
 
 /** The failure for a server answer that does not have the shape its method defines. */
 export function invalidResult(message: string, data?: unknown): ToolFailure {
-  return toolFailure("mcp_error", `The server's answer is invalid: ${message}.`, {
+  return toolFailure(OBSERVATION_ERROR_CODES.mcpError, `The server's answer is invalid: ${message}.`, {
     code: MCP_ERROR_CODES.internalError,
     ...(data === undefined ? {} : { data }),
   });

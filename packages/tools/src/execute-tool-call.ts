@@ -6,6 +6,7 @@ import {
   type FailureDetails,
   failureObservation,
   isToolFailure,
+  OBSERVATION_ERROR_CODES,
   type Observation,
   type ObservationErrorCode,
   type ToolCallOutcome,
@@ -72,14 +73,28 @@ async function decideAndRun(
   // Cancelled first: a caller that gave up (e.g. while a server was still connecting) gets
   // "cancelled", not a misleading "unknown_tool".
   if (env.signal?.aborted)
-    return failureObservation(ids, "cancelled", "The call was cancelled before it started.");
-  if (!tool) return failureObservation(ids, "unknown_tool", `No tool named "${call.name}" is registered.`);
+    return failureObservation(
+      ids,
+      OBSERVATION_ERROR_CODES.cancelled,
+      "The call was cancelled before it started.",
+    );
+  if (!tool)
+    return failureObservation(
+      ids,
+      OBSERVATION_ERROR_CODES.unknownTool,
+      `No tool named "${call.name}" is registered.`,
+    );
 
   const prepared = tool.prepare(call.input);
   if (!prepared.ok) {
-    return failureObservation(ids, "invalid_arguments", "The input does not match the tool's schema.", {
-      issues: prepared.issues,
-    });
+    return failureObservation(
+      ids,
+      OBSERVATION_ERROR_CODES.invalidArguments,
+      "The input does not match the tool's schema.",
+      {
+        issues: prepared.issues,
+      },
+    );
   }
 
   // One cancellation per call: it reaches the gate (unless the caller has its own signal) and the tool.
@@ -87,9 +102,14 @@ async function decideAndRun(
   const verdict = await admit(new Admission(tool, prepared.input, env, ids, cancellation), env.gate);
   emitEvent(events, decisionEvent(ids, verdict));
   if (verdict.type === "deny") {
-    return failureObservation(ids, "policy_denied", `The policy denied this call: ${verdict.reason}`, {
-      reason: verdict.reason,
-    });
+    return failureObservation(
+      ids,
+      OBSERVATION_ERROR_CODES.policyDenied,
+      `The policy denied this call: ${verdict.reason}`,
+      {
+        reason: verdict.reason,
+      },
+    );
   }
   if (verdict.type === "waiting") {
     return {
@@ -101,7 +121,11 @@ async function decideAndRun(
     };
   }
   if (env.signal?.aborted)
-    return failureObservation(ids, "cancelled", "The call was cancelled before it started.");
+    return failureObservation(
+      ids,
+      OBSERVATION_ERROR_CODES.cancelled,
+      "The call was cancelled before it started.",
+    );
   return runAdmitted(verdict.run, prepared.execute, env, ids, cancellation);
 }
 
@@ -203,8 +227,11 @@ function runAdmitted(
       // Returned at once, even if the tool ignores its signal.
       cancellation.abort(new Error(message));
     };
-    const onCallerAbort = (): void => stop("cancelled", "The call was cancelled.");
-    timer = setTimeout(() => stop("timeout", `The tool did not finish within ${timeoutMs} ms.`), timeoutMs);
+    const onCallerAbort = (): void => stop(OBSERVATION_ERROR_CODES.cancelled, "The call was cancelled.");
+    timer = setTimeout(
+      () => stop(OBSERVATION_ERROR_CODES.timeout, `The tool did not finish within ${timeoutMs} ms.`),
+      timeoutMs,
+    );
     callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
     const context = new RunningCallContext(env, ids, cancellation);
     // A turn later, never inside the gate's stack frame; a tool that throws at once is a tool_error too.
@@ -213,7 +240,13 @@ function runAdmitted(
       .then(
         (value) => finish(toObservation(ids, value)),
         (error: unknown) =>
-          finish(failureObservation(ids, "tool_error", `The tool failed: ${messageOf(error)}`)),
+          finish(
+            failureObservation(
+              ids,
+              OBSERVATION_ERROR_CODES.toolError,
+              `The tool failed: ${messageOf(error)}`,
+            ),
+          ),
       );
   });
 }
