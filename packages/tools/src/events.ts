@@ -48,7 +48,8 @@ export type AgentEvent = EventBase &
     | ({ type: "approval_granted"; decidedBy?: string } & ApprovalFields)
     | ({ type: "approval_denied"; decidedBy?: string } & ApprovalFields)
     | ({ type: "approval_consumed" } & ApprovalFields)
-    // A pending or granted request voided because its tool's definition changed: it never applies again.
+    // A pending or granted request voided (its tool changed or went away, or it was digested under an
+    // older digest version: reason `digest_version_changed`): it never applies again.
     | ({ type: "approval_voided"; reason: string; decidedBy?: string } & ApprovalFields)
     // A local tool refused a path: outside the workspace, protected (config, state), or swapped while opened.
     | ({ type: "local_path_refused"; code: string; path: string } & CallFields)
