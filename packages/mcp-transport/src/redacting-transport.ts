@@ -12,10 +12,10 @@ import {
  * Wraps a transport so that nothing the server sends reaches the caller with a secret in it:
  * results, error messages and data, notifications, progress messages, close reasons and
  * out-of-band errors all pass through `redactor` first (data through {@link Redactor.secrets},
- * messages through the whole redactor). A redactor without secrets returns `transport` itself.
+ * messages through the whole redactor). The redactor is asked on every request, so a secret it
+ * learns later (an OAuth token) is removed from then on; while it has none, requests pass straight through.
  */
 export function createRedactingTransport<T extends McpTransport>(transport: T, redactor: Redactor): T {
-  if (!redactor.hasSecrets) return transport;
   const cleanError = (error: McpError): McpError => {
     const clean: McpError = { code: error.code, message: redactor(error.message) };
     if (error.data !== undefined) clean.data = redactJson(error.data, redactor);
@@ -23,6 +23,7 @@ export function createRedactingTransport<T extends McpTransport>(transport: T, r
   };
   const wrapped: McpTransport = {
     async request(method, params, context): Promise<McpResponse> {
+      if (!redactor.hasSecrets) return transport.request(method, params, context);
       const response = await transport.request(method, params, withCleanProgress(context, redactor));
       return response.ok
         ? { ok: true, result: redactJson(response.result, redactor) }

@@ -73,6 +73,30 @@ describe("Redactor.learn", () => {
   });
 });
 
+describe("createRedactingTransport with a redactor that learns", () => {
+  it("removes a secret learned after the transport was wrapped", async () => {
+    const token = "learned-token-9f2c";
+    const inner = {
+      request: async () => ({
+        ok: true as const,
+        result: { content: [{ type: "text", text: `you sent ${token}` }] },
+      }),
+      notify: async () => ({ ok: true as const }),
+      onNotification: () => () => {},
+      onClose: () => () => {},
+      close: async () => {},
+    } as unknown as McpTransport;
+    const redactor = createRedactor([]);
+    const transport = createRedactingTransport(inner, redactor);
+    const before = await transport.request("tools/call", {}, new AbortController().signal);
+    expect(JSON.stringify(before)).toContain(token);
+    redactor.learn(token);
+    const after = await transport.request("tools/call", {}, new AbortController().signal);
+    expect(JSON.stringify(after)).not.toContain(token);
+    expect(JSON.stringify(after)).toContain("you sent [redacted]");
+  });
+});
+
 describe("Redactor.stream", () => {
   const pushAll = (stream: ReturnType<ReturnType<typeof createRedactor>["stream"]>, pieces: string[]) =>
     pieces.map((piece) => stream.push(piece)).join("") + stream.end();
