@@ -36,6 +36,9 @@ const RESULT_SERVER: string = fileURLToPath(new URL("./fixtures/result-server.mj
 /** Generous per-test timeout: each CLI run that starts a server costs one to two seconds, more on a busy machine. */
 export const E2E_TIMEOUT_MS = 45_000;
 
+/** Whether bubblewrap is installed here (CI installs it; tests that need the sandbox skip without it). */
+export const BWRAP_AVAILABLE = existsSync("/usr/bin/bwrap") || existsSync("/usr/local/bin/bwrap");
+
 /** How long one CLI run may take before the helper kills it and fails the test. */
 const RUN_LIMIT_MS = 20_000;
 

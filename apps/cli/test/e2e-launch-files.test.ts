@@ -1,9 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { E2E_TIMEOUT_MS, type E2eSandbox, observationOf, e2eTest as test } from "./e2e-helpers.js";
-
-const BWRAP_AVAILABLE = existsSync("/usr/bin/bwrap") || existsSync("/usr/local/bin/bwrap");
+import {
+  BWRAP_AVAILABLE,
+  E2E_TIMEOUT_MS,
+  type E2eSandbox,
+  observationOf,
+  e2eTest as test,
+} from "./e2e-helpers.js";
 
 const SCRIPT = "// the MCP server this configuration runs, with its secrets\n";
 

@@ -2,9 +2,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { escapeServerPath } from "@agent/mcp-testing/servers";
 import { describe, expect } from "vitest";
-import { E2E_TIMEOUT_MS, firstText, observationOf, parseSingleJson, e2eTest as test } from "./e2e-helpers.js";
-
-const BWRAP_AVAILABLE = existsSync("/usr/bin/bwrap") || existsSync("/usr/local/bin/bwrap");
+import {
+  BWRAP_AVAILABLE,
+  E2E_TIMEOUT_MS,
+  firstText,
+  observationOf,
+  parseSingleJson,
+  e2eTest as test,
+} from "./e2e-helpers.js";
 
 interface Listed {
   name: string;
