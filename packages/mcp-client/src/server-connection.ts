@@ -1,8 +1,8 @@
 import type { McpCloseReason, McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent, type GroupChange, NULL_EVENT_SINK } from "@agent/tools";
-import { clientCapabilities, type McpRoot } from "./client-features.js";
+import type { McpRoot } from "./client-features.js";
 import { closeTransportWithin } from "./close-transport.js";
-import { type CatalogKinds, ConnectionCatalog, catalogKinds } from "./connection-catalog.js";
+import { ConnectionDiscovery } from "./connection-discovery.js";
 import {
   buildSnapshot,
   type McpServerConnectionOptions,
@@ -10,30 +10,26 @@ import {
   type McpServerState,
   type McpServerTimeouts,
   resolveIdleTimeout,
-  resolveListingLimits,
   resolveReconnectPolicy,
   resolveTimeouts,
 } from "./connection-options.js";
-import { type PhaseRun, runHandshakePhase } from "./connection-phases.js";
 import { Reconnector, type ReconnectTarget } from "./connection-reconnect.js";
 import { Dormancy } from "./dormancy.js";
 import { MCP_CLIENT_ERROR_CODES, McpClientError, toMcpClientError } from "./errors.js";
-import { DEFAULT_CLIENT_INFO, type InitializeResult } from "./handshake.js";
-import { instrumentTransport } from "./instrumented-transport.js";
 import { ListChangedRouter } from "./list-changed.js";
 import { assertServerName } from "./names.js";
 import { listenTo, startTransport } from "./open-transport.js";
-import { createPhaseContext } from "./phase.js";
-import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
 import { ServerCalls } from "./server-calls.js";
 import type { McpPrompt, McpResource, McpResourceTemplate } from "./server-catalog.js";
-import { ServerToolGroup } from "./server-tool-group.js";
 import { mcpToolGroup } from "./tool-mapping.js";
 
 /**
  * One governed connection to an MCP server: handshake, discovery into the registry (as one atomic
  * group), rediscovery on `list_changed`, calls that go through the transport with the caller's
  * signal, reconnects, and a close that never throws. Every phase has a timeout and every step an event.
+ * This class is the lifecycle (`idle`, `connecting`, `ready`, `dormant`, `disconnected`, `failed`,
+ * `closed`) and the transport it holds; what each connection learns and registers is its
+ * {@link ConnectionDiscovery}, and its calls go through {@link ServerCalls}.
  */
 export class McpServerConnection {
   readonly name: string;
@@ -46,15 +42,13 @@ export class McpServerConnection {
   #state: McpServerState = "idle";
   #transport: McpTransport | undefined;
   #unsubscribe: (() => void)[] = [];
-  #initialized: InitializeResult | undefined;
-  readonly #tools: ServerToolGroup;
+  readonly #discovery: ConnectionDiscovery;
   #error: { code: string; message: string } | undefined;
   readonly #listChanged = new ListChangedRouter({
     state: () => this.#state,
     rediscoverTools: () => this.#refreshAfterListChanged(),
-    catalogChanged: (kind, connecting) => this.#catalog.changed(kind, connecting),
+    catalogChanged: (kind, connecting) => this.#discovery.catalog.changed(kind, connecting),
   });
-  readonly #catalog: ConnectionCatalog;
   readonly #idle: Dormancy | undefined;
   readonly #calls: ServerCalls;
   #roots: readonly McpRoot[];
@@ -71,42 +65,25 @@ export class McpServerConnection {
       dormancy: () => this.#idle,
       callMs: () => this.#timeouts.callMs,
       events: () => this.#events,
-      structuredContent: () => this.#features().structuredContent,
-      currentTool: (remoteName) => this.#tools.currentTool(remoteName),
+      structuredContent: () => this.#discovery.features().structuredContent,
+      currentTool: (remoteName) => this.#discovery.tools.currentTool(remoteName),
     });
     this.#options = options;
     this.#events = options.events ?? NULL_EVENT_SINK;
-    this.#tools = new ServerToolGroup({
-      server: options.name,
-      registry: options.registry,
-      events: this.#events,
-      port: this.#calls,
-      limits: resolveListingLimits(options),
-      ...(options.includeTool ? { include: options.includeTool } : {}),
-      ...(options.identity === undefined ? {} : { serverIdentity: options.identity }),
-    });
     this.#timeouts = resolveTimeouts(options.timeouts);
+    this.#discovery = new ConnectionDiscovery(options, this.#calls, {
+      events: this.#events,
+      timeouts: this.#timeouts,
+      signal: this.#lifetime.signal,
+      readyTransport: () => (this.#state === "ready" ? this.#transport : undefined),
+      fail: async (error) => {
+        if (this.#state === "ready") await this.#fail(this.#toClientError(error));
+      },
+      throwIfClosed: () => this.#throwIfClosed(),
+    });
     const reconnect = resolveReconnectPolicy(options.reconnect);
     this.#reconnector = reconnect && new Reconnector(reconnect, this.#reconnectTarget());
     this.#roots = options.features?.roots ?? [];
-    this.#catalog = new ConnectionCatalog(
-      {
-        server: this.name,
-        serverIdentity: options.identity,
-        request: (method, params, action, context) => this.#calls.request(method, params, action, context),
-      },
-      this.#events,
-      {
-        readyTransport: () =>
-          this.#state === "ready" && this.#transport ? this.#instrument(this.#transport) : undefined,
-        kinds: () => this.#catalogKinds(),
-        fail: async (error) => {
-          if (this.#state === "ready") await this.#fail(this.#toClientError(error));
-        },
-        signal: this.#lifetime.signal,
-        listMs: this.#timeouts.listToolsMs,
-      },
-    );
     const idleTimeoutMs = resolveIdleTimeout(options);
     if (idleTimeoutMs !== undefined) {
       this.#idle = new Dormancy(idleTimeoutMs, {
@@ -129,22 +106,22 @@ export class McpServerConnection {
 
   /** The negotiated protocol version, once initialized. */
   get protocolVersion(): string | undefined {
-    return this.#initialized?.protocolVersion;
+    return this.#discovery.initialized?.protocolVersion;
   }
 
   /** The resources the server listed last (none when it offers no resources). */
   resources(): readonly McpResource[] {
-    return this.#catalog.resources;
+    return this.#discovery.catalog.resources;
   }
 
   /** The resource templates the server listed last. */
   resourceTemplates(): readonly McpResourceTemplate[] {
-    return this.#catalog.templates;
+    return this.#discovery.catalog.templates;
   }
 
   /** The prompts the server listed last (none when it offers no prompts). */
   prompts(): readonly McpPrompt[] {
-    return this.#catalog.prompts;
+    return this.#discovery.catalog.prompts;
   }
 
   /**
@@ -183,7 +160,7 @@ export class McpServerConnection {
       const message = `Server "${this.name}" is not connected (${this.#state}).`;
       throw new McpClientError(MCP_CLIENT_ERROR_CODES.notConnected, message, { server: this.name });
     }
-    return this.#discoverAndRegister(this.#transport, signal);
+    return this.#discovery.discover(this.#transport, signal);
   }
 
   /** Resolves once no rediscovery triggered by a `list_changed` (tools, resources, prompts) is running or queued. */
@@ -191,7 +168,7 @@ export class McpServerConnection {
     await this.#listChanged.settled();
     while (this.#reconnector?.running) await this.#reconnector.running;
     await this.#listChanged.settled();
-    await this.#catalog.settled();
+    await this.#discovery.catalog.settled();
   }
 
   /** Reconnects now: a new transport, handshake and discovery; a changed definition replaces the old one. */
@@ -206,12 +183,12 @@ export class McpServerConnection {
     return buildSnapshot({
       name: this.name,
       state: this.#state,
-      initialized: this.#initialized,
+      initialized: this.#discovery.initialized,
       error: this.#error,
-      tools: this.#tools.list(),
-      rejected: this.#tools.rejected,
-      excluded: this.#tools.excluded,
-      catalog: this.#catalog,
+      tools: this.#discovery.tools.list(),
+      rejected: this.#discovery.tools.rejected,
+      excluded: this.#discovery.tools.excluded,
+      catalog: this.#discovery.catalog,
     });
   }
 
@@ -225,8 +202,8 @@ export class McpServerConnection {
     this.#state = "closed";
     this.#lifetime.abort();
     this.#idle?.stop();
-    this.#tools.clear();
-    this.#catalog.clear();
+    this.#discovery.tools.clear();
+    this.#discovery.catalog.clear();
     await this.#closeTransport();
   }
 
@@ -246,28 +223,15 @@ export class McpServerConnection {
     this.#throwIfClosed();
     this.#state = "connecting";
     const transport = await this.#open();
-    this.#initialized = await runHandshakePhase(
-      this.#phase(transport, signal, this.#timeouts.initializeMs),
-      this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
-      clientCapabilities(this.#options.features ?? {}),
-    );
+    await this.#discovery.handshake(transport, signal);
     this.#listChanged.listingStarted();
-    this.#catalog.connecting();
-    await this.#discoverAndRegister(transport, signal, true);
+    this.#discovery.catalog.connecting();
+    await this.#discovery.discover(transport, signal, true);
     this.#state = "ready";
     this.#error = undefined;
     this.#idle?.restart();
     this.#listChanged.connected();
-    this.#catalog.connected();
-  }
-
-  /** What the negotiated version defines; the latest version's before the handshake. */
-  #features(): ProtocolFeatures {
-    return protocolFeatures(this.#initialized?.protocolVersion ?? LATEST_PROTOCOL_VERSION);
-  }
-
-  #catalogKinds(): CatalogKinds {
-    return catalogKinds(this.#initialized?.capabilities ?? {});
+    this.#discovery.catalog.connected();
   }
 
   async #open(): Promise<McpTransport> {
@@ -286,45 +250,17 @@ export class McpServerConnection {
         features: this.#options.features ?? {},
         events: this.#events,
         roots: () => this.#roots,
-        protocol: () => this.#features(),
+        protocol: () => this.#discovery.features(),
       },
     });
     return transport;
-  }
-
-  #discoverAndRegister(
-    transport: McpTransport,
-    signal: AbortSignal | undefined,
-    withCatalog = false,
-  ): Promise<GroupChange> {
-    const kinds = this.#catalogKinds();
-    const run = this.#phase(transport, signal, this.#timeouts.listToolsMs);
-    return this.#tools.discover(run, this.#features(), async () => {
-      if (withCatalog) {
-        const phase = createPhaseContext(signal, this.#timeouts.listToolsMs);
-        await this.#catalog.refresh(this.#instrument(transport), phase.context, kinds);
-      }
-      // close() may have run while the listing was under way: a closed server registers nothing.
-      this.#throwIfClosed();
-      return this.#catalog.tools(kinds);
-    });
-  }
-
-  #phase(transport: McpTransport, signal: AbortSignal | undefined, timeoutMs: number): PhaseRun {
-    return {
-      server: this.name,
-      transport: this.#instrument(transport),
-      events: this.#events,
-      signal,
-      timeoutMs,
-    };
   }
 
   async #refreshAfterListChanged(): Promise<void> {
     const transport = this.#transport;
     if (this.#state !== "ready" || !transport) return;
     try {
-      await this.#discoverAndRegister(transport, this.#lifetime.signal);
+      await this.#discovery.discover(transport, this.#lifetime.signal);
     } catch (error) {
       // A tool list that cannot be read again cannot be trusted: fail closed.
       if (this.#state === "ready") await this.#fail(this.#toClientError(error));
@@ -337,10 +273,6 @@ export class McpServerConnection {
     this.#state = "dormant";
     emitEvent(this.#events, { type: "mcp_idle_closed", server: this.name, idleMs });
     await this.#closeTransport();
-  }
-
-  #instrument(transport: McpTransport): McpTransport {
-    return instrumentTransport(transport, this.#events, this.name, this.#lifetime.signal);
   }
 
   #onTransportClosed(transport: McpTransport, reason: McpCloseReason): void {
@@ -381,7 +313,7 @@ export class McpServerConnection {
     this.#state = "failed";
     this.#idle?.stop();
     this.#error = { code: error.code, message: error.message };
-    this.#tools.unregister();
+    this.#discovery.tools.unregister();
     emitEvent(this.#events, {
       type: "mcp_server_failed",
       server: this.name,
