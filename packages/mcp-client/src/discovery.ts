@@ -89,9 +89,17 @@ export async function listTools(
   };
 }
 
-/** An entry without the fields its protocol version does not define. */
+/**
+ * An entry without the fields its protocol version does not define; the entry itself when it has
+ * none of them (the common case, and no copy of every tool of a listing).
+ */
 function withinVersion(entry: unknown, features: ProtocolFeatures): unknown {
   if (!isRecord(entry)) return entry;
+  const undefinedHere =
+    (!features.toolAnnotations && entry.annotations !== undefined) ||
+    (!features.structuredContent && entry.outputSchema !== undefined) ||
+    (!features.toolTitle && entry.title !== undefined);
+  if (!undefinedHere) return entry;
   const { annotations, outputSchema, title, ...rest } = entry;
   return {
     ...rest,

@@ -98,24 +98,40 @@ export async function listAllPages(
 
 /**
  * The length of `value`'s JSON text, counting a character as one byte, or a number past `limit`
- * once it is reached. Iterative: a deeply nested page cannot exhaust the stack.
+ * once it is reached. Iterative: a deeply nested page cannot exhaust the stack. It walks every value
+ * of every page, so it counts scalars where it finds them and keeps only containers to visit: no
+ * `[key, value]` pair or pending entry per property, which made it a per-tool cost of discovery.
  */
 function jsonSize(value: unknown, limit: number): number {
+  if (!isContainer(value)) return scalarSize(value);
   let size = 0;
-  const pending: unknown[] = [value];
+  const pending: object[] = [value];
   while (pending.length > 0 && size <= limit) {
     const item = pending.pop();
-    if (typeof item === "string") size += item.length + 2;
-    else if (Array.isArray(item)) {
+    if (Array.isArray(item)) {
       size += item.length + 1;
-      for (const element of item) pending.push(element);
-    } else if (isRecord(item)) {
-      size += 2;
-      for (const [key, element] of Object.entries(item)) {
-        size += key.length + 4;
-        pending.push(element);
+      for (const element of item) {
+        if (isContainer(element)) pending.push(element);
+        else size += scalarSize(element);
       }
-    } else size += String(item).length;
+    } else if (item !== undefined) {
+      size += 2;
+      const record = item as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        const element = record[key];
+        size += key.length + 4;
+        if (isContainer(element)) pending.push(element);
+        else size += scalarSize(element);
+      }
+    }
   }
   return size;
+}
+
+function isContainer(value: unknown): value is object {
+  return typeof value === "object" && value !== null;
+}
+
+function scalarSize(value: unknown): number {
+  return typeof value === "string" ? value.length + 2 : String(value).length;
 }

@@ -112,6 +112,21 @@ describe("discovery byte budget", () => {
     expect(pagesServed()).toBe(11);
   });
 
+  it("measures a page as its JSON text: a budget of its length admits it, one byte less does not", async () => {
+    const page = { tools: [], nextCursor: null, note: ["ab", 12.5, true] };
+    const length = JSON.stringify(page).length;
+    const start = (maxListingBytes: number) =>
+      new McpServerConnection({
+        name: "docs",
+        connect: () =>
+          new FakeTransport({ initialize: () => ok(initializeResult()), "tools/list": () => ok(page) }),
+        registry: new ToolRegistry(),
+        maxListingBytes,
+      }).start();
+    await expect(start(length)).resolves.toBeUndefined();
+    await expect(start(length - 1)).rejects.toMatchObject({ code: "mcp_tools_list_too_large" });
+  });
+
   it("counts a deeply nested page without exhausting the stack", async () => {
     let nested: unknown = "leaf";
     for (let depth = 0; depth < 20_000; depth += 1) nested = { a: [nested] };
