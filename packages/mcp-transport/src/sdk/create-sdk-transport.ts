@@ -4,7 +4,6 @@ import {
   type Progress,
   type Request,
   type Result,
-  ResultSchema,
   McpError as SdkMcpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { assertContext, assertMethod, assertNonNegative, assertParams } from "../assert-argument.js";
@@ -28,6 +27,7 @@ import { describeError, foldRequestError } from "./fold-error.js";
 import { callSafely, ListenerSet } from "./listener-set.js";
 import { type PendingRequest, PendingRequests } from "./pending-requests.js";
 import { RawProtocol } from "./raw-protocol.js";
+import { ANY_RESULT_SCHEMA } from "./result-schema.js";
 
 /** Options of {@link createSdkTransport}. */
 export interface SdkTransportOptions {
@@ -141,7 +141,7 @@ export function createSdkTransport(
     }
     const message = (params === undefined ? { method } : { method, params }) as Request;
     const attempt = (retried: boolean): void => {
-      protocol.request(message, ResultSchema, requestOptions).then(
+      protocol.request(message, ANY_RESULT_SCHEMA, requestOptions).then(
         (result) => {
           // The HTTP transport must echo the negotiated version in a header on every later request.
           if (method === "initialize" && typeof result.protocolVersion === "string") {

@@ -1,12 +1,14 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { Writable } from "node:stream";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { MCP_TRANSPORT_ERROR_CODES, McpTransportError } from "../errors.js";
 import { escapeControlCharacters } from "../escape-control-characters.js";
 import type { McpCloseReason } from "../transport.js";
 import { ByteRingBuffer } from "./byte-ring-buffer.js";
 import { LineFramer } from "./line-framer.js";
+import { parseMessage } from "./parse-message.js";
 import { describeExit, signalProcessGroup } from "./process-group.js";
 import {
   assertParameters,
@@ -194,6 +196,12 @@ export class StdioProcessTransport implements Transport {
     if (!stdin || this.reason || this.clientClosing || !stdin.writable) {
       return Promise.reject(new Error("Not connected"));
     }
+    // Messages sent in one tick leave in one write (writev), not one system call each: 100 concurrent
+    // calls cost one syscall instead of 100. Uncorked on the next tick, so nothing waits for a turn.
+    if (stdin.writableCorked === 0) {
+      stdin.cork();
+      process.nextTick(uncork, stdin);
+    }
     return new Promise((resolve, reject) => {
       stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
     });
@@ -324,18 +332,12 @@ export class StdioProcessTransport implements Transport {
   }
 }
 
-// Undefined for anything that is not one JSON-RPC 2.0 message: such lines are skipped, not fatal.
-function parseMessage(text: string): JSONRPCMessage | undefined {
-  try {
-    const parsed = JSONRPCMessageSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 // Only a bound on waiting for the child or its pipes, whose own handles keep the process alive
 // while they matter: the timer must not keep an exiting CLI alive after the child is gone.
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function uncork(stream: Writable): void {
+  stream.uncork();
 }
