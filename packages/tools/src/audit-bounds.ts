@@ -37,30 +37,26 @@ const IDENTIFYING_FIELDS = Object.freeze([
 
 // The fields of the events every call emits (tool_call_*, mcp_request_finished): none of them looks
 // like a credential (checked below, once), so a record made of them skips the pattern test per key.
-const CALL_EVENT_FIELDS: Readonly<Record<string, true>> = Object.freeze(
-  Object.fromEntries(
-    [
-      "type",
-      "at",
-      "runId",
-      "callId",
-      "toolName",
-      "effect",
-      "inputBytes",
-      "decision",
-      "via",
-      "isolation",
-      "reason",
-      "requestId",
-      "ok",
-      "code",
-      "durationMs",
-      "server",
-      "method",
-    ]
-      .filter((key) => !SECRET_KEY_PATTERN.test(key))
-      .map((key) => [key, true as const]),
-  ),
+const CALL_EVENT_FIELDS: ReadonlySet<string> = new Set(
+  [
+    "type",
+    "at",
+    "runId",
+    "callId",
+    "toolName",
+    "effect",
+    "inputBytes",
+    "decision",
+    "via",
+    "isolation",
+    "reason",
+    "requestId",
+    "ok",
+    "code",
+    "durationMs",
+    "server",
+    "method",
+  ].filter((key) => !SECRET_KEY_PATTERN.test(key)),
 );
 
 // Deeper values take the copying path, which treats them exactly as before (a cycle throws there).
@@ -125,8 +121,11 @@ function isWithinBounds(value: unknown, limits: AuditLimits, depth: number): boo
       }
       const prototype: unknown = Object.getPrototypeOf(value);
       if (prototype !== Object.prototype && prototype !== null) return false;
-      for (const key of Object.keys(value)) {
-        if (CALL_EVENT_FIELDS[key] !== true && SECRET_KEY_PATTERN.test(key)) return false;
+      // for-in rather than Object.keys (no array of keys per object): a plain object's prototype has
+      // no enumerable members, and hasOwn keeps a polluted Object.prototype out, as JSON does.
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        if (!CALL_EVENT_FIELDS.has(key) && SECRET_KEY_PATTERN.test(key)) return false;
         if (!isWithinBounds((value as Record<string, unknown>)[key], limits, depth + 1)) return false;
       }
       return true;

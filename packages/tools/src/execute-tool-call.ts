@@ -1,6 +1,12 @@
 import { CallCancellation } from "./call-cancellation.js";
 import { messageOf } from "./error-message.js";
-import { type AgentEventInput, type EventSink, emitEvent, NULL_EVENT_SINK } from "./events.js";
+import {
+  type AgentEventInput,
+  type EventSink,
+  emitDecisionEvent,
+  emitEvent,
+  NULL_EVENT_SINK,
+} from "./events.js";
 import type { GateRequest, GateVerdict, ToolGate } from "./gate.js";
 import {
   type FailureDetails,
@@ -100,7 +106,10 @@ async function decideAndRun(
   // One cancellation per call: it reaches the gate (unless the caller has its own signal) and the tool.
   const cancellation = new CallCancellation();
   const verdict = await admit(new Admission(tool, prepared.input, env, ids, cancellation), env.gate);
-  emitEvent(events, decisionEvent(ids, verdict));
+  // Written before anything it admits runs (and before a deny or a hold is returned); a sink may
+  // write the decisions of concurrent calls in one go.
+  const decisionWritten = emitDecisionEvent(events, decisionEvent(ids, verdict));
+  if (decisionWritten) await decisionWritten;
   if (verdict.type === "deny") {
     return failureObservation(
       ids,

@@ -17,10 +17,12 @@ export {
   createMemoryEventSink,
   type EventClock,
   type EventSink,
+  emitDecisionEvent,
   emitEvent,
   fanOutEvents,
   type MemoryEventSink,
   NULL_EVENT_SINK,
+  transformEvents,
 } from "./events.js";
 export {
   DEFAULT_TOOL_TIMEOUT_MS,

@@ -1,10 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentEvent } from "@agent/tools";
+import { type AgentEvent, defineTool, executeToolCall, ToolRegistry, transformEvents } from "@agent/tools";
 import { createJsonlEventSink } from "@agent/tools/node";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { type ChildEnding, runChildSink } from "./child-sink.js";
+import { fixedGate } from "./helpers.js";
 
 const folders: string[] = [];
 afterEach(() => {
@@ -143,6 +145,38 @@ describe('the JSONL sink by default (flush: "decisions")', () => {
     expect(servers(lines)).toEqual([...FIRST_THREE, "tool_call_decided"]);
   });
 
+  it("has a decision from emitDecision on disk once its promise resolves, so SIGKILL then loses none", () => {
+    const lines = runChildSink(temporaryFolder(), {
+      flush: "decisions",
+      count: 3,
+      ending: "await-decision-then-sigkill",
+    });
+    expect(servers(lines)).toEqual([...FIRST_THREE, "tool_call_decided"]);
+  });
+
+  it("writes the decisions of one microtask wave together, all before the first promise resolves", async () => {
+    const sink = createJsonlEventSink(join(temporaryFolder(), "audit.jsonl"));
+    sink.emit(closed(0));
+    const written = [0, 1, 2].map((index) => sink.emitDecision?.({ ...decided(), callId: `c${index}` }));
+    // Nothing is written while the wave is still emitting...
+    expect(readLines(sink.path)).toEqual([]);
+    const seen: string[][] = [];
+    await Promise.all(written.map((promise) => promise?.then(() => seen.push(readLines(sink.path)))));
+    // ...and each waiter finds every decision of the wave (and what was queued before) in the file.
+    const wave = ["s0", "tool_call_decided", "tool_call_decided", "tool_call_decided"];
+    expect(seen.map(servers)).toEqual([wave, wave, wave]);
+    sink.close();
+  });
+
+  it("keeps the order of records emitted between a batched decision and its write", async () => {
+    const sink = createJsonlEventSink(join(temporaryFolder(), "audit.jsonl"));
+    const written = sink.emitDecision?.(decided());
+    sink.emit(closed(1));
+    await written;
+    expect(servers(readLines(sink.path))).toEqual(["tool_call_decided", "s1"]);
+    sink.close();
+  });
+
   it.each<ChildEnding>(["return", "exit", "throw"])("loses nothing when the process ends by %s", (ending) => {
     const lines = runChildSink(temporaryFolder(), { flush: "decisions", count: 3, ending });
     expect(servers(lines)).toEqual(FIRST_THREE);
@@ -160,4 +194,42 @@ describe('the JSONL sink by default (flush: "decisions")', () => {
     sink.close();
     expect(process.listenerCount("exit")).toBe(before);
   });
+});
+
+describe("executeToolCall with the default JSONL sink", () => {
+  it.each([
+    ["the sink itself", false],
+    ["a transforming wrapper", true],
+  ])(
+    "runs no tool before its decision is in the file, with concurrent calls (through %s)",
+    async (_, wrap) => {
+      const jsonl = createJsonlEventSink(join(temporaryFolder(), "audit.jsonl"));
+      const events = wrap ? transformEvents(jsonl, (event) => event) : jsonl;
+      const registry = new ToolRegistry();
+      // Each call's tool reads the audit file when it runs and reports whether its decision is there.
+      registry.register(
+        defineTool({
+          name: "look",
+          description: "",
+          schema: z.object({}),
+          effect: "read",
+          execute: (_input, context) =>
+            readLines(jsonl.path).some((line) => {
+              const record = JSON.parse(line) as { type: string; callId?: string };
+              return record.type === "tool_call_decided" && record.callId === context.callId;
+            }),
+        }),
+      );
+      const env = { registry, gate: fixedGate("allow"), runId: "r", cwd: "/work", events };
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_unused, index) =>
+          executeToolCall({ name: "look", input: {}, callId: `c${index}` }, env),
+        ),
+      );
+      expect(
+        outcomes.map((outcome) => outcome.type === "observation" && outcome.ok && outcome.output),
+      ).toEqual(Array.from({ length: 20 }, () => true));
+      jsonl.close();
+    },
+  );
 });

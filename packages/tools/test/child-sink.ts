@@ -20,7 +20,14 @@ const MODULES = [
 ];
 
 /** How the child ends after emitting its events. */
-export type ChildEnding = "return" | "exit" | "throw" | "sigkill" | "emit-on-exit" | "decide-then-sigkill";
+export type ChildEnding =
+  | "return"
+  | "exit"
+  | "throw"
+  | "sigkill"
+  | "emit-on-exit"
+  | "decide-then-sigkill"
+  | "await-decision-then-sigkill";
 
 /**
  * Emits `count` events (`mcp_closed`, servers `s0`, `s1`, ...) through a sink in `flush` mode in a new
@@ -62,6 +69,11 @@ if (ending === "decide-then-sigkill") {
   // A decision, then a record of the same turn after it, then the kill before the turn ends.
   sink.emit({ type: "tool_call_decided", at: new Date().toISOString(), runId: "r", callId: "c", toolName: "t", decision: "allow" });
   sink.emit({ type: "mcp_closed", at: new Date().toISOString(), server: "after", durationMs: 0 });
+  process.kill(process.pid, "SIGKILL");
+}
+if (ending === "await-decision-then-sigkill") {
+  // What the executor does: wait for the batched decision, then run the call (here: be killed).
+  await sink.emitDecision({ type: "tool_call_decided", at: new Date().toISOString(), runId: "r", callId: "c", toolName: "t", decision: "allow" });
   process.kill(process.pid, "SIGKILL");
 }
 if (ending === "exit") process.exit(0);

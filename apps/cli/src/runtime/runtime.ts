@@ -15,7 +15,7 @@ import {
   TOOL_REMOVED_REASON,
   voidApprovalRequests,
 } from "@agent/policy";
-import { createEventClock, type EventSink, type ToolGate, ToolRegistry } from "@agent/tools";
+import { type EventSink, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
 import {
   type AgentConfig,
   launchFilesOf,
@@ -111,10 +111,7 @@ export async function openRuntime(
   const { state } = durable;
   const credentials = redactingCredentialStore(durable.credentials, redactor);
   // Every event reaches the audit trail through the redactor, whoever emits it.
-  const audit: EventSink = {
-    clock: createEventClock(),
-    emit: (event) => durable.events.emit(redactJson(event, redactor)),
-  };
+  const audit = transformEvents(durable.events, (event) => redactJson(event, redactor));
 
   const protectedPaths: ProtectedPaths = {
     configFile: config.file,

@@ -17,7 +17,9 @@ export interface JsonlEventSinkOptions {
    * approval-state event (`approval_*`) is written before `emit` returns, together with every record
    * queued before it; other records wait for the end of the event-loop turn (`setImmediate`), the
    * next decision, `close()` or process `exit`. So a decision is on disk before the call it admits
-   * runs, and SIGKILL loses no decision, only the other records of the last turn.
+   * runs, and SIGKILL loses no decision, only the other records of the last turn. `emitDecision`
+   * writes the decisions of one microtask wave (those of concurrent calls) in one write, and resolves
+   * once it is done: the executor waits for that before running the call.
    * `"sync"`: each record is written before `emit` returns; nothing emitted is lost, even by SIGKILL.
    * `"batched"`: every record waits as the non-decisions above do. A process killed by a signal it
    * does not handle (SIGKILL; SIGTERM or SIGINT without a handler) loses the records of its last turn.
@@ -34,6 +36,7 @@ export interface JsonlEventSink extends EventSink {
 
 // A batch this large is written at once, so memory and what a kill could lose both stay bounded.
 const MAX_PENDING_CHARS = 64 * 1024;
+const RESOLVED: Promise<void> = Promise.resolve();
 
 /** Whether `"decisions"` writes this record at once: what admits, refuses or holds a call. */
 function isDecision(type: AgentEvent["type"]): boolean {
@@ -57,6 +60,8 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
   let fd: number | undefined = openAuditFile(path);
   let pending = "";
   let scheduled = false;
+  // The decisions emitted through emitDecision since the last write, and who waits for them.
+  let decisionBatch: { written: Promise<void>; resolve: () => void } | undefined;
   // Once the process exits no later turn comes: from then on each record is written at once.
   let exiting = false;
 
@@ -78,31 +83,71 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
     scheduled = false;
     flush();
   };
+  const writeDecisionBatch = (): void => {
+    const batch = decisionBatch;
+    decisionBatch = undefined;
+    flush();
+    batch?.resolve();
+  };
+  const serialize = (event: AgentEvent): string | undefined => {
+    try {
+      return `${serializeForAudit(event, limits)}\n`;
+    } catch (error) {
+      onError(error);
+      return undefined;
+    }
+  };
   const onExit = (): void => {
     exiting = true;
     flush();
   };
   if (mode !== "sync") process.on("exit", onExit);
 
+  const emit = (event: AgentEvent): void => {
+    if (fd === undefined) {
+      onError(new Error("the audit file is closed"));
+      return;
+    }
+    const line = serialize(event);
+    if (line === undefined) return;
+    if (mode === "sync" || exiting) {
+      write(line);
+      return;
+    }
+    pending += line;
+    if (pending.length >= MAX_PENDING_CHARS || (mode === "decisions" && isDecision(event.type))) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(flushAtTurnEnd);
+    }
+  };
+  const emitDecision = (event: AgentEvent): Promise<void> => {
+    // Only "decisions" writes a decision before emit returns; the other modes keep their own rule.
+    if (mode !== "decisions" || exiting || fd === undefined) {
+      emit(event);
+      return RESOLVED;
+    }
+    const line = serialize(event);
+    if (line === undefined) return RESOLVED;
+    pending += line;
+    if (pending.length >= MAX_PENDING_CHARS) flush();
+    if (!decisionBatch) {
+      let resolve!: () => void;
+      const written = new Promise<void>((settle) => {
+        resolve = settle;
+      });
+      decisionBatch = { written, resolve };
+      // After the decisions of this microtask wave: everything pending by then goes in one write.
+      queueMicrotask(writeDecisionBatch);
+    }
+    return decisionBatch.written;
+  };
+
   return {
     path,
     clock: createEventClock(),
-    emit(event) {
-      if (fd === undefined) return onError(new Error("the audit file is closed"));
-      let line: string;
-      try {
-        line = `${serializeForAudit(event, limits)}\n`;
-      } catch (error) {
-        return onError(error);
-      }
-      if (mode === "sync" || exiting) return write(line);
-      pending += line;
-      if (pending.length >= MAX_PENDING_CHARS || (mode === "decisions" && isDecision(event.type))) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flushAtTurnEnd);
-      }
-    },
+    emit,
+    emitDecision,
     close() {
       if (fd === undefined) return;
       flush();
