@@ -8,6 +8,7 @@ import {
   type RegisteredTool,
   type ToolGate,
 } from "@agent/tools";
+import { createAllowMemo } from "./allow-memo.js";
 import { approvalFields, voidApprovalsOfOlderDigestVersion } from "./approval-decisions.js";
 import type { ApprovalRecord, ApprovalStore } from "./approval-store.js";
 import { authorize } from "./authorize.js";
@@ -68,11 +69,18 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
     }
     return pair[via];
   };
+  // The two placements most calls get, made once: the gate's own sandbox, and none.
+  const defaultPlacement: Placement = Object.freeze({
+    sandbox,
+    network: sandbox.network ?? network,
+    required,
+  });
+  const unsandboxed: Placement = Object.freeze({ sandbox: NO_ISOLATION, network, required: false });
   const place = (tool: RegisteredTool): Placement => {
     const chosen = options.sandboxFor?.(tool);
-    if (chosen === null) return { sandbox: NO_ISOLATION, network, required: false };
-    const effective = chosen ?? sandbox;
-    return { sandbox: effective, network: effective.network ?? network, required };
+    if (chosen === null) return unsandboxed;
+    if (chosen === undefined || chosen === sandbox) return defaultPlacement;
+    return { sandbox: chosen, network: chosen.network ?? network, required };
   };
 
   // Once per gate, before its first approval look-up: approvals digested under an older version can
@@ -87,9 +95,16 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
     return digestSweep;
   };
 
+  const allowedOutright = createAllowMemo(policy);
+
   return {
     async admit(request: GateRequest): Promise<GateVerdict> {
       const placement = place(request.tool);
+      // The common case, decided without building an authorization: no request, no digest.
+      if (allowedOutright(request.tool)) {
+        if (placement.required && !placement.sandbox.isolates) return sandboxRequired(placement.sandbox);
+        return allow(placement, "policy");
+      }
       const authorization = authorize(request.tool, request.input, {
         policy,
         runId: request.runId,
@@ -101,12 +116,7 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
       });
       if (authorization.type === "deny") return { type: "deny", reason: authorization.reason };
       // Checked before any approval is asked for or consumed: a call that cannot run must not use up a grant.
-      if (placement.required && !placement.sandbox.isolates) {
-        return {
-          type: "deny",
-          reason: `sandbox_required: ${describeMissingIsolation(placement.sandbox)}`,
-        };
-      }
+      if (placement.required && !placement.sandbox.isolates) return sandboxRequired(placement.sandbox);
       if (authorization.type === "allow") return allow(placement, "policy");
       await voidOlderDigests();
 
@@ -140,6 +150,10 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
       return { type: "waiting", requestId: saved.id };
     },
   };
+}
+
+function sandboxRequired(sandbox: Sandbox): GateVerdict {
+  return { type: "deny", reason: `sandbox_required: ${describeMissingIsolation(sandbox)}` };
 }
 
 /** Where one tool's calls run and under which network policy, and whether they must be isolated. */

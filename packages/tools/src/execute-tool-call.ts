@@ -61,9 +61,11 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
   };
   const started = performance.now();
   const tool = env.registry.get(call.name);
-  emitEvent(events, startedEvent(ids, tool, call.input));
+  // Without a sink, no event is built at all (the input is not even serialized for its size).
+  const audited = events !== NULL_EVENT_SINK;
+  if (audited) emitEvent(events, startedEvent(ids, tool, call.input));
   const outcome = await decideAndRun(call, tool, env, ids, events);
-  emitEvent(events, finishedEvent(ids, outcome, elapsed(started)));
+  if (audited) emitEvent(events, finishedEvent(ids, outcome, elapsed(started)));
   return outcome;
 }
 
@@ -108,8 +110,10 @@ async function decideAndRun(
   const verdict = await admit(new Admission(tool, prepared.input, env, ids, cancellation), env.gate);
   // Written before anything it admits runs (and before a deny or a hold is returned); a sink may
   // write the decisions of concurrent calls in one go.
-  const decisionWritten = emitDecisionEvent(events, decisionEvent(ids, verdict));
-  if (decisionWritten) await decisionWritten;
+  if (events !== NULL_EVENT_SINK) {
+    const decisionWritten = emitDecisionEvent(events, decisionEvent(ids, verdict));
+    if (decisionWritten) await decisionWritten;
+  }
   if (verdict.type === "deny") {
     return failureObservation(
       ids,

@@ -111,8 +111,13 @@ export function createSdkTransport(
   protocol.onclose = () =>
     end(options.describeClose?.() ?? { kind: "lost", message: "the transport closed" });
 
+  // Set once the SDK transport is up, so that a request then goes out at once, not a microtask later.
+  let connected = false;
   const ready: Promise<boolean> = protocol.connect(sdkTransport).then(
-    () => true,
+    () => {
+      connected = true;
+      return true;
+    },
     (error: unknown) => {
       end(
         options.describeClose?.() ?? {
@@ -172,9 +177,10 @@ export function createSdkTransport(
       if (reason) return closedFailure(reason);
       return new Promise((resolve) => {
         const request = pending.start(method, context, resolve);
-        void ready.then((connected) => {
+        if (connected) return send(request, method, params, context);
+        void ready.then((up) => {
           if (!request.pending) return;
-          if (!connected || reason) return request.settle(closedFailure(reason));
+          if (!up || reason) return request.settle(closedFailure(reason));
           send(request, method, params, context);
         });
       });
