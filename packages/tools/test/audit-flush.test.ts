@@ -31,12 +31,12 @@ function servers(lines: string[]): string[] {
   });
 }
 
-function decided(): AgentEvent {
+function decided(callId = "c"): AgentEvent {
   return {
     type: "tool_call_decided",
     at: "2026-01-01T00:00:00.000Z",
     runId: "r",
-    callId: "c",
+    callId,
     toolName: "t",
     decision: "allow",
   };
@@ -157,7 +157,7 @@ describe('the JSONL sink by default (flush: "decisions")', () => {
   it("writes the decisions of one microtask wave together, all before the first promise resolves", async () => {
     const sink = createJsonlEventSink(join(temporaryFolder(), "audit.jsonl"));
     sink.emit(closed(0));
-    const written = [0, 1, 2].map((index) => sink.emitDecision?.({ ...decided(), callId: `c${index}` }));
+    const written = [0, 1, 2].map((index) => sink.emitDecision?.(decided(`c${index}`)));
     // Nothing is written while the wave is still emitting...
     expect(readLines(sink.path)).toEqual([]);
     const seen: string[][] = [];
