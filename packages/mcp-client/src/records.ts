@@ -48,3 +48,37 @@ function copyNode(value: unknown): unknown {
   }
   return copy;
 }
+
+/**
+ * Whether two JSON values are equal as their JSON text would be: the same scalars, arrays of equal
+ * items, objects with equal values under the same keys in the same order. Iterative: a deeply
+ * nested value cannot exhaust the stack.
+ */
+export function sameJson(left: unknown, right: unknown): boolean {
+  const pending: unknown[] = [left, right];
+  while (pending.length > 0) {
+    const b = pending.pop();
+    const a = pending.pop();
+    if (a === b) continue;
+    if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+    if (Array.isArray(a)) {
+      if (!Array.isArray(b) || a.length !== b.length) return false;
+      for (let index = 0; index < a.length; index += 1) {
+        if (a[index] !== b[index]) pending.push(a[index], b[index]);
+      }
+      continue;
+    }
+    if (Array.isArray(b)) return false;
+    const aRecord = a as Record<string, unknown>;
+    const bRecord = b as Record<string, unknown>;
+    const keys = Object.keys(aRecord);
+    const otherKeys = Object.keys(bRecord);
+    if (keys.length !== otherKeys.length) return false;
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index] as string;
+      if (key !== otherKeys[index]) return false;
+      if (aRecord[key] !== bRecord[key]) pending.push(aRecord[key], bRecord[key]);
+    }
+  }
+  return true;
+}

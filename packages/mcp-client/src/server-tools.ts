@@ -7,10 +7,19 @@ import {
 } from "@agent/tools";
 import type { McpToolDescriptor, RejectedTool, ToolListing } from "./discovery.js";
 import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
+import { copyWellFormedJson, sameJson } from "./records.js";
 import { mcpToolGroup, type RemoteToolPort, type ToLocalToolOptions, toLocalTool } from "./tool-mapping.js";
 
-/** The tools one discovery mapped, by remote name, each with the key of the definition it came from. */
-export type MappedTools = ReadonlyMap<string, { key: string; tool: RegisteredTool }>;
+/**
+ * The tools one discovery mapped, by remote name, each with a private copy of the definition it came
+ * from (none when the definition cannot be copied as JSON: such a tool is never reused).
+ */
+export type MappedTools = ReadonlyMap<string, MappedTool>;
+
+interface MappedTool {
+  definition: McpToolDescriptor | undefined;
+  tool: RegisteredTool;
+}
 
 /** One server's listing, sorted into what registers, what was rejected and what the config excluded. */
 export interface ServerToolSet {
@@ -39,16 +48,15 @@ export function buildServerTools(
   },
 ): ServerToolSet {
   const { include, server, previous = new Map(), serverIdentity } = options;
-  const mapped = new Map<string, { key: string; tool: RegisteredTool }>();
+  const mapped = new Map<string, MappedTool>();
   const set: ServerToolSet = { tools: [], rejected: [...listing.rejected], excluded: [], mapped };
   for (const descriptor of listing.tools) {
     if (!include(descriptor.remoteName)) {
       set.excluded.push(descriptor.remoteName);
       continue;
     }
-    const key = definitionKey(descriptor);
     const known = previous.get(descriptor.remoteName);
-    if (known?.key === key) {
+    if (known?.definition && sameDefinition(known.definition, descriptor)) {
       set.tools.push(known.tool);
       mapped.set(descriptor.remoteName, known);
       continue;
@@ -59,26 +67,29 @@ export function buildServerTools(
       continue;
     }
     set.tools.push(result.tool);
-    mapped.set(descriptor.remoteName, { key, tool: result.tool });
+    // A copy: an in-process server that hands out its own objects and changes them later must not
+    // change what the next listing is compared with.
+    mapped.set(descriptor.remoteName, { definition: copyWellFormedJson(descriptor), tool: result.tool });
   }
   return set;
 }
 
 /**
- * Everything {@link toLocalTool} reads from a descriptor, as JSON text: equal text, equal tool. Plain
- * JSON rather than canonical JSON is enough: a listing that merely reorders keys misses the reuse and
- * is converted again, to the same fingerprint.
+ * Whether two descriptors agree on everything {@link toLocalTool} reads: equal JSON, equal tool. Keys
+ * are compared in order, as their JSON text would be: a listing that merely reorders keys misses the
+ * reuse and is converted again, to the same fingerprint. Compared in place rather than as JSON text,
+ * which cost a string of every definition at every discovery.
  */
-function definitionKey(descriptor: McpToolDescriptor): string {
-  return JSON.stringify([
-    descriptor.server,
-    descriptor.remoteName,
-    descriptor.description,
-    descriptor.inputSchema,
-    descriptor.outputSchema ?? null,
-    descriptor.annotations ?? null,
-    descriptor.title ?? null,
-  ]);
+function sameDefinition(before: McpToolDescriptor, now: McpToolDescriptor): boolean {
+  return (
+    before.server === now.server &&
+    before.remoteName === now.remoteName &&
+    before.description === now.description &&
+    before.title === now.title &&
+    sameJson(before.inputSchema, now.inputSchema) &&
+    sameJson(before.outputSchema, now.outputSchema) &&
+    sameJson(before.annotations, now.annotations)
+  );
 }
 
 /**

@@ -43,6 +43,69 @@ describe("rediscovery", () => {
     ]);
   });
 
+  it("replaces a tool whose definition changed anywhere: deep in a schema, its annotations, title or output", async () => {
+    const deepSchema = (item: unknown) => ({
+      type: "object",
+      properties: { tags: { type: "array", items: item, description: "Tags" } },
+    });
+    const outputSchema = { type: "object", properties: { hits: { type: "integer" } } };
+    const cases: [string, Record<string, unknown>, Record<string, unknown>][] = [
+      [
+        "a nested keyword",
+        { inputSchema: deepSchema({ type: "string" }) },
+        { inputSchema: deepSchema({ type: "integer" }) },
+      ],
+      [
+        "an added property",
+        {},
+        {
+          inputSchema: {
+            ...OBJECT_SCHEMA,
+            properties: { ...OBJECT_SCHEMA.properties, n: { type: "number" } },
+          },
+        },
+      ],
+      ["the annotations", { annotations: { readOnlyHint: true } }, { annotations: { readOnlyHint: false } }],
+      ["the title", { title: "Search" }, { title: "Find" }],
+      ["an output schema", {}, { outputSchema }],
+      ["a required list", {}, { inputSchema: { ...OBJECT_SCHEMA, required: [] } }],
+    ];
+    for (const [what, first, second] of cases) {
+      const { connection, transport, registry } = createFakeSetup(
+        fakeServer({ tools: [tool({ name: "search", ...first })] }),
+      );
+      await connection.start();
+      const before = registry.get("mcp__docs__search");
+      transport.setHandler("tools/list", () =>
+        ok({ tools: [tool({ name: "search", ...first, ...second })] }),
+      );
+      await connection.refreshTools();
+      expect(registry.get("mcp__docs__search"), what).not.toBe(before);
+      // And listed again unchanged, as a fresh copy, the new one is kept.
+      const after = registry.get("mcp__docs__search");
+      transport.setHandler("tools/list", () =>
+        ok({ tools: [structuredClone(tool({ name: "search", ...first, ...second }))] }),
+      );
+      await connection.refreshTools();
+      expect(registry.get("mcp__docs__search"), what).toBe(after);
+      await connection.close();
+    }
+  });
+
+  it("compares with what was listed, even when an in-process server changes the very object it listed", async () => {
+    const schema = { type: "object", properties: { q: { type: "string" } } };
+    const { connection, registry } = createFakeSetup({
+      ...fakeServer(),
+      "tools/list": () => ok({ tools: [{ name: "search", description: "Search", inputSchema: schema }] }),
+    });
+    await connection.start();
+    const before = registry.get("mcp__docs__search");
+    schema.properties.q.type = "integer";
+    await connection.refreshTools();
+    expect(registry.get("mcp__docs__search")).not.toBe(before);
+    expect(registry.get("mcp__docs__search")?.fingerprint).not.toBe(before?.fingerprint);
+  });
+
   it("does not report a definition whose keys were merely reordered as changed", async () => {
     const { connection, transport, registry, events } = createFakeSetup(fakeServer({ tools: ["search"] }));
     await connection.start();
