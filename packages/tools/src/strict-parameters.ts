@@ -26,7 +26,32 @@ export function toStrictParameters(parameters: JsonObject): StrictParameters {
  * left for the validator to judge; the input is not mutated.
  */
 export function removeStrictNulls(parameters: JsonObject, input: unknown): unknown {
-  return stripNode(parameters, input);
+  // Most inputs hold no null at all: nothing to remove, and the copy would equal the input.
+  return isPlainWithoutNull(input, 0) ? input : stripNode(parameters, input);
+}
+
+// Past this depth the input takes the copying path (the executor refuses deeper inputs anyway).
+const MAX_SCAN_DEPTH = 64;
+
+/**
+ * Whether `value` is JSON data without any null: primitives, arrays, and ordinary objects (prototype
+ * `Object.prototype`) without an own `__proto__` member. For such a value `stripNode` would build an
+ * ordinary copy with the same members, so the validator may as well see the value itself.
+ */
+function isPlainWithoutNull(value: unknown, depth: number): boolean {
+  if (value === null) return false;
+  if (typeof value !== "object") return true;
+  if (depth >= MAX_SCAN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isPlainWithoutNull(item, depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || key === "__proto__") return false;
+    if (!isPlainWithoutNull((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 class StrictIncompatible extends Error {}
