@@ -184,6 +184,25 @@ describe("removeStrictNulls", () => {
     required: ["path"],
   };
 
+  it("hands an input without any null over as it is, and copies one that needs it", () => {
+    const plain = { path: "a", items: [{ id: "1", tag: "t" }] };
+    expect(removeStrictNulls(parameters, plain)).toBe(plain);
+    const withNull = { path: "a", limit: null };
+    expect(removeStrictNulls(parameters, withNull)).not.toBe(withNull);
+    // An own __proto__ member stays an own member of the copy, never the copy's prototype.
+    const hostile = JSON.parse('{"path":"a","__proto__":{"limit":1}}') as Record<string, unknown>;
+    const copied = removeStrictNulls(parameters, hostile) as Record<string, unknown>;
+    expect(copied).not.toBe(hostile);
+    expect(Object.getPrototypeOf(copied)).toBe(Object.prototype);
+    // A class instance is not JSON data: the copy keeps its own enumerable members only.
+    class Input {
+      path = "a";
+    }
+    const instance = new Input();
+    expect(removeStrictNulls(parameters, instance)).toEqual({ path: "a" });
+    expect(removeStrictNulls(parameters, instance)).not.toBe(instance);
+  });
+
   it("turns null into absent for an optional property that does not accept null", () => {
     expect(removeStrictNulls(parameters, { path: "a", limit: null })).toEqual({ path: "a" });
   });
