@@ -59,7 +59,8 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
   mkdirSync(dirname(path), { recursive: true });
   let fd: number | undefined = openAuditFile(path);
   let pending = "";
-  let scheduled = false;
+  // The end-of-turn write of what is pending, while one is scheduled.
+  let turnEnd: ReturnType<typeof setImmediate> | undefined;
   // The decisions emitted through emitDecision since the last write, and who waits for them.
   let decisionBatch: { written: Promise<void>; resolve: () => void } | undefined;
   // Once the process exits no later turn comes: from then on each record is written at once.
@@ -77,10 +78,16 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
     if (pending === "") return;
     const text = pending;
     pending = "";
+    // Written now, so the end-of-turn write has nothing left to do: cancelled, it does not cost the
+    // event loop an extra round (a sequential caller's next decision writes every call's records).
+    if (turnEnd !== undefined) {
+      clearImmediate(turnEnd);
+      turnEnd = undefined;
+    }
     write(text);
   };
   const flushAtTurnEnd = (): void => {
-    scheduled = false;
+    turnEnd = undefined;
     flush();
   };
   const writeDecisionBatch = (): void => {
@@ -116,10 +123,7 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
     }
     pending += line;
     if (pending.length >= MAX_PENDING_CHARS || (mode === "decisions" && isDecision(event.type))) flush();
-    else if (!scheduled) {
-      scheduled = true;
-      setImmediate(flushAtTurnEnd);
-    }
+    else turnEnd ??= setImmediate(flushAtTurnEnd);
   };
   const emitDecision = (event: AgentEvent): Promise<void> => {
     // Only "decisions" writes a decision before emit returns; the other modes keep their own rule.
