@@ -9,8 +9,8 @@ import { isResultWithoutMeta } from "../sdk/result-schema.js";
  * recognized by hand: that check accepts only what the schema accepts, and returns what the schema
  * would (a result object keeps all its members, the schema being loose), except that a result's own
  * `__proto__` member stays a member, where the schema's copy would make it the result's prototype.
- * Every other line goes through the schema itself. The schema's union costs several microseconds per answer, a large part
- * of a governed call's client time (see `pnpm bench`).
+ * Every other line goes through the schema itself. The schema's union costs several microseconds
+ * per answer, a large part of a governed call's client time (see `pnpm bench`).
  */
 export function parseMessage(text: string): JSONRPCMessage | undefined {
   let value: unknown;
