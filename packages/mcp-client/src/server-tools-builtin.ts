@@ -39,7 +39,10 @@ export function createResourceTools(port: ServerCatalogPort): RegisteredTool[] {
   const list = defineTool({
     name: serverToolName(server, "list_resources"),
     description: `Lists the resources and resource templates the MCP server "${server}" offers. Read one with ${serverToolName(server, "read_resource")}.`,
-    schema: z.strictObject({}),
+    // Schemas as functions, here and below: every connection creates these tools when it is
+    // constructed, most servers offer no resources or prompts, and a schema given as a value is
+    // converted, with its fingerprint, at once (~0.5 ms a tool).
+    schema: () => z.strictObject({}),
     effect: "external",
     group: mcpToolGroup(server),
     identity: identity(port, "list_resources"),
@@ -48,11 +51,12 @@ export function createResourceTools(port: ServerCatalogPort): RegisteredTool[] {
   const read = defineTool({
     name: serverToolName(server, "read_resource"),
     description: `Reads one resource of the MCP server "${server}" by its URI: a URI that ${serverToolName(server, "list_resources")} lists, or one matching a listed template.`,
-    schema: z.strictObject({
-      uri: z.string().refine((uri) => isAdvertised(port, uri), {
-        message: `not a URI the server "${server}" advertised; list its resources first`,
+    schema: () =>
+      z.strictObject({
+        uri: z.string().refine((uri) => isAdvertised(port, uri), {
+          message: `not a URI the server "${server}" advertised; list its resources first`,
+        }),
       }),
-    }),
     effect: "external",
     group: mcpToolGroup(server),
     identity: identity(port, "read_resource"),
@@ -68,36 +72,37 @@ export function createPromptTool(port: ServerCatalogPort): RegisteredTool {
   const tool = defineTool({
     name: serverToolName(server, "get_prompt"),
     description: `Gets a prompt of the MCP server "${server}" by name, with its arguments (all strings).`,
-    schema: z
-      .strictObject({
-        name: z.string(),
-        arguments: z.record(z.string(), z.string()).optional(),
-      })
-      .superRefine((input, check) => {
-        const prompt = port.prompts().find((candidate) => candidate.name === input.name);
-        if (!prompt) {
-          check.addIssue({
-            code: "custom",
-            path: ["name"],
-            message: `the server "${server}" lists no such prompt`,
-          });
-          return;
-        }
-        for (const argument of prompt.arguments) {
-          if (argument.required && input.arguments?.[argument.name] === undefined) {
-            check.addIssue({ code: "custom", path: ["arguments", argument.name], message: "is required" });
-          }
-        }
-        for (const name of Object.keys(input.arguments ?? {})) {
-          if (!prompt.arguments.some((argument) => argument.name === name)) {
+    schema: () =>
+      z
+        .strictObject({
+          name: z.string(),
+          arguments: z.record(z.string(), z.string()).optional(),
+        })
+        .superRefine((input, check) => {
+          const prompt = port.prompts().find((candidate) => candidate.name === input.name);
+          if (!prompt) {
             check.addIssue({
               code: "custom",
-              path: ["arguments", name],
-              message: "is not an argument of this prompt",
+              path: ["name"],
+              message: `the server "${server}" lists no such prompt`,
             });
+            return;
           }
-        }
-      }),
+          for (const argument of prompt.arguments) {
+            if (argument.required && input.arguments?.[argument.name] === undefined) {
+              check.addIssue({ code: "custom", path: ["arguments", argument.name], message: "is required" });
+            }
+          }
+          for (const name of Object.keys(input.arguments ?? {})) {
+            if (!prompt.arguments.some((argument) => argument.name === name)) {
+              check.addIssue({
+                code: "custom",
+                path: ["arguments", name],
+                message: "is not an argument of this prompt",
+              });
+            }
+          }
+        }),
     effect: "external",
     group: mcpToolGroup(server),
     identity: identity(port, "get_prompt"),
