@@ -80,7 +80,7 @@ export class RunDriver {
             error: { code: RUN_ERROR_CODES.internalError, message: messageOf(error) },
           },
         })
-        .catch(() => undefined);
+        ?.catch(() => undefined);
       throw error;
     }
   }
@@ -98,7 +98,9 @@ export class RunDriver {
           const call = state.pending[sole] as PendingCall;
           const outcome = await runCall(call, this.#calls);
           const settlement = settleCall(sole, call, outcome, this.#calls);
-          if (settlement) await this.#settled(settlement, outcome);
+          // Awaited only when the store went asynchronous: an await is a turn of the event loop.
+          const saved = settlement && this.#settled(settlement, outcome);
+          if (saved) await saved;
         } else await this.#answerPending();
         if (state.pending.length > 0) return this.#stopUnanswered();
       }
@@ -140,7 +142,8 @@ export class RunDriver {
       // Over budget: the turn is saved with its calls unrun, so a resume with a bigger budget runs them.
       if (isOverBudget(state)) return this.#stop("failed", budgetError(state), turn);
       // Saved before any tool runs: a resume after this point never asks the model for this turn again.
-      await this.#writer.commit(turn);
+      const saved = this.#writer.commit(turn);
+      if (saved) await saved;
     }
   }
 
@@ -170,7 +173,7 @@ export class RunDriver {
   }
 
   /** One call of the turn settled: saved before anything else, so a crash never runs it again. */
-  #settled({ index, pending, record }: CallSettlement, outcome: ToolCallOutcome): Promise<void> {
+  #settled({ index, pending, record }: CallSettlement, outcome: ToolCallOutcome): Promise<void> | undefined {
     const state = this.#state;
     this.#env.onToolCall?.(pending, outcome);
     state.pending[index] = pending;
@@ -184,7 +187,7 @@ export class RunDriver {
   }
 
   /** Moves the answered calls' results into the transcript, saving that with `record` if given. */
-  #flushResults(record: ToolCallRecord | undefined): Promise<void> {
+  #flushResults(record: ToolCallRecord | undefined): Promise<void> | undefined {
     const state = this.#state;
     const results = state.pending.map(toolMessage);
     for (const result of results) state.messages.push(result);

@@ -36,14 +36,16 @@ export interface RunStore {
    * Applies `change` and sets `updatedAt` (to `now`, or the store's clock when not given) if the
    * run's version is `expectedVersion`, incrementing it;
    * returns the new version, or `undefined` (changing nothing) when the run is missing or its
-   * version differs: someone else updated it first.
+   * version differs: someone else updated it first. A store that completes at once (in memory,
+   * a synchronous SQLite driver) may return the answer itself rather than a promise of it: the
+   * loop then goes on without waiting a turn of the event loop, twice per turn.
    */
   updateRun(
     runId: string,
     expectedVersion: number,
     change: RunChange,
     now?: Date,
-  ): Promise<number | undefined>;
+  ): number | undefined | Promise<number | undefined>;
 }
 
 /** The header `change` produces from `header`, at version + 1 (shared by stores that keep a header as a whole). */

@@ -12,8 +12,9 @@ export class RunWriter {
   /** The environment's clock; without one the store takes its own time (no Date made per update here). */
   readonly #now: (() => Date) | undefined;
   #version: number;
-  /** The latest update, the one a new update waits behind while any is in flight. */
+  /** The latest update that went asynchronous, the one a new update waits behind while any is in flight. */
   #tail: Promise<void> = Promise.resolve();
+  /** Updates committed and not yet applied (waiting in the queue or for the store). */
   #inFlight = 0;
 
   constructor(store: RunStore, runId: string, version: number, now: (() => Date) | undefined) {
@@ -23,25 +24,38 @@ export class RunWriter {
     this.#now = now;
   }
 
-  /** Saves `change` after every earlier one; throws `run_conflict` if the run changed elsewhere. */
-  commit(change: RunChange): Promise<void> {
+  /**
+   * Saves `change` after every earlier one. Returns `undefined` when the store applied it at once
+   * (nothing to wait for), else a promise of it; a failure, `run_conflict` when the run changed
+   * elsewhere, is always a rejected promise, never a throw.
+   */
+  commit(change: RunChange): Promise<void> | undefined {
     this.#inFlight += 1;
     // Most updates find nothing in flight (one call per turn): no need to wait behind the queue. A
     // failed update fails its own caller; later ones still wait for it, then try (and fail) too.
     const applied = this.#inFlight === 1 ? this.#apply(change) : this.#queued(change);
-    this.#tail = applied;
+    if (applied !== undefined) this.#tail = applied;
     return applied;
   }
 
-  // Not an async function: on the hot path that is one promise (the store's) and one `then` per update.
-  #apply(change: RunChange): Promise<void> {
-    let update: Promise<number | undefined>;
+  // Not an async function: a store that answers at once costs no promise here, one that answers
+  // later one `then`.
+  #apply(change: RunChange): Promise<void> | undefined {
+    let update: number | undefined | Promise<number | undefined>;
     try {
       update = this.#store.updateRun(this.#runId, this.#version, change, this.#now?.());
     } catch (error) {
       update = Promise.reject(error);
     }
-    return update.then(this.#applied, this.#failed);
+    if (typeof update !== "number" && update !== undefined) {
+      return Promise.resolve(update).then(this.#applied, this.#failed);
+    }
+    try {
+      this.#applied(update);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return undefined;
   }
 
   readonly #applied = (version: number | undefined): void => {
@@ -61,7 +75,7 @@ export class RunWriter {
   };
 
   #queued(change: RunChange): Promise<void> {
-    const apply = (): Promise<void> => this.#apply(change);
+    const apply = (): Promise<void> | undefined => this.#apply(change);
     return this.#tail.then(apply, apply);
   }
 }
