@@ -124,8 +124,7 @@ export class RunDriver {
         toolCalls: result.toolCalls,
       };
       state.messages.push(assistant);
-      if (result.toolCalls.length > 0)
-        state.pending = result.toolCalls.map((call) => this.#pendingCall(call));
+      if (result.toolCalls.length > 0) state.pending = this.#pendingCalls(result.toolCalls);
       const turn = {
         appendMessages: [assistant],
         set: {
@@ -189,10 +188,16 @@ export class RunDriver {
   /** Moves the answered calls' results into the transcript, saving that with `record` if given. */
   #flushResults(record: ToolCallRecord | undefined): Promise<void> | undefined {
     const state = this.#state;
-    const results = state.pending.map(toolMessage);
-    for (const result of results) state.messages.push(result);
+    const { pending } = state;
+    const results = new Array<ModelMessage>(pending.length);
+    for (let index = 0; index < pending.length; index += 1) {
+      const result = toolMessage(pending[index] as PendingCall);
+      results[index] = result;
+      state.messages.push(result);
+    }
+    // One empty list for the run and the update: the store copies what it is given.
     state.pending = [];
-    const change: RunChange = { appendMessages: results, set: { pending: [] } };
+    const change: RunChange = { appendMessages: results, set: { pending: state.pending } };
     if (record) change.appendCalls = [record];
     return this.#writer.commit(change);
   }
@@ -201,14 +206,15 @@ export class RunDriver {
   #requestTurn(offered: OfferedTools): Promise<ModelResult> {
     const { model, onText, onModelRequest, maxOutputTokens, events } = this.#env;
     const state = this.#state;
-    const request = {
-      ...(state.system === null ? {} : { system: state.system }),
+    // Members set one by one rather than spread from conditional objects: no object made to be thrown away.
+    const request: ModelRequest = {
       messages: state.messages,
       tools: offered.definitions,
       signal: this.#signal,
-      ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-      ...(onText ? { onText } : {}),
     };
+    if (state.system !== null) request.system = state.system;
+    if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
+    if (onText) request.onText = onText;
     if (!onModelRequest && !events) return model.createTurn(request);
     return this.#observedTurn(request, state.turns + 1);
   }
@@ -227,14 +233,19 @@ export class RunDriver {
     return result;
   }
 
-  #pendingCall(call: ModelToolCall): PendingCall {
-    return {
-      toolCallId: call.id,
-      callId: createId(this.#env, "call"),
-      toolName: call.name,
-      arguments: call.arguments,
-      status: "queued",
-    };
+  #pendingCalls(calls: readonly ModelToolCall[]): PendingCall[] {
+    const pending = new Array<PendingCall>(calls.length);
+    for (let index = 0; index < calls.length; index += 1) {
+      const call = calls[index] as ModelToolCall;
+      pending[index] = {
+        toolCallId: call.id,
+        callId: createId(this.#env, "call"),
+        toolName: call.name,
+        arguments: call.arguments,
+        status: "queued",
+      };
+    }
+    return pending;
   }
 
   async #stop(

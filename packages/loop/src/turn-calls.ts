@@ -105,9 +105,13 @@ export function runCall(
   call: PendingCall,
   env: TurnCallsEnvironment,
 ): Promise<ToolCallOutcome> | ToolCallOutcome {
-  const parsed = parseArguments(call.arguments);
-  if (!parsed.ok) return rejectUnparsable(call, parsed.message, env);
-  return executeToolCall({ name: call.toolName, input: parsed.value, callId: call.callId }, env.execution);
+  let input: unknown;
+  try {
+    input = parseArguments(call.arguments);
+  } catch (error) {
+    return rejectUnparsable(call, messageOf(error), env);
+  }
+  return executeToolCall({ name: call.toolName, input, callId: call.callId }, env.execution);
 }
 
 /**
@@ -150,16 +154,10 @@ export function settleCall(
   return { index, pending: done, record };
 }
 
-type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
-
-function parseArguments(text: string): Parsed {
+/** The call's arguments as a value; throws JSON.parse's SyntaxError for a text that is not JSON. */
+function parseArguments(text: string): unknown {
   // Some models send an empty string for a call without arguments.
-  if (text.trim() === "") return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, message: messageOf(error) };
-  }
+  return text.trim() === "" ? {} : JSON.parse(text);
 }
 
 /** Arguments that are not JSON never reach the executor, but the audit trail still shows the call. */
