@@ -1,7 +1,7 @@
 import type { ModelMessage } from "@agent/models";
 import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import { copyJson } from "./json-copy.js";
-import { copyCallRecord, copyHeaderMember, copyMessage } from "./run-record-copy.js";
+import { assignHeaderMembers, copyCallRecord, copyMessage } from "./run-record-copy.js";
 import type { RunHeader, RunState, RunSummary, ToolCallRecord } from "./run-state.js";
 import { summarizeRunHeader } from "./run-state.js";
 import { assertRunFormat, type RunChange, type RunStore } from "./run-store.js";
@@ -66,15 +66,7 @@ export class InMemoryRunStore implements RunStore {
     const at = now === undefined ? Date.now() : now.getTime();
     // As toISOString would at once: an invalid time is the caller's mistake, not a record.
     if (Number.isNaN(at)) throw new RangeError("updateRun was given an invalid Date as `now`.");
-    const header = run.header as unknown as Record<string, unknown>;
-    const { set } = change;
-    if (set) {
-      // for-in rather than Object.keys: no array of keys per update.
-      for (const key in set) {
-        if (Object.hasOwn(set, key))
-          header[key] = copyHeaderMember(key, (set as Record<string, unknown>)[key]);
-      }
-    }
+    if (change.set) assignHeaderMembers(run.header, change.set);
     run.header.version = expectedVersion + 1;
     run.updatedAtMs = at;
     if (change.appendMessages)

@@ -61,7 +61,8 @@ function copyObject(source: object, depth: number): Record<string, unknown> {
   return copy;
 }
 
-function isPlainObject(value: object): boolean {
+/** Whether JSON copies `value` member by member: a plain object (or one without prototype) with no `toJSON`. */
+export function isPlainObject(value: object): boolean {
   const prototype = Object.getPrototypeOf(value);
   return (
     (prototype === Object.prototype || prototype === null) &&

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { copyJson } from "../src/json-copy.js";
-import { COPIED_MEMBERS, copyCallRecord, copyPendingCall } from "../src/run-record-copy.js";
+import { COPIED_MEMBERS, copyCallRecord, copyObservation, copyPendingCall } from "../src/run-record-copy.js";
 import { sampleRunState } from "../src/testing/run-store-contract.js";
 
 const roundTrip = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
@@ -66,5 +66,43 @@ describe("field-by-field copies", () => {
     };
     expect(Object.keys(held).sort()).toEqual(Object.keys(COPIED_MEMBERS.pendingCall).sort());
     expect(copyPendingCall(held)).toStrictEqual(held);
+  });
+});
+
+describe("copyObservation", () => {
+  it("gives what a JSON round trip gives, for the usual success and for every other shape", () => {
+    const ids = { type: "observation", callId: "call_1", toolName: "echo" } as const;
+    const observations = [
+      { ...ids, ok: true, output: "hello" },
+      { ...ids, ok: true, output: { content: [{ type: "text", text: "hi" }], nested: [1, null] } },
+      { ...ids, ok: true, output: undefined },
+      { ...ids, ok: true, output: Number.NaN },
+      { ...ids, ok: true, output: "x", extra: "kept, as JSON keeps it" },
+      { ...ids, ok: true, output: "x", skipped: undefined },
+      { ...ids, ok: 1, output: "x" },
+      { ...ids, callId: undefined, ok: true, output: "x" },
+      { ...ids, ok: false, error: "tool_error", message: "failed", issues: [{ path: ["a"], message: "m" }] },
+      Object.assign(Object.create(null), { ...ids, ok: true, output: "no prototype" }),
+      { ...ids, ok: true, output: "x", toJSON: () => ({ replaced: true }) },
+      JSON.parse('{"type":"observation","ok":true,"callId":"c","toolName":"t","__proto__":{"output":1}}'),
+    ];
+    for (const observation of observations) {
+      const copy = copyObservation(observation as never);
+      expect(copy).toStrictEqual(roundTrip(observation));
+      if (typeof observation === "object" && observation !== null) expect(copy).not.toBe(observation);
+    }
+  });
+
+  it("detaches the output from the original", () => {
+    const observation = {
+      type: "observation",
+      ok: true,
+      callId: "c",
+      toolName: "t",
+      output: { list: [1] },
+    } as const;
+    const copy = copyObservation(observation as never) as { output: { list: number[] } };
+    (observation.output.list as number[]).push(2);
+    expect(copy.output.list).toEqual([1]);
   });
 });
