@@ -1,7 +1,7 @@
 import { emitEvent } from "@agent/tools";
 import { type AgentEnvironment, DEFAULT_MAX_TURNS, type RunResult } from "./agent-environment.js";
 import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
-import { createId, RunDriver } from "./run-driver.js";
+import { createRunId, RunDriver } from "./run-driver.js";
 import { RUN_STATE_FORMAT, type RunState } from "./run-state.js";
 import { assertRunFormat } from "./run-store.js";
 import { RunWriter } from "./run-writer.js";
@@ -50,7 +50,7 @@ export async function startRun(env: AgentEnvironment, options: StartRunOptions):
   const at = now().toISOString();
   const state: RunState = {
     format: RUN_STATE_FORMAT,
-    runId: options.runId ?? createId(env, "run"),
+    runId: options.runId ?? createRunId(env),
     version: 1,
     status: "running",
     createdAt: at,

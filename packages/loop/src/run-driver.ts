@@ -6,6 +6,7 @@ import {
   type ToolCallOutcome,
 } from "@agent/tools";
 import { type AgentEnvironment, DEFAULT_MAX_CONCURRENT_CALLS, type RunResult } from "./agent-environment.js";
+import { CallIds } from "./call-ids.js";
 import { messageOf } from "./error-message.js";
 import { LoopError } from "./errors.js";
 import { type OfferedTools, OfferedToolsCache } from "./offered-tools.js";
@@ -32,6 +33,7 @@ export class RunDriver {
   readonly #signal: AbortSignal;
   readonly #offered: OfferedToolsCache;
   readonly #calls: TurnCallsEnvironment;
+  readonly #callIds = new CallIds();
   // Made once per run, not once per call: the hot path allocates only what it saves.
   readonly #settle: SettleCall = (settlement, outcome) => this.#settled(settlement, outcome);
 
@@ -239,7 +241,7 @@ export class RunDriver {
       const call = calls[index] as ModelToolCall;
       pending[index] = {
         toolCallId: call.id,
-        callId: createId(this.#env, "call"),
+        callId: this.#env.createId ? this.#env.createId("call") : this.#callIds.next(),
         toolName: call.name,
         arguments: call.arguments,
         status: "queued",
@@ -334,11 +336,7 @@ function toolMessage(call: PendingCall): ModelMessage {
   };
 }
 
-/** A new run or call id: the environment's `createId`, or `<kind>_<uuid>`. */
-export function createId(env: AgentEnvironment, kind: "run" | "call"): string {
-  if (env.createId) return env.createId(kind);
-  // join, not `+`: randomUUID concatenates its text from a dozen pieces, a tree of string nodes
-  // (~500 bytes) that a run keeps for every call (its record, the store's copy). Joined, the id
-  // is one flat string of ~75 bytes: less for the garbage collector to copy on every turn.
-  return [kind, globalThis.crypto.randomUUID()].join("_");
+/** A new run id: the environment's `createId`, or `run_<uuid>`. */
+export function createRunId(env: AgentEnvironment): string {
+  return env.createId ? env.createId("run") : `run_${globalThis.crypto.randomUUID()}`;
 }

@@ -94,15 +94,16 @@ describe("copyObservation", () => {
   });
 
   it("detaches the output from the original", () => {
+    const list = [1];
     const observation = {
       type: "observation",
       ok: true,
       callId: "c",
       toolName: "t",
-      output: { list: [1] },
+      output: { list },
     } as const;
-    const copy = copyObservation(observation as never) as { output: { list: number[] } };
-    (observation.output.list as number[]).push(2);
+    const copy = copyObservation(observation) as { output: { list: number[] } };
+    list.push(2);
     expect(copy.output.list).toEqual([1]);
   });
 });
