@@ -24,18 +24,28 @@ export class CallIds {
     }
     const at = this.#offset;
     this.#offset += BYTES_PER_ID;
-    const high = (index: number): number => HEX[(bytes[at + index] as number) >> 4] as number;
-    const low = (index: number): number => HEX[(bytes[at + index] as number) & 15] as number;
     // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx: the version digit is 4, the variant digit V is 8, 9, a or b.
     const variant = HEX[8 | (((bytes[at + 8] as number) >> 4) & 3)] as number;
     // biome-ignore format: the id's layout, one group per line
     return String.fromCharCode(
       99, 97, 108, 108, 95, // "call_"
-      high(0), low(0), high(1), low(1), high(2), low(2), high(3), low(3), 45,
-      high(4), low(4), high(5), low(5), 45,
-      52, low(6), high(7), low(7), 45,
-      variant, low(8), high(9), low(9), 45,
-      high(10), low(10), high(11), low(11), high(12), low(12), high(13), low(13), high(14), low(14), high(15), low(15),
+      high(bytes, at), low(bytes, at), high(bytes, at + 1), low(bytes, at + 1),
+      high(bytes, at + 2), low(bytes, at + 2), high(bytes, at + 3), low(bytes, at + 3), 45,
+      high(bytes, at + 4), low(bytes, at + 4), high(bytes, at + 5), low(bytes, at + 5), 45,
+      52, low(bytes, at + 6), high(bytes, at + 7), low(bytes, at + 7), 45,
+      variant, low(bytes, at + 8), high(bytes, at + 9), low(bytes, at + 9), 45,
+      high(bytes, at + 10), low(bytes, at + 10), high(bytes, at + 11), low(bytes, at + 11),
+      high(bytes, at + 12), low(bytes, at + 12), high(bytes, at + 13), low(bytes, at + 13),
+      high(bytes, at + 14), low(bytes, at + 14), high(bytes, at + 15), low(bytes, at + 15),
     );
   }
+}
+
+// Module functions rather than closures inside next(): nothing allocated per id but the id.
+function high(bytes: Uint8Array, index: number): number {
+  return HEX[(bytes[index] as number) >> 4] as number;
+}
+
+function low(bytes: Uint8Array, index: number): number {
+  return HEX[(bytes[index] as number) & 15] as number;
 }

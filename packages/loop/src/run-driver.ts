@@ -58,7 +58,7 @@ export class RunDriver {
       turn: state.turns,
       signal: env.signal,
       events: env.events,
-      maxChars: env.maxToolOutputChars ?? DEFAULT_TOOL_OUTPUT_MAX_CHARS,
+      cap: { maxChars: env.maxToolOutputChars ?? DEFAULT_TOOL_OUTPUT_MAX_CHARS },
       concurrency: env.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
       filterObservation: env.filterObservation,
     };
@@ -115,10 +115,9 @@ export class RunDriver {
         return this.#stop(status, { code: result.code, message: result.message });
       }
       state.turns += 1;
-      state.usage = {
-        inputTokens: state.usage.inputTokens + result.usage.inputTokens,
-        outputTokens: state.usage.outputTokens + result.usage.outputTokens,
-      };
+      // Counted in place: the run's usage object is its own (the store copies what it is given).
+      state.usage.inputTokens += result.usage.inputTokens;
+      state.usage.outputTokens += result.usage.outputTokens;
       state.toolSetFingerprint = offered.fingerprint;
       const assistant: ModelMessage = {
         role: "assistant",

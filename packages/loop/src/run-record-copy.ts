@@ -150,10 +150,16 @@ export function assignHeaderMembers(header: RunHeader, set: Readonly<Record<stri
           : (copyJson(value) as PendingCall[]);
         break;
       case "usage":
-        header.usage =
-          typeof value === "object" && value !== null
-            ? copyUsage(value as ModelUsage)
-            : copyJson(value as ModelUsage);
+        if (
+          typeof value === "object" &&
+          value !== null &&
+          typeof header.usage === "object" &&
+          header.usage !== null
+        ) {
+          // The header is the store's own and never handed out: its usage is updated in place.
+          header.usage.inputTokens = copyJson((value as ModelUsage).inputTokens);
+          header.usage.outputTokens = copyJson((value as ModelUsage).outputTokens);
+        } else header.usage = copyJson(value as ModelUsage);
         break;
       case "turns":
         header.turns = copyJson(value) as number;
@@ -165,8 +171,4 @@ export function assignHeaderMembers(header: RunHeader, set: Readonly<Record<stri
         (header as unknown as Record<string, unknown>)[key] = copyJson(value);
     }
   }
-}
-
-function copyUsage(usage: ModelUsage): ModelUsage {
-  return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
 }

@@ -25,7 +25,8 @@ export interface TurnCallsEnvironment {
   /** The run's cancellation, if the caller has one (without it the executor saves a listener per call). */
   signal: AbortSignal | undefined;
   events: EventSink | undefined;
-  maxChars: number;
+  /** What each result is capped with (`capToolOutput`'s options, made once per run). */
+  cap: { maxChars: number };
   concurrency: number;
   filterObservation: ((observation: Observation) => Observation) | undefined;
 }
@@ -130,7 +131,7 @@ export function settleCall(
   // Interrupted by the run's own signal: not an answer, the call is run again on resume.
   if (!outcome.ok && outcome.error === "cancelled" && env.signal?.aborted) return undefined;
   const observation = env.filterObservation ? env.filterObservation(outcome) : outcome;
-  const capped = capToolOutput(observation, { maxChars: env.maxChars });
+  const capped = capToolOutput(observation, env.cap);
   const record: ToolCallRecord = {
     callId: call.callId,
     toolCallId: call.toolCallId,
