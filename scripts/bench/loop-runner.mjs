@@ -1,6 +1,6 @@
 // One process of the agent-loop benchmark: `node loop-runner.mjs <kind> <turns> <warmups> <runs>` runs
-// one loop of loop-kinds.mjs, warm-up runs first, and prints the milliseconds of each timed run as JSON
-// on stdout. A process runs one kind only, so the JIT and the heap are that loop's, as in a real agent
+// one loop of loop-kinds.mjs, warm-up runs first, and prints the wall and CPU milliseconds of each timed
+// run as JSON on stdout. A process runs one kind only, so the JIT and the heap are that loop's, as in a real agent
 // process (run together, the agent loop and the bare loop share executeToolCall's inline caches).
 import { createWorld, LOOP_KINDS } from "./loop-kinds.mjs";
 import { loadModules } from "./modules.mjs";
@@ -11,10 +11,14 @@ if (!loop) throw new Error(`loop-runner: unknown kind ${kind}; use ${Object.keys
 const modules = await loadModules();
 const world = createWorld(modules);
 for (let index = 0; index < Number(warmups); index += 1) await loop(modules, world, Number(turns));
-const samples = [];
+const wall = [];
+const cpu = [];
 for (let index = 0; index < Number(runs); index += 1) {
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   await loop(modules, world, Number(turns));
-  samples.push(performance.now() - started);
+  wall.push(performance.now() - started);
+  const used = process.cpuUsage(cpuBefore);
+  cpu.push((used.user + used.system) / 1000);
 }
-process.stdout.write(`${JSON.stringify({ kind, samples })}\n`);
+process.stdout.write(`${JSON.stringify({ kind, wall, cpu })}\n`);

@@ -35,7 +35,7 @@ const CALLS = {
 // 0.94x-2.49x from run to run on a loaded machine; 25 keep it within ~0.4x for ~2 s more.
 const DISCOVERY = { toolCount: 2000, pageSize: 100, rounds: 25 };
 const STARTUP = { servers: 10, slowestMs: 500, toolCount: 20, rounds: 5 };
-const LOOP = { turns: 1000, rounds: 9, runs: 20 };
+const LOOP = { turns: 1000, rounds: 9, runs: 20, warmups: 20 };
 const SANDBOX = { rounds: 7, calls: 500 };
 const STAGES = { rounds: 5, calls: 5000, warmupCalls: 2000 };
 
@@ -214,10 +214,12 @@ function report(rows, discovery, loop) {
       "Agent loop (startRun: run saved to an in-memory RunStore after the model's turn and each call,",
       "run events, tool result cap) against a bare loop calling the same model and executeToolCall;",
       `each loop in processes of its own (${LOOP.rounds} rounds, interleaved), a process's figure its total`,
-      `time over ${LOOP.runs} runs of ${LOOP.turns} turns (garbage collection included), the median over rounds:`,
+      `CPU time over ${LOOP.runs} runs of ${LOOP.turns} turns after warming up (garbage collection included),`,
+      "the median over rounds:",
       `  per turn: agent ${formatMs(loop.agentPerTurnMs)}, bare ${formatMs(loop.barePerTurnMs)}, ` +
         `the loop's own overhead ${formatMs(loop.overheadPerTurnMs)} per turn, of which saving the run ` +
         `${formatMs(loop.agentPerTurnMs - loop.unsavedPerTurnMs)}`,
+      `  wall time per turn: agent ${formatMs(loop.agentWallPerTurnMs)}, bare ${formatMs(loop.bareWallPerTurnMs)}`,
     );
   }
   process.stdout.write(`${lines.join("\n")}\n`);
