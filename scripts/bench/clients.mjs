@@ -5,7 +5,8 @@
 //   transport our createStdioTransport (our process transport under the SDK's Protocol)
 //   gate      executeToolCall -> policy gate (allow rule) -> McpServerConnection -> our transport,
 //             with every event appended to a JSONL audit file (default flush "decisions": a decision is
-//             written before emit returns, with what was queued before it; the rest once per turn)
+//             written before the call it admits runs, with what was queued before it, the decisions of
+//             concurrent calls in one write; the rest once per turn)
 //   gateBatched  the same, with the audit file in `flush: "batched"` mode (one write per event-loop turn)
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
