@@ -1,10 +1,18 @@
 import type { ModelMessage } from "@agent/models";
 import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import { copyJson } from "./json-copy.js";
-import { assignHeaderMembers, copyCallRecord, copyMessage } from "./run-record-copy.js";
-import type { RunHeader, RunState, RunSummary, ToolCallRecord } from "./run-state.js";
+import { assignHeaderMembers } from "./run-record-copy.js";
+import type { RunHeader, RunState, RunSummary } from "./run-state.js";
 import { summarizeRunHeader } from "./run-state.js";
 import { assertRunFormat, type RunChange, type RunStore } from "./run-store.js";
+import {
+  loadCallRecord,
+  loadMessage,
+  type StoredCallRecord,
+  type StoredMessage,
+  storeCallRecord,
+  storeMessage,
+} from "./stored-records.js";
 
 interface StoredRun {
   /** The store's own copy, changed in place by updates (nobody else holds it). */
@@ -13,8 +21,9 @@ interface StoredRun {
   updatedAtMs: number | undefined;
   /** The first user message, for listings. */
   prompt: string;
-  messages: ModelMessage[];
-  calls: ToolCallRecord[];
+  /** The transcript, the usual turn's messages in a compact form (stored-records.ts). */
+  messages: StoredMessage[];
+  calls: StoredCallRecord[];
 }
 
 /**
@@ -38,7 +47,7 @@ export class InMemoryRunStore implements RunStore {
       header: copyJson(header),
       updatedAtMs: undefined,
       prompt: first?.role === "user" ? first.content : "",
-      messages: copyJson(messages),
+      messages: copyJson<ModelMessage[]>(messages),
       calls: copyJson(calls),
     });
   }
@@ -47,7 +56,11 @@ export class InMemoryRunStore implements RunStore {
   async loadRun(runId: string): Promise<RunState | undefined> {
     const run = this.#runs.get(runId);
     if (!run) return undefined;
-    return { ...copyJson(headerOf(run)), messages: copyJson(run.messages), calls: copyJson(run.calls) };
+    return {
+      ...copyJson(headerOf(run)),
+      messages: run.messages.map(loadMessage),
+      calls: run.calls.map(loadCallRecord),
+    };
   }
 
   /** Runs, newest first. */
@@ -70,8 +83,8 @@ export class InMemoryRunStore implements RunStore {
     run.header.version = expectedVersion + 1;
     run.updatedAtMs = at;
     if (change.appendMessages)
-      for (const message of change.appendMessages) run.messages.push(copyMessage(message));
-    if (change.appendCalls) for (const call of change.appendCalls) run.calls.push(copyCallRecord(call));
+      for (const message of change.appendMessages) run.messages.push(storeMessage(message));
+    if (change.appendCalls) for (const call of change.appendCalls) run.calls.push(storeCallRecord(call));
     return run.header.version;
   }
 }

@@ -2,7 +2,7 @@
 // for the few small objects every turn saves. Each lists its type's members below; a member added
 // to one of these types fails to compile here until it is copied too.
 import type { ModelMessage, ModelUsage } from "@agent/models";
-import type { Observation } from "@agent/tools";
+import type { JsonValue, Observation } from "@agent/tools";
 import { copyJson, isPlainObject } from "./json-copy.js";
 import type { PendingCall, RunHeader, ToolCallRecord } from "./run-state.js";
 
@@ -90,19 +90,28 @@ export function copyCallRecord(record: ToolCallRecord): ToolCallRecord {
  * past its in-object slots at the fifth member. Anything else goes through the generic copy.
  */
 export function copyObservation(observation: Observation): Observation {
-  if (observation.ok !== true || !isPlainObject(observation)) return copyJson(observation);
+  const output = usualSuccessOutput(observation);
+  if (output === undefined) return copyJson(observation);
+  const { type, callId, toolName } = observation;
+  return { type, ok: true, callId, toolName, output };
+}
+
+/**
+ * The detached copy of the output of a usual successful observation (its five members and nothing
+ * else, three of them strings), or `undefined` for any other observation, which only the generic copy
+ * gets right (an extra member, a member JSON leaves out, a prototype, a `toJSON`).
+ */
+export function usualSuccessOutput(observation: Observation): JsonValue | undefined {
+  if (observation.ok !== true || !isPlainObject(observation)) return undefined;
   let members = 0;
   for (const key in observation) {
-    if (!Object.hasOwn(observation, key) || !isSuccessMember(key)) return copyJson(observation);
+    if (!Object.hasOwn(observation, key) || !isSuccessMember(key)) return undefined;
     members += 1;
   }
   const { type, callId, toolName } = observation;
-  const output = copyJson(observation.output);
-  // A member JSON leaves out (undefined, a function) must not appear in the copy: the generic way.
   if (members !== 5 || typeof type !== "string" || typeof callId !== "string" || typeof toolName !== "string")
-    return copyJson(observation);
-  if (output === undefined) return copyJson(observation);
-  return { type, ok: true, callId, toolName, output };
+    return undefined;
+  return copyJson(observation.output) as JsonValue | undefined;
 }
 
 /** Whether `key` is a member of a successful observation, the shape copyObservation copies as a literal. */

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { copyJson } from "../src/json-copy.js";
-import { COPIED_MEMBERS, copyCallRecord, copyObservation, copyPendingCall } from "../src/run-record-copy.js";
+import {
+  COPIED_MEMBERS,
+  copyCallRecord,
+  copyMessage,
+  copyObservation,
+  copyPendingCall,
+} from "../src/run-record-copy.js";
+import type { RunState } from "../src/run-state.js";
+import { loadCallRecord, loadMessage, storeCallRecord, storeMessage } from "../src/stored-records.js";
 import { sampleRunState } from "../src/testing/run-store-contract.js";
 
 const roundTrip = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
@@ -105,5 +113,81 @@ describe("copyObservation", () => {
     const copy = copyObservation(observation) as { output: { list: number[] } };
     list.push(2);
     expect(copy.output.list).toEqual([1]);
+  });
+});
+
+describe("what the in-memory store keeps of a run's lists", () => {
+  it("loads every message and call record as their detached copies would load, in compact form or not", () => {
+    const base = sampleRunState("run_1");
+    const record = base.calls[0] as (typeof base.calls)[number];
+    const messages = [
+      {
+        role: "assistant",
+        content: null,
+        toolCalls: [{ id: "tc_1", name: "echo", arguments: '{"text":"hi"}' }],
+      },
+      {
+        role: "assistant",
+        content: "two calls",
+        toolCalls: [
+          { id: "tc_1", name: "a", arguments: "{}" },
+          { id: "tc_2", name: "b", arguments: "" },
+        ],
+      },
+      { role: "assistant", content: "none", toolCalls: [] },
+      { role: "tool", toolCallId: "tc_1", toolName: "echo", content: "hi", isError: false },
+      { role: "user", content: "more" },
+    ] as const;
+    for (const message of messages) {
+      const loaded = loadMessage(storeMessage(message as never));
+      expect(loaded).toStrictEqual(roundTrip(copyMessage(message as never)));
+      expect(loaded).toStrictEqual(roundTrip(message));
+    }
+    const { sha256: _none, ...uncut } = record;
+    const records = [
+      record,
+      uncut,
+      { ...record, observation: { ...record.observation, output: { nested: [1, { deep: true }] } } },
+      { ...record, observation: { ...record.observation, output: undefined } },
+      { ...record, observation: { ...record.observation, extra: 1 } },
+      {
+        ...record,
+        observation: {
+          type: "observation",
+          ok: false,
+          callId: "c",
+          toolName: "t",
+          error: "tool_error",
+          message: "m",
+        },
+      },
+      { ...record, chars: Number.NaN },
+    ];
+    for (const each of records) {
+      const loaded = loadCallRecord(storeCallRecord(each as never));
+      expect(loaded).toStrictEqual(roundTrip(copyCallRecord(each as never)));
+    }
+  });
+
+  it("shares nothing with what it was given or what it hands out", () => {
+    const output = { list: [1] };
+    const record = {
+      ...(sampleRunState("run_1").calls[0] as RunState["calls"][number]),
+      observation: { type: "observation" as const, ok: true as const, callId: "c", toolName: "t", output },
+    };
+    const stored = storeCallRecord(record);
+    output.list.push(2);
+    const loaded = loadCallRecord(stored);
+    expect(loaded.observation).toMatchObject({ output: { list: [1] } });
+    ((loaded.observation as { output: { list: number[] } }).output.list as number[]).push(3);
+    expect(loadCallRecord(stored).observation).toMatchObject({ output: { list: [1] } });
+    const call = { id: "tc_1", name: "echo", arguments: "{}" };
+    const message = storeMessage({ role: "assistant", content: null, toolCalls: [call] });
+    call.name = "changed";
+    const first = loadMessage(message);
+    expect(first).toMatchObject({ toolCalls: [{ name: "echo" }] });
+    const [loadedCall] = (first as { toolCalls: { name: string }[] }).toolCalls;
+    if (loadedCall) loadedCall.name = "changed again";
+    expect(loadMessage(message)).toMatchObject({ toolCalls: [{ name: "echo" }] });
   });
 });
