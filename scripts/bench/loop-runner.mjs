@@ -3,12 +3,12 @@
 // run as JSON on stdout. A process runs one kind only, so the JIT and the heap are that loop's, as in a real agent
 // process (run together, the agent loop and the bare loop share executeToolCall's inline caches).
 import { createWorld, LOOP_KINDS } from "./loop-kinds.mjs";
-import { loadModules } from "./modules.mjs";
+import { loadLoopModules } from "./modules.mjs";
 
 const [kind, turns, warmups, runs] = process.argv.slice(2);
 const loop = LOOP_KINDS[kind];
 if (!loop) throw new Error(`loop-runner: unknown kind ${kind}; use ${Object.keys(LOOP_KINDS).join(", ")}.`);
-const modules = await loadModules();
+const modules = await loadLoopModules();
 const world = createWorld(modules);
 for (let index = 0; index < Number(warmups); index += 1) await loop(modules, world, Number(turns));
 const wall = [];

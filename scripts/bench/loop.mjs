@@ -22,7 +22,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { median } from "./stats.mjs";
 
-const DEFAULTS = { turns: 1000, rounds: 9, runs: 20, warmups: 20 };
+const DEFAULTS = { turns: 1000, rounds: 11, runs: 15, warmups: 20 };
 const RUNNER = fileURLToPath(new URL("./loop-runner.mjs", import.meta.url));
 
 /** Runs one kind in a child process; resolves with its wall and CPU milliseconds per timed run. */

@@ -35,7 +35,7 @@ const CALLS = {
 // 0.94x-2.49x from run to run on a loaded machine; 25 keep it within ~0.4x for ~2 s more.
 const DISCOVERY = { toolCount: 2000, pageSize: 100, rounds: 25 };
 const STARTUP = { servers: 10, slowestMs: 500, toolCount: 20, rounds: 5 };
-const LOOP = { turns: 1000, rounds: 9, runs: 20, warmups: 20 };
+const LOOP = { turns: 1000, rounds: 11, runs: 15, warmups: 20 };
 const SANDBOX = { rounds: 7, calls: 500 };
 const STAGES = { rounds: 5, calls: 5000, warmupCalls: 2000 };
 
