@@ -34,6 +34,44 @@ describe("the policy gate's remembered allow decisions", () => {
     expect(executions).toHaveLength(1);
   });
 
+  it("reads a policy frozen only on the outside anew: a rule changed in place applies at once", async () => {
+    const { tool, executions } = countingTool("search", "write");
+    const rule = { tool: "search", decision: "allow" as "allow" | "deny" };
+    const policy = Object.freeze({
+      defaults: Object.freeze({ read: "allow", write: "ask", external: "ask" }),
+      rules: Object.freeze([rule]),
+      network: "deny",
+      sandbox: "optional",
+    }) as unknown as Policy;
+    const call = governed(policy, tool);
+    expect(await call()).toMatchObject({ ok: true });
+    rule.decision = "deny";
+    expect(await call()).toMatchObject({ ok: false, error: "policy_denied" });
+    expect(executions).toHaveLength(1);
+  });
+
+  it("reads a frozen policy with a getter anew", async () => {
+    const { tool, executions } = countingTool("search", "read");
+    let decision: "allow" | "deny" = "allow";
+    const rule = Object.freeze({
+      tool: "search",
+      get decision() {
+        return decision;
+      },
+    });
+    const policy = Object.freeze({
+      defaults: Object.freeze({ read: "ask", write: "ask", external: "ask" }),
+      rules: Object.freeze([rule]),
+      network: "deny",
+      sandbox: "optional",
+    }) as unknown as Policy;
+    const call = governed(policy, tool);
+    expect(await call()).toMatchObject({ ok: true });
+    decision = "deny";
+    expect(await call()).toMatchObject({ ok: false, error: "policy_denied" });
+    expect(executions).toHaveLength(1);
+  });
+
   it("decides again for a tool whose name changed in place", async () => {
     const policy = definePolicy({ rules: [{ tool: "search", decision: "allow" }] });
     const { tool, executions } = countingTool("search", "write");

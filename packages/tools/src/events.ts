@@ -180,7 +180,8 @@ export interface EventSink {
    * Emits a decision and resolves once it is written as durably as `emit` would have written it
    * before returning. The sink may write the decisions emitted close together (those of concurrent
    * calls) in one write. Whoever runs what a decision admits waits for this first; see
-   * {@link emitDecisionEvent}. A sink without it gets `emit`.
+   * {@link emitDecisionEvent}. A sink without it gets `emit`. Rejecting says the decision could not
+   * be recorded: `executeToolCall` then refuses the call it would have admitted (`audit_failed`).
    */
   emitDecision?(event: AgentEvent): Promise<void>;
   /**

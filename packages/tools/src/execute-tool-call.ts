@@ -111,8 +111,17 @@ async function decideAndRun(
   // Written before anything it admits runs (and before a deny or a hold is returned); a sink may
   // write the decisions of concurrent calls in one go.
   if (events !== NULL_EVENT_SINK) {
-    const decisionWritten = emitDecisionEvent(events, decisionEvent(ids, verdict));
-    if (decisionWritten) await decisionWritten;
+    const unrecorded = await recordDecision(events, ids, verdict);
+    // A call whose admission could not be recorded does not run: the gate fails closed.
+    if (unrecorded && verdict.type === "allow") {
+      const reason = `audit_failed: ${unrecorded}`;
+      return failureObservation(
+        ids,
+        OBSERVATION_ERROR_CODES.policyDenied,
+        `The call was refused: its decision could not be recorded (${unrecorded}).`,
+        { reason },
+      );
+    }
   }
   if (verdict.type === "deny") {
     return failureObservation(
@@ -140,6 +149,22 @@ async function decideAndRun(
       "The call was cancelled before it started.",
     );
   return runAdmitted(verdict.run, prepared.execute, env, ids, cancellation);
+}
+
+/** Emits the decision and waits until it is written; the reason it could not be, if a sink says so. */
+async function recordDecision(
+  events: EventSink,
+  ids: CallIds,
+  verdict: GateVerdict,
+): Promise<string | undefined> {
+  const written = emitDecisionEvent(events, decisionEvent(ids, verdict));
+  if (!written) return undefined;
+  try {
+    await written;
+    return undefined;
+  } catch (error) {
+    return messageOf(error);
+  }
 }
 
 /**
@@ -248,9 +273,15 @@ function runAdmitted(
     callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
     const context = new RunningCallContext(env, ids, cancellation);
     // A turn later, never inside the gate's stack frame; a tool that throws at once is a tool_error too.
-    Promise.resolve()
-      .then(() => run(() => execute(context)))
-      .then(
+    // The runner's own promise is listened to (no promise in between to adopt it: two microtask turns).
+    queueMicrotask(() => {
+      let running: Promise<unknown>;
+      try {
+        running = Promise.resolve(run(() => execute(context)));
+      } catch (error) {
+        running = Promise.reject(error);
+      }
+      running.then(
         (value) => finish(toObservation(ids, value)),
         (error: unknown) =>
           finish(
@@ -261,6 +292,7 @@ function runAdmitted(
             ),
           ),
       );
+    });
   });
 }
 

@@ -201,7 +201,7 @@ class DeferredTool<Input> implements RegisteredTool<Input> {
     }
     const input = parsed.data;
     const definition = this.#definition;
-    return { ok: true, input, execute: async (context) => definition.execute(input, context) };
+    return { ok: true, input, execute: (context) => settleExecution(definition, input, context) };
   };
 
   /** The same JSON as a plain-data tool's. */
@@ -295,5 +295,21 @@ function assertDefinition(definition: ToolDefinition<unknown>): void {
       TOOLS_ERROR_CODES.invalidToolDefinition,
       `Tool "${name}": execute must be a function.`,
     );
+  }
+}
+
+/**
+ * The tool's own promise when it returns one, not an async wrapper around it (which would cost the
+ * call two more turns of the microtask queue); a value or a synchronous throw becomes a settled promise.
+ */
+function settleExecution<Input>(
+  definition: ToolDefinition<Input>,
+  input: Input,
+  context: ToolContext,
+): Promise<unknown> {
+  try {
+    return Promise.resolve(definition.execute(input, context));
+  } catch (error) {
+    return Promise.reject(error);
   }
 }

@@ -233,3 +233,25 @@ describe("executeToolCall with the default JSONL sink", () => {
     },
   );
 });
+
+describe("executeToolCall with a sink whose decision write fails", () => {
+  it("refuses the call (audit_failed), runs nothing and still reports the call's end", async () => {
+    const registry = new ToolRegistry();
+    const execute = vi.fn(() => "ran");
+    registry.register(
+      defineTool({ name: "act", description: "", schema: z.object({}), effect: "read", execute }),
+    );
+    const records: AgentEvent[] = [];
+    const events = {
+      emit: (event: AgentEvent) => void records.push(event),
+      emitDecision: () => Promise.reject(new Error("disk full")),
+    };
+    const outcome = await executeToolCall(
+      { name: "act", input: {}, callId: "c1" },
+      { registry, gate: fixedGate("allow"), runId: "r", cwd: "/work", events },
+    );
+    expect(outcome).toMatchObject({ ok: false, error: "policy_denied", reason: "audit_failed: disk full" });
+    expect(execute).not.toHaveBeenCalled();
+    expect(records.map((record) => record.type)).toEqual(["tool_call_started", "tool_call_finished"]);
+  });
+});

@@ -167,14 +167,20 @@ export function createSdkTransport(
   };
 
   return {
-    async request(method, params, contextOrSignal): Promise<McpResponse> {
-      assertMethod(method);
-      assertParams(params);
-      const context = toRequestContext(contextOrSignal);
-      assertContext(context);
+    // Not async: the answer's own promise, without a second one adopting it (two microtask turns).
+    request(method, params, contextOrSignal): Promise<McpResponse> {
+      let context: McpRequestContext;
+      try {
+        assertMethod(method);
+        assertParams(params);
+        context = toRequestContext(contextOrSignal);
+        assertContext(context);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       if (context.signal.aborted)
-        return mcpFailure(MCP_ERROR_CODES.cancelled, "request cancelled before it was sent");
-      if (reason) return closedFailure(reason);
+        return Promise.resolve(mcpFailure(MCP_ERROR_CODES.cancelled, "request cancelled before it was sent"));
+      if (reason) return Promise.resolve(closedFailure(reason));
       return new Promise((resolve) => {
         const request = pending.start(method, context, resolve);
         if (connected) return send(request, method, params, context);
@@ -189,7 +195,9 @@ export function createSdkTransport(
     async notify(method, params): Promise<McpSendResult> {
       assertMethod(method);
       assertParams(params);
-      if (reason || !(await ready) || reason) return closedFailure(reason);
+      if (reason) return closedFailure(reason);
+      // Once connected it goes out at once, as a request does, so the wire keeps the order of calls.
+      if (!connected && (!(await ready) || reason)) return closedFailure(reason);
       try {
         await protocol.notification(params === undefined ? { method } : { method, params: params as never });
         return { ok: true };

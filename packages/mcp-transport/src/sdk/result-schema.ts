@@ -2,13 +2,11 @@ import { type Result, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 
 /**
- * Whether `value` is an object without `_meta`: a JSON-RPC `result` that the SDK's loose
- * `ResultSchema` accepts as it is, with nothing to check member by member.
+ * Whether `value` is an object without `_meta` (neither its own nor inherited, as zod reads it): a
+ * JSON-RPC `result` that the SDK's loose `ResultSchema` accepts as it is, with nothing to check.
  */
 export function isResultWithoutMeta(value: unknown): boolean {
-  return (
-    typeof value === "object" && value !== null && !Array.isArray(value) && !Object.hasOwn(value, "_meta")
-  );
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !("_meta" in value);
 }
 
 /**

@@ -7,9 +7,8 @@ import { isResultWithoutMeta } from "../sdk/result-schema.js";
  *
  * The common answer, `{"jsonrpc":"2.0","id":N,"result":{...}}` with no `_meta` in its result, is
  * recognized by hand: that check accepts only what the schema accepts, and returns what the schema
- * would (a result object keeps all its members, the schema being loose), except that a result's own
- * `__proto__` member stays a member, where the schema's copy would make it the result's prototype.
- * Every other line goes through the schema itself. The schema's union costs several microseconds
+ * would (a result object keeps all its members, the schema being loose). A result with an own
+ * `__proto__` member, which the schema's copy drops, and every other line go through the schema itself. The schema's union costs several microseconds
  * per answer, a large part of a governed call's client time (see `pnpm bench`).
  */
 export function parseMessage(text: string): JSONRPCMessage | undefined {
@@ -34,7 +33,7 @@ function isPlainResultResponse(value: unknown): boolean {
   if (message.jsonrpc !== "2.0") return false;
   const { id, result } = message;
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return false;
-  if (!isResultWithoutMeta(result)) return false;
+  if (!isResultWithoutMeta(result) || Object.hasOwn(result as object, "__proto__")) return false;
   // The schema is strict: one member more (even `__proto__`, an own member after JSON.parse) fails.
   let members = 0;
   for (const key in message) {
