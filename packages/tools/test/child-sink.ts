@@ -19,6 +19,23 @@ const MODULES = [
   "sha256/node",
 ];
 
+const transpiled = new Map<string, string>();
+
+/** The sink's modules as JavaScript, transpiled once per test file (not once per child). */
+function transpiledModules(): Map<string, string> {
+  if (transpiled.size > 0) return transpiled;
+  for (const name of MODULES) {
+    // The package's `#sha256` import map is not there in the temp folder: point it at Node's hash.
+    const output = ts
+      .transpileModule(readFileSync(join(SOURCE, `${name}.ts`), "utf8"), {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      })
+      .outputText.replace('from "#sha256"', 'from "./sha256/node.js"');
+    transpiled.set(name, output);
+  }
+  return transpiled;
+}
+
 /** How the child ends after emitting its events. */
 export type ChildEnding =
   | "return"
@@ -37,13 +54,7 @@ export function runChildSink(
   folder: string,
   options: { flush: "decisions" | "sync" | "batched"; count: number; ending: ChildEnding },
 ): string[] {
-  for (const name of MODULES) {
-    // The package's `#sha256` import map is not there in the temp folder: point it at Node's hash.
-    const output = ts
-      .transpileModule(readFileSync(join(SOURCE, `${name}.ts`), "utf8"), {
-        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-      })
-      .outputText.replace('from "#sha256"', 'from "./sha256/node.js"');
+  for (const [name, output] of transpiledModules()) {
     const target = join(folder, "lib", `${name}.js`);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, output);
