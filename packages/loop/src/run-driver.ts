@@ -257,10 +257,14 @@ export class RunDriver {
   ): Promise<RunResult> {
     const state = this.#state;
     Object.assign(state, { status, error: error ?? null, requestIds });
-    await this.#writer.commit({
-      ...change,
-      set: { ...change.set, status, error: state.error, requestIds, output: state.output },
-    });
+    // One time for the last save and the record returned, so the result is the run as saved.
+    const at = this.#env.now?.() ?? new Date();
+    await this.#writer.commit(
+      { ...change, set: { ...change.set, status, error: state.error, requestIds, output: state.output } },
+      at,
+    );
+    state.version = this.#writer.version;
+    state.updatedAt = at.toISOString();
     const { runId, turns, usage } = state;
     const { events } = this.#env;
     if (events) {

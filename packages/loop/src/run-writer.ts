@@ -17,6 +17,11 @@ export class RunWriter {
   /** Updates committed and not yet applied (waiting in the queue or for the store). */
   #inFlight = 0;
 
+  /** The run's version after the last update this writer applied. */
+  get version(): number {
+    return this.#version;
+  }
+
   constructor(store: RunStore, runId: string, version: number, now: (() => Date) | undefined) {
     this.#store = store;
     this.#runId = runId;
@@ -29,21 +34,21 @@ export class RunWriter {
    * (nothing to wait for), else a promise of it; a failure, `run_conflict` when the run changed
    * elsewhere, is always a rejected promise, never a throw.
    */
-  commit(change: RunChange): Promise<void> | undefined {
+  commit(change: RunChange, at?: Date): Promise<void> | undefined {
     this.#inFlight += 1;
     // Most updates find nothing in flight (one call per turn): no need to wait behind the queue. A
     // failed update fails its own caller; later ones still wait for it, then try (and fail) too.
-    const applied = this.#inFlight === 1 ? this.#apply(change) : this.#queued(change);
+    const applied = this.#inFlight === 1 ? this.#apply(change, at) : this.#queued(change, at);
     if (applied !== undefined) this.#tail = applied;
     return applied;
   }
 
   // Not an async function: a store that answers at once costs no promise here, one that answers
   // later one `then`.
-  #apply(change: RunChange): Promise<void> | undefined {
+  #apply(change: RunChange, at: Date | undefined): Promise<void> | undefined {
     let update: number | undefined | Promise<number | undefined>;
     try {
-      update = this.#store.updateRun(this.#runId, this.#version, change, this.#now?.());
+      update = this.#store.updateRun(this.#runId, this.#version, change, at ?? this.#now?.());
     } catch (error) {
       update = Promise.reject(error);
     }
@@ -74,8 +79,8 @@ export class RunWriter {
     throw error;
   };
 
-  #queued(change: RunChange): Promise<void> {
-    const apply = (): Promise<void> | undefined => this.#apply(change);
+  #queued(change: RunChange, at: Date | undefined): Promise<void> {
+    const apply = (): Promise<void> | undefined => this.#apply(change, at);
     return this.#tail.then(apply, apply);
   }
 }

@@ -27,6 +27,19 @@ describe("startRun", () => {
     expect(saved).toMatchObject({ status: "completed", output: "hello there", turns: 1 });
   });
 
+  it("returns the run as saved: its state has the stored version and update time", async () => {
+    const harness = createHarness();
+    const model = createScriptedModel([
+      toolCallTurn([{ id: "tc_1", name: "echo", input: { text: "ping" } }]),
+      textTurn("done"),
+    ]);
+    const result = await startRun(harness.env(model), { prompt: "echo ping" });
+    const saved = await harness.store.loadRun(result.runId);
+    expect(result.state.version).toBe(saved?.version);
+    expect(result.state.updatedAt).toBe(saved?.updatedAt);
+    expect(result.state).toEqual(saved);
+  });
+
   it("filters each observation before the model reads it and the run's record keeps it", async () => {
     const harness = createHarness();
     const model = createScriptedModel([
