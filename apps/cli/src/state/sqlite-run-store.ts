@@ -100,13 +100,12 @@ export class SqliteRunStore implements RunStore {
     return rows.map((row) => summarizeRunHeader(readHeader(row), row.prompt));
   }
 
-  /** Compare-and-set on the version, in one IMMEDIATE transaction (it takes the write lock first). */
-  async updateRun(
-    runId: string,
-    expectedVersion: number,
-    change: RunChange,
-    now = new Date(),
-  ): Promise<number | undefined> {
+  /**
+   * Compare-and-set on the version, in one IMMEDIATE transaction (it takes the write lock first).
+   * Answered at once, not with a promise: better-sqlite3 is synchronous, and the loop then saves a
+   * turn without waiting for the event loop (a failure throws, which the loop takes as a rejection).
+   */
+  updateRun(runId: string, expectedVersion: number, change: RunChange, now = new Date()): number | undefined {
     const update = this.#database.transaction((): number | undefined => {
       const row = this.#row(runId);
       if (!row || row.version !== expectedVersion) return undefined;
