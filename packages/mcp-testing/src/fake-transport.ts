@@ -56,6 +56,11 @@ export interface FakeTransportOptions {
   closeDelayMs?: number | "never";
   /** `close()` rejects with this error, to simulate a failed close. */
   closeError?: Error;
+  /**
+   * `false` keeps no log of what arrived (`calls`, `requests`, ... stay empty), so that a long
+   * benchmark does not measure a growing heap; defaults to `true`.
+   */
+  record?: boolean;
 }
 
 /**
@@ -118,7 +123,7 @@ export class FakeTransport implements McpTransport {
     const { signal, timeoutMs, onProgress } = toRequestContext(context);
     const record: FakeRequestRecord = { kind: "request", id: this.#nextId++, method, params, signal };
     if (timeoutMs !== undefined) record.timeoutMs = timeoutMs;
-    this.calls.push(record);
+    if (this.#options.record !== false) this.calls.push(record);
     if (this.#closeReason) return this.#end(record, "connection_closed", closedFailure(this.#closeReason));
     if (signal.aborted)
       return this.#end(record, "cancelled", mcpFailure(MCP_ERROR_CODES.cancelled, "cancelled"));
@@ -176,7 +181,7 @@ export class FakeTransport implements McpTransport {
   }
 
   async notify(method: string, params?: unknown): Promise<McpSendResult> {
-    this.calls.push({ kind: "notification", method, params });
+    if (this.#options.record !== false) this.calls.push({ kind: "notification", method, params });
     if (this.#closeReason) return closedFailure(this.#closeReason);
     return { ok: true };
   }
