@@ -18,6 +18,16 @@ function governed(policy: Policy, tool: RegisteredTool) {
   return () => executeToolCall({ name: registered, input: { q: "x" } }, env);
 }
 
+/** A policy frozen on the outside (itself, its defaults, its rule list) around a rule given as is. */
+function frozenOutside(rule: object, defaults: Record<string, string>): Policy {
+  return Object.freeze({
+    defaults: Object.freeze(defaults),
+    rules: Object.freeze([rule]),
+    network: "deny",
+    sandbox: "optional",
+  }) as unknown as Policy;
+}
+
 describe("the policy gate's remembered allow decisions", () => {
   it("applies a hand-built (unfrozen) policy changed in place to the very next call", async () => {
     const { tool, executions } = countingTool("search", "read");
@@ -37,12 +47,7 @@ describe("the policy gate's remembered allow decisions", () => {
   it("reads a policy frozen only on the outside anew: a rule changed in place applies at once", async () => {
     const { tool, executions } = countingTool("search", "write");
     const rule = { tool: "search", decision: "allow" as "allow" | "deny" };
-    const policy = Object.freeze({
-      defaults: Object.freeze({ read: "allow", write: "ask", external: "ask" }),
-      rules: Object.freeze([rule]),
-      network: "deny",
-      sandbox: "optional",
-    }) as unknown as Policy;
+    const policy = frozenOutside(rule, { read: "allow", write: "ask", external: "ask" });
     const call = governed(policy, tool);
     expect(await call()).toMatchObject({ ok: true });
     rule.decision = "deny";
@@ -59,12 +64,7 @@ describe("the policy gate's remembered allow decisions", () => {
         return decision;
       },
     });
-    const policy = Object.freeze({
-      defaults: Object.freeze({ read: "ask", write: "ask", external: "ask" }),
-      rules: Object.freeze([rule]),
-      network: "deny",
-      sandbox: "optional",
-    }) as unknown as Policy;
+    const policy = frozenOutside(rule, { read: "ask", write: "ask", external: "ask" });
     const call = governed(policy, tool);
     expect(await call()).toMatchObject({ ok: true });
     decision = "deny";
