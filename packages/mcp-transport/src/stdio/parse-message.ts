@@ -8,8 +8,9 @@ import { isResultWithoutMeta } from "../sdk/result-schema.js";
  * The common answer, `{"jsonrpc":"2.0","id":N,"result":{...}}` with no `_meta` in its result, is
  * recognized by hand: that check accepts only what the schema accepts, and returns what the schema
  * would (a result object keeps all its members, the schema being loose). A result with an own
- * `__proto__` member, which the schema's copy drops, and every other line go through the schema itself. The schema's union costs several microseconds
- * per answer, a large part of a governed call's client time (see `pnpm bench`).
+ * `__proto__` member, which the schema's copy drops, and every other line go through the schema
+ * itself. The schema's union costs several microseconds per answer, a large part of a governed
+ * call's client time (see `pnpm bench`).
  */
 export function parseMessage(text: string): JSONRPCMessage | undefined {
   let value: unknown;
