@@ -8,6 +8,7 @@
 //             written before the call it admits runs, with what was queued before it, the decisions of
 //             concurrent calls in one write; the rest once per turn)
 //   gateBatched  the same, with the audit file in `flush: "batched"` mode (one write per event-loop turn)
+//   gateSilent   the full gate with no events (NULL_EVENT_SINK), in the allocation suite
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import { BENCH_SERVER_PATH, REPO_ROOT } from "./modules.mjs";
@@ -92,37 +93,44 @@ export function createGateEnvironment(modules, { registry, events }) {
   return { registry, gate, runId: "bench", cwd: REPO_ROOT, events };
 }
 
+/** A gate client over its own server: registry, connection and gate environment, auditing to `events`. */
+export async function openGate(modules, cleanup, events) {
+  const registry = new modules.ToolRegistry();
+  const managed = createConnection(modules, cleanup, { name: GATE_SERVER, serverEnv: {}, registry, events });
+  await managed.connection.start();
+  return { environment: createGateEnvironment(modules, { registry, events }), close: managed.close };
+}
+
 /**
- * One echo call per client (`{ raw, sdkOnOurs, transport, gate, gateBatched }`); each throws unless the
- * call succeeded.
+ * One echo call per client given, by the same name: SDK Clients `raw` and `sdkOnOurs`, our bare
+ * `transport`, and `gates` (gate environments by client name); each throws unless the call succeeded.
  */
-export function echoCallers(modules, { raw, sdkOnOurs, transport, gateEnvironment, gateBatchedEnvironment }) {
+export function echoCallers(modules, { raw, sdkOnOurs, transport, gates = {} }) {
   const echoCall = { name: `mcp__${GATE_SERVER}__echo`, input: ECHO_ARGUMENTS };
   const sdkCaller = (client) => async () => {
     const result = await client.callTool({ name: "echo", arguments: ECHO_ARGUMENTS });
     if (result.isError || result.content?.[0]?.type !== "text") throw unexpected("Client.callTool", result);
   };
-  return {
-    raw: sdkCaller(raw),
-    sdkOnOurs: sdkCaller(sdkOnOurs),
-    transport: async () => {
+  const callers = {};
+  if (raw) callers.raw = sdkCaller(raw);
+  if (sdkOnOurs) callers.sdkOnOurs = sdkCaller(sdkOnOurs);
+  if (transport) {
+    callers.transport = async () => {
       const response = await transport.request(
         "tools/call",
         { name: "echo", arguments: ECHO_ARGUMENTS },
         NEVER,
       );
       if (!response.ok) throw unexpected("transport request", response);
-    },
-    gate: gateCaller(gateEnvironment),
-    gateBatched: gateCaller(gateBatchedEnvironment),
-  };
-
-  function gateCaller(environment) {
-    return async () => {
+    };
+  }
+  for (const [name, environment] of Object.entries(gates)) {
+    callers[name] = async () => {
       const outcome = await modules.executeToolCall(echoCall, environment);
       if (outcome.type !== "observation" || !outcome.ok) throw unexpected("executeToolCall", outcome);
     };
   }
+  return callers;
 }
 
 function unexpected(what, value) {

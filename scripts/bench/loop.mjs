@@ -18,35 +18,12 @@
 // - Processes take turns in every round, in a rotating order, so drift on the machine (frequency,
 //   other load) is shared; the figure is the median over rounds, so a burst of load in one process
 //   moves nothing. Wall time is reported beside it, as context.
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { runJsonProcess } from "./json-process.mjs";
 import { median } from "./stats.mjs";
 
 const DEFAULTS = { turns: 1000, rounds: 11, runs: 15, warmups: 20 };
 const RUNNER = fileURLToPath(new URL("./loop-runner.mjs", import.meta.url));
-
-/** Runs one kind in a child process; resolves with its wall and CPU milliseconds per timed run. */
-function runProcess(cleanup, kind, settings) {
-  return new Promise((resolve, reject) => {
-    const args = [RUNNER, kind, settings.turns, settings.warmups, settings.runs].map(String);
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
-    const forget = cleanup.add(() => child.kill("SIGKILL"), child.pid);
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      void forget();
-      if (code !== 0) reject(new Error(`loop-runner ${kind} exited with ${code}: ${stderr.trim()}`));
-      else resolve(JSON.parse(stdout));
-    });
-  });
-}
 
 /**
  * Median over rounds of each kind's CPU milliseconds per turn (a process's total over its turns),
@@ -64,7 +41,8 @@ export async function benchLoop(cleanup, progress, options = {}) {
     );
     const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
     for (const kind of order) {
-      const { cpu, wall } = await runProcess(cleanup, kind, settings);
+      const args = [kind, settings.turns, settings.warmups, settings.runs];
+      const { cpu, wall } = await runJsonProcess(cleanup, RUNNER, args);
       perTurn[kind].push(total(cpu) / (cpu.length * settings.turns));
       wallPerTurn[kind].push(total(wall) / (wall.length * settings.turns));
     }

@@ -2,25 +2,23 @@
 // against the same minimal server (packages/mcp-testing/src/servers/bench-server.mjs). Progress goes
 // to stderr, the result table to stdout. Exit code: 0 when every target is met, 1 when one is missed,
 // 2 when the benchmark itself failed. Not part of CI: timings belong here, never in tests.
+// Suites (`--only=` takes their names): calls, stages (a governed call's CPU stage by stage), alloc
+// (bytes allocated per call: SDK Client, our transport, the full gate with and without its audit file,
+// sequential and 100 concurrent, and the full gate's top allocation sites; timings on a shared machine
+// swing too much to show a regression of a few µs, bytes per call move by ~1%), discovery, servers,
+// sandbox, stores, loop.
 import { cpus, platform, release } from "node:os";
+import { allocRows, allocSitesReport, benchAlloc } from "./alloc.mjs";
 import { benchCalls } from "./calls.mjs";
 import { createCleanup } from "./cleanup.mjs";
-import {
-  createConnection,
-  createGateEnvironment,
-  echoCallers,
-  GATE_SERVER,
-  openAuditSink,
-  openRawClient,
-  openTransport,
-} from "./clients.mjs";
+import { echoCallers, openAuditSink, openGate, openRawClient, openTransport } from "./clients.mjs";
 import { benchDiscovery } from "./discovery.mjs";
 import { benchLoop } from "./loop.mjs";
 import { loadModules } from "./modules.mjs";
 import { benchSandbox } from "./sandbox.mjs";
 import { benchStages, stageRows } from "./stages.mjs";
 import { benchStartup } from "./startup.mjs";
-import { formatMs, formatRate, renderTable, resultRow } from "./stats.mjs";
+import { formatBytes, formatMs, formatRate, renderTable, resultRow } from "./stats.mjs";
 import { benchStores } from "./stores.mjs";
 
 // Sized to finish in well under two minutes on a 2-core machine.
@@ -41,14 +39,6 @@ const STAGES = { rounds: 5, calls: 5000, warmupCalls: 2000 };
 
 const progress = (message) => process.stderr.write(`bench: ${message}\n`);
 
-/** A gate client over its own server: registry, connection and gate environment, auditing to `events`. */
-async function openGate(modules, cleanup, events) {
-  const registry = new modules.ToolRegistry();
-  const managed = createConnection(modules, cleanup, { name: GATE_SERVER, serverEnv: {}, registry, events });
-  await managed.connection.start();
-  return { environment: createGateEnvironment(modules, { registry, events }), close: managed.close };
-}
-
 async function measureCalls(modules, cleanup, events) {
   progress("calls: starting 5 servers (one per client)");
   const raw = await openRawClient(modules, cleanup, {});
@@ -60,8 +50,7 @@ async function measureCalls(modules, cleanup, events) {
     raw: raw.client,
     sdkOnOurs: sdkOnOurs.client,
     transport: ours.transport,
-    gateEnvironment: gate.environment,
-    gateBatchedEnvironment: gateBatched.environment,
+    gates: { gate: gate.environment, gateBatched: gateBatched.environment },
   });
   const results = await benchCalls(callers, progress, CALLS);
   await Promise.all([raw.close(), sdkOnOurs.close(), ours.close(), gate.close(), gateBatched.close()]);
@@ -182,7 +171,7 @@ function row(metric, ours, baseline, format, extra = {}) {
   return resultRow({ metric, ours, raw: baseline, format, ...extra });
 }
 
-function report(rows, discovery, loop) {
+function report(rows, { discovery, loop, alloc }) {
   const cpu = cpus();
   const lines = [
     "",
@@ -209,6 +198,7 @@ function report(rows, discovery, loop) {
       `  first McpServerConnection.start (spawn + handshake + discovery): ${formatMs(discovery.firstStartMs)}`,
     );
   }
+  if (alloc) lines.push("", ...allocSitesReport(alloc, formatBytes));
   if (loop) {
     lines.push(
       "",
@@ -232,7 +222,7 @@ function report(rows, discovery, loop) {
 
 // `--only=calls,discovery,servers` runs a subset, e.g. while working on one of them.
 function selectedSuites() {
-  const all = ["calls", "stages", "discovery", "servers", "sandbox", "stores", "loop"];
+  const all = ["calls", "stages", "alloc", "discovery", "servers", "sandbox", "stores", "loop"];
   const option = process.argv.slice(2).find((argument) => argument.startsWith("--only="));
   if (!option) return new Set(all);
   const chosen = option.slice("--only=".length).split(",");
@@ -252,9 +242,14 @@ async function main() {
     const events = openAuditSink(modules, cleanup);
     const rows = [];
     let discovery;
+    let alloc;
     if (suites.has("calls")) rows.push(...callRows(await measureCalls(modules, cleanup, events)));
     if (suites.has("stages")) {
       rows.push(...stageRows(await benchStages(modules, cleanup, { progress, ...STAGES }), formatMs));
+    }
+    if (suites.has("alloc")) {
+      alloc = await benchAlloc(cleanup, { progress });
+      rows.push(...allocRows(alloc, formatBytes));
     }
     if (suites.has("discovery")) {
       discovery = await benchDiscovery(modules, cleanup, { events, progress, ...DISCOVERY });
@@ -273,7 +268,7 @@ async function main() {
       rows.push(...loopRows(loop));
     }
     progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    return report(rows, discovery, loop) ? 0 : 1;
+    return report(rows, { discovery, loop, alloc }) ? 0 : 1;
   } catch (error) {
     if (cleanup.interrupted) return 130;
     process.stderr.write(

@@ -24,6 +24,20 @@ export function formatMs(ms) {
   return `${ms.toFixed(0)} ms`;
 }
 
+/** Bytes for the table: B below 1 KiB, then KiB or MiB (binary units) to three significant digits. */
+export function formatBytes(bytes) {
+  if (!Number.isFinite(bytes)) return "-";
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let value = bytes;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  if (unit === 0) return `${Math.round(value)} B`;
+  return `${value.toFixed(Math.abs(value) < 10 ? 2 : 1)} ${units[unit]}`;
+}
+
 /** Calls per second for the table. */
 export function formatRate(perSecond) {
   return Number.isFinite(perSecond) ? `${Math.round(perSecond).toLocaleString("en-US")}/s` : "-";
