@@ -5,10 +5,10 @@
 //
 // Why it is measured this way (tried first: V8's sampling heap profiler for every window):
 // - A window's bytes are exact: the growth of the used heap plus what each garbage collection inside
-//   the window freed (v8.GCProfiler reports the heap before and after each one). No GC is forced
-//   or kept away, so the process runs as an agent process does; in steady state, windows of the same
-//   code agree to a few bytes per call, but for an occasional window a few hundred bytes higher
-//   (hence the median). Checked: on a synthetic loop, the heap's growth with no collection in the
+//   the window freed (heap-bytes.mjs). No GC is forced or kept away, so the process runs as an
+//   agent process does; in steady state, windows of the same
+//   code agree to a few bytes per call, but for windows a few hundred bytes higher (alloc.mjs
+//   takes the least). Checked: on a synthetic loop, the heap's growth with no collection in the
 //   window (256 MB young generation) and the sampling profiler agreed within 0.5%; on these calls,
 //   windows with a scavenge in them agree with those without, and the one profile's total is
 //   within ~2% of the windows'.
@@ -23,9 +23,9 @@ import { Session } from "node:inspector/promises";
 import { SourceMap } from "node:module";
 import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import v8 from "node:v8";
 import { createCleanup } from "./cleanup.mjs";
 import { echoCallers, openAuditSink, openGate, openRawClient, openTransport } from "./clients.mjs";
+import { allocatedBytes } from "./heap-bytes.mjs";
 import { loadModules, REPO_ROOT } from "./modules.mjs";
 
 /** Opens the one client of `kind`; resolves with what echoCallers takes for it. */
@@ -54,21 +54,6 @@ function runner(call, concurrentCalls) {
       }
     },
   };
-}
-
-/** Bytes allocated on the heap while `work` runs: used-heap growth plus what collections freed. */
-async function allocatedBytes(work) {
-  const profiler = new v8.GCProfiler();
-  profiler.start();
-  const before = v8.getHeapStatistics().used_heap_size;
-  await work();
-  const after = v8.getHeapStatistics().used_heap_size;
-  const { statistics } = profiler.stop();
-  let freed = 0;
-  for (const { beforeGC, afterGC } of statistics) {
-    freed += beforeGC.heapStatistics.usedHeapSize - afterGC.heapStatistics.usedHeapSize;
-  }
-  return after - before + freed;
 }
 
 /**

@@ -2,23 +2,34 @@
 // one loop of loop-kinds.mjs, warm-up runs first, and prints the wall and CPU milliseconds of each timed
 // run as JSON on stdout. A process runs one kind only, so the JIT and the heap are that loop's, as in a real agent
 // process (run together, the agent loop and the bare loop share executeToolCall's inline caches).
+// With a fifth argument `alloc` (the allocation suite's mode), it prints instead the bytes each timed
+// run allocated on the heap per turn (heap-bytes.mjs).
+import { allocatedBytes } from "./heap-bytes.mjs";
 import { createWorld, LOOP_KINDS } from "./loop-kinds.mjs";
 import { loadLoopModules } from "./modules.mjs";
 
-const [kind, turns, warmups, runs] = process.argv.slice(2);
+const [kind, turns, warmups, runs, measure = "time"] = process.argv.slice(2);
 const loop = LOOP_KINDS[kind];
 if (!loop) throw new Error(`loop-runner: unknown kind ${kind}; use ${Object.keys(LOOP_KINDS).join(", ")}.`);
 const modules = await loadLoopModules();
 const world = createWorld(modules);
 for (let index = 0; index < Number(warmups); index += 1) await loop(modules, world, Number(turns));
-const wall = [];
-const cpu = [];
-for (let index = 0; index < Number(runs); index += 1) {
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  await loop(modules, world, Number(turns));
-  wall.push(performance.now() - started);
-  const used = process.cpuUsage(cpuBefore);
-  cpu.push((used.user + used.system) / 1000);
+if (measure === "alloc") {
+  const bytesPerTurn = [];
+  for (let index = 0; index < Number(runs); index += 1) {
+    bytesPerTurn.push((await allocatedBytes(() => loop(modules, world, Number(turns)))) / Number(turns));
+  }
+  process.stdout.write(`${JSON.stringify({ kind, bytesPerTurn })}\n`);
+} else {
+  const wall = [];
+  const cpu = [];
+  for (let index = 0; index < Number(runs); index += 1) {
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    await loop(modules, world, Number(turns));
+    wall.push(performance.now() - started);
+    const used = process.cpuUsage(cpuBefore);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  process.stdout.write(`${JSON.stringify({ kind, wall, cpu })}\n`);
 }
-process.stdout.write(`${JSON.stringify({ kind, wall, cpu })}\n`);

@@ -3,12 +3,12 @@
 // to stderr, the result table to stdout. Exit code: 0 when every target is met, 1 when one is missed,
 // 2 when the benchmark itself failed. Not part of CI: timings belong here, never in tests.
 // Suites (`--only=` takes their names): calls, stages (a governed call's CPU stage by stage), alloc
-// (bytes allocated per call: SDK Client, our transport, the full gate with and without its audit file,
-// sequential and 100 concurrent, and the full gate's top allocation sites; timings on a shared machine
-// swing too much to show a regression of a few µs, bytes per call move by ~1%), discovery, servers,
-// sandbox, stores, loop.
+// (bytes allocated per call: SDK Client, our transport, the full gate with and without its audit
+// file, sequential and 100 concurrent; the full gate's top allocation sites; the agent loop's bytes
+// per turn against a bare loop's. Timings on a shared machine swing too much to show a regression of
+// a few µs; these figures move by ~1%), discovery, servers, sandbox, stores, loop.
 import { cpus, platform, release } from "node:os";
-import { allocRows, allocSitesReport, benchAlloc } from "./alloc.mjs";
+import { allocReport, allocRows, benchAlloc } from "./alloc.mjs";
 import { benchCalls } from "./calls.mjs";
 import { createCleanup } from "./cleanup.mjs";
 import { echoCallers, openAuditSink, openGate, openRawClient, openTransport } from "./clients.mjs";
@@ -198,7 +198,7 @@ function report(rows, { discovery, loop, alloc }) {
       `  first McpServerConnection.start (spawn + handshake + discovery): ${formatMs(discovery.firstStartMs)}`,
     );
   }
-  if (alloc) lines.push("", ...allocSitesReport(alloc, formatBytes));
+  if (alloc) lines.push("", ...allocReport(alloc, formatBytes));
   if (loop) {
     lines.push(
       "",
