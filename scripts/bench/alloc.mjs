@@ -6,10 +6,10 @@
 // its JIT state and heap are then its own, the same under `--only=alloc` as in the full run, and not
 // what the other suites (or the other clients' calls through shared code) left behind. The figure is
 // the least of its windows: in steady state a client's lowest window came out the same to ~0.2% in
-// every process, while the others lay 1-8% above it, a different share of them in each run (with a
-// collection in the window or without), so their median moved by up to 4% between runs. A
-// regression on the path every call takes raises the floor. Only on-heap bytes count (Buffer
-// contents live outside the heap).
+// every process, while the others lay 1-8% above it (whether a collection fell in them or not), a
+// different share of them in each run, so their median moved by up to 4% between runs. A regression
+// on the path every call takes raises the floor. Only on-heap bytes count (Buffer contents live
+// outside the heap).
 import { fileURLToPath } from "node:url";
 import { runJsonProcess } from "./json-process.mjs";
 import { resultRow } from "./stats.mjs";
