@@ -9,15 +9,13 @@ import {
 } from "./events.js";
 import type { GateRequest, GateVerdict, ToolGate } from "./gate.js";
 import {
-  type FailureDetails,
   failureObservation,
-  isToolFailure,
   OBSERVATION_ERROR_CODES,
   type Observation,
-  type ObservationErrorCode,
   type ToolCallOutcome,
 } from "./observation.js";
-import type { RegisteredTool, ToolContext, ToolProgress } from "./tool.js";
+import { type CallIds, runAdmitted } from "./running-call.js";
+import type { PrepareResult, RegisteredTool, ToolProgress } from "./tool.js";
 
 /** A call as the model or a user makes it. */
 export interface ToolCall {
@@ -64,20 +62,51 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
   // Without a sink, no event is built at all (the input is not even serialized for its size).
   const audited = events !== NULL_EVENT_SINK;
   if (audited) emitEvent(events, startedEvent(ids, tool, call.input));
-  const outcome = await decideAndRun(call, tool, env, ids, events);
+  // One async function for the whole call, its steps synchronous helpers: every async layer more
+  // would cost a promise, a suspended frame and microtask turns per call.
+  let outcome: ToolCallOutcome;
+  const prepared = env.signal?.aborted || !tool ? undefined : tool.prepare(call.input);
+  if (!tool || !prepared?.ok) outcome = unprepared(call, env, ids, prepared);
+  else {
+    // One cancellation per call: it reaches the gate (unless the caller has its own signal) and the tool.
+    const cancellation = new CallCancellation();
+    let verdict: GateVerdict;
+    try {
+      verdict = await env.gate.admit(new Admission(tool, prepared.input, env, ids, cancellation));
+    } catch (error) {
+      // A gate that cannot decide fails closed.
+      verdict = { type: "deny", reason: `gate_failed: ${messageOf(error)}` };
+    }
+    // Written before anything it admits runs (and before a deny or a hold is returned); a sink may
+    // write the decisions of concurrent calls in one go.
+    let unrecorded: string | undefined;
+    if (audited) {
+      const written = emitDecisionEvent(events, decisionEvent(ids, verdict));
+      if (written) {
+        try {
+          await written;
+        } catch (error) {
+          unrecorded = messageOf(error);
+        }
+      }
+    }
+    if (verdict.type === "allow" && unrecorded === undefined && !env.signal?.aborted) {
+      // setTimeout fires at once for delays past 2^31-1 ms (or Infinity): those wait the longest it can.
+      const timeoutMs = Math.min(env.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS);
+      outcome = await runAdmitted(verdict.run, prepared.execute, env, ids, cancellation, timeoutMs);
+    } else outcome = refusalOf(verdict, unrecorded, ids);
+  }
   if (audited) emitEvent(events, finishedEvent(ids, outcome, elapsed(started)));
   return outcome;
 }
 
-type CallIds = { runId: string; callId: string; toolName: string };
-
-async function decideAndRun(
+/** The observation of a call that ends before the gate is asked: cancelled, unknown or invalid. */
+function unprepared(
   call: ToolCall,
-  tool: RegisteredTool | undefined,
   env: ExecutionEnvironment,
   ids: CallIds,
-  events: EventSink,
-): Promise<ToolCallOutcome> {
+  prepared: PrepareResult<unknown> | undefined,
+): Observation {
   // Cancelled first: a caller that gave up (e.g. while a server was still connecting) gets
   // "cancelled", not a misleading "unknown_tool".
   if (env.signal?.aborted)
@@ -86,43 +115,26 @@ async function decideAndRun(
       OBSERVATION_ERROR_CODES.cancelled,
       "The call was cancelled before it started.",
     );
-  if (!tool)
-    return failureObservation(
-      ids,
-      OBSERVATION_ERROR_CODES.unknownTool,
-      `No tool named "${call.name}" is registered.`,
-    );
-
-  const prepared = tool.prepare(call.input);
-  if (!prepared.ok) {
+  if (prepared?.ok === false) {
     return failureObservation(
       ids,
       OBSERVATION_ERROR_CODES.invalidArguments,
       "The input does not match the tool's schema.",
-      {
-        issues: prepared.issues,
-      },
+      { issues: prepared.issues },
     );
   }
+  return failureObservation(
+    ids,
+    OBSERVATION_ERROR_CODES.unknownTool,
+    `No tool named "${call.name}" is registered.`,
+  );
+}
 
-  // One cancellation per call: it reaches the gate (unless the caller has its own signal) and the tool.
-  const cancellation = new CallCancellation();
-  const verdict = await admit(new Admission(tool, prepared.input, env, ids, cancellation), env.gate);
-  // Written before anything it admits runs (and before a deny or a hold is returned); a sink may
-  // write the decisions of concurrent calls in one go.
-  if (events !== NULL_EVENT_SINK) {
-    const unrecorded = await recordDecision(events, ids, verdict);
-    // A call whose admission could not be recorded does not run: the gate fails closed.
-    if (unrecorded && verdict.type === "allow") {
-      const reason = `audit_failed: ${unrecorded}`;
-      return failureObservation(
-        ids,
-        OBSERVATION_ERROR_CODES.policyDenied,
-        `The call was refused: its decision could not be recorded (${unrecorded}).`,
-        { reason },
-      );
-    }
-  }
+/**
+ * The outcome of a call the gate did not let run: denied, held, allowed but its decision not
+ * recorded, or allowed and cancelled meanwhile.
+ */
+function refusalOf(verdict: GateVerdict, unrecorded: string | undefined, ids: CallIds): ToolCallOutcome {
   if (verdict.type === "deny") {
     return failureObservation(
       ids,
@@ -142,29 +154,21 @@ async function decideAndRun(
       reason: "approval_required",
     };
   }
-  if (env.signal?.aborted)
+  // A call whose admission could not be recorded does not run: the gate fails closed.
+  if (unrecorded !== undefined) {
+    const reason = `audit_failed: ${unrecorded}`;
     return failureObservation(
       ids,
-      OBSERVATION_ERROR_CODES.cancelled,
-      "The call was cancelled before it started.",
+      OBSERVATION_ERROR_CODES.policyDenied,
+      `The call was refused: its decision could not be recorded (${unrecorded}).`,
+      { reason },
     );
-  return runAdmitted(verdict.run, prepared.execute, env, ids, cancellation);
-}
-
-/** Emits the decision and waits until it is written; the reason it could not be, if a sink says so. */
-async function recordDecision(
-  events: EventSink,
-  ids: CallIds,
-  verdict: GateVerdict,
-): Promise<string | undefined> {
-  const written = emitDecisionEvent(events, decisionEvent(ids, verdict));
-  if (!written) return undefined;
-  try {
-    await written;
-    return undefined;
-  } catch (error) {
-    return messageOf(error);
   }
+  return failureObservation(
+    ids,
+    OBSERVATION_ERROR_CODES.cancelled,
+    "The call was cancelled before it started.",
+  );
 }
 
 /**
@@ -195,113 +199,6 @@ class Admission implements GateRequest {
   get signal(): AbortSignal {
     return this.#env.signal ?? this.#cancellation.signal;
   }
-}
-
-async function admit(request: Admission, gate: ToolGate): Promise<GateVerdict> {
-  try {
-    return await gate.admit(request);
-  } catch (error) {
-    // A gate that cannot decide fails closed.
-    return { type: "deny", reason: `gate_failed: ${messageOf(error)}` };
-  }
-}
-
-/** What a running tool receives; its `signal` is the call's cancellation, created on first read. */
-class RunningCallContext implements ToolContext {
-  readonly callId: string;
-  readonly runId: string;
-  readonly cwd: string;
-  readonly progressListened: boolean;
-  readonly cancellation: CallCancellation;
-  readonly #env: ExecutionEnvironment;
-  readonly #toolName: string;
-
-  constructor(env: ExecutionEnvironment, ids: CallIds, cancellation: CallCancellation) {
-    this.callId = ids.callId;
-    this.runId = ids.runId;
-    this.cwd = env.cwd;
-    this.progressListened = env.onProgress !== undefined;
-    this.cancellation = cancellation;
-    this.#env = env;
-    this.#toolName = ids.toolName;
-  }
-
-  get signal(): AbortSignal {
-    return this.cancellation.signal;
-  }
-
-  /** An arrow, so that a tool may pass it on detached. */
-  readonly reportProgress = (progress: ToolProgress): void => {
-    if (!this.cancellation.aborted) {
-      this.#env.onProgress?.(progress, { callId: this.callId, toolName: this.#toolName });
-    }
-  };
-}
-
-function runAdmitted(
-  run: (execute: () => Promise<unknown>) => Promise<unknown>,
-  execute: (context: ToolContext) => Promise<unknown>,
-  env: ExecutionEnvironment,
-  ids: CallIds,
-  cancellation: CallCancellation,
-): Promise<Observation> {
-  // setTimeout fires at once for delays past 2^31-1 ms (or Infinity): treat those as the longest wait.
-  const timeoutMs = Math.min(env.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS);
-  const callerSignal = env.signal;
-  // One promise settled by whichever comes first: the tool's end, the timeout or the caller's abort.
-  return new Promise<Observation>((resolve) => {
-    let settled = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const finish = (observation: Observation): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      callerSignal?.removeEventListener("abort", onCallerAbort);
-      resolve(observation);
-    };
-    const stop = (error: ObservationErrorCode, message: string): void => {
-      if (settled) return;
-      finish(failureObservation(ids, error, message));
-      // Returned at once, even if the tool ignores its signal.
-      cancellation.abort(new Error(message));
-    };
-    const onCallerAbort = (): void => stop(OBSERVATION_ERROR_CODES.cancelled, "The call was cancelled.");
-    timer = setTimeout(
-      () => stop(OBSERVATION_ERROR_CODES.timeout, `The tool did not finish within ${timeoutMs} ms.`),
-      timeoutMs,
-    );
-    callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
-    const context = new RunningCallContext(env, ids, cancellation);
-    // A turn later, never inside the gate's stack frame; a tool that throws at once is a tool_error too.
-    // The runner's own promise is listened to (no promise in between to adopt it: two microtask turns).
-    queueMicrotask(() => {
-      let running: Promise<unknown>;
-      try {
-        running = Promise.resolve(run(() => execute(context)));
-      } catch (error) {
-        running = Promise.reject(error);
-      }
-      running.then(
-        (value) => finish(toObservation(ids, value)),
-        (error: unknown) =>
-          finish(
-            failureObservation(
-              ids,
-              OBSERVATION_ERROR_CODES.toolError,
-              `The tool failed: ${messageOf(error)}`,
-            ),
-          ),
-      );
-    });
-  });
-}
-
-function toObservation(ids: CallIds, value: unknown): Observation {
-  if (isToolFailure(value)) {
-    const { error, message, ...details } = value;
-    return failureObservation(ids, error, message, details as FailureDetails);
-  }
-  return { type: "observation", ok: true, callId: ids.callId, toolName: ids.toolName, output: value };
 }
 
 // The events below are built field by field, in the order the audit trail has always had: V8's

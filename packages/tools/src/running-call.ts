@@ -1,0 +1,141 @@
+// The run of one admitted call: the tool, its time limit and the caller's cancellation, settled by
+// whichever comes first. Per call it allocates one settling object and the tool's context; the
+// timer and the caller's abort reach it without a closure each.
+import type { CallCancellation } from "./call-cancellation.js";
+import { messageOf } from "./error-message.js";
+import type { ExecutionEnvironment } from "./execute-tool-call.js";
+import {
+  type FailureDetails,
+  failureObservation,
+  isToolFailure,
+  OBSERVATION_ERROR_CODES,
+  type Observation,
+  type ObservationErrorCode,
+} from "./observation.js";
+import type { ToolContext, ToolProgress } from "./tool.js";
+
+/** The ids a call is known by in its events and its observation. */
+export interface CallIds {
+  runId: string;
+  callId: string;
+  toolName: string;
+}
+
+/**
+ * Runs an admitted call through its runner (the sandbox) and resolves with its observation: the
+ * tool's result, its failure (a throw, even at once, is a `tool_error`), `timeout` after
+ * `timeoutMs`, or `cancelled` when the caller's signal aborts. On a timeout or an abort the
+ * observation is returned at once, even if the tool ignores its signal, and the call's
+ * cancellation is aborted.
+ */
+export function runAdmitted(
+  run: (execute: () => Promise<unknown>) => Promise<unknown>,
+  execute: (context: ToolContext) => Promise<unknown>,
+  env: ExecutionEnvironment,
+  ids: CallIds,
+  cancellation: CallCancellation,
+  timeoutMs: number,
+): Promise<Observation> {
+  return new Promise<Observation>((resolve) => {
+    const call = new SettlingCall(ids, cancellation, env.signal, resolve, timeoutMs);
+    const context = new RunningCallContext(env, ids, cancellation);
+    // The runner's own promise is listened to (no promise in between to adopt it: two microtask turns).
+    let running: Promise<unknown>;
+    try {
+      running = Promise.resolve(run(() => execute(context)));
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    running.then(
+      (value) => call.finish(toObservation(ids, value)),
+      (error: unknown) =>
+        call.finish(
+          failureObservation(ids, OBSERVATION_ERROR_CODES.toolError, `The tool failed: ${messageOf(error)}`),
+        ),
+    );
+  });
+}
+
+/** Settles a call once: with the tool's end, its timeout, or the caller's abort (as an event listener object). */
+class SettlingCall {
+  #settled = false;
+  readonly #timer: ReturnType<typeof setTimeout>;
+
+  constructor(
+    readonly ids: CallIds,
+    readonly cancellation: CallCancellation,
+    readonly callerSignal: AbortSignal | undefined,
+    readonly resolve: (observation: Observation) => void,
+    timeoutMs: number,
+  ) {
+    this.#timer = setTimeout(timeOut, timeoutMs, this, timeoutMs);
+    callerSignal?.addEventListener("abort", this, { once: true });
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.stop(OBSERVATION_ERROR_CODES.cancelled, "The call was cancelled.");
+  }
+
+  finish(observation: Observation): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.callerSignal?.removeEventListener("abort", this);
+    this.resolve(observation);
+  }
+
+  stop(error: ObservationErrorCode, message: string): void {
+    if (this.#settled) return;
+    this.finish(failureObservation(this.ids, error, message));
+    this.cancellation.abort(new Error(message));
+  }
+}
+
+function timeOut(call: SettlingCall, timeoutMs: number): void {
+  call.stop(OBSERVATION_ERROR_CODES.timeout, `The tool did not finish within ${timeoutMs} ms.`);
+}
+
+/** What a running tool receives; its `signal` is the call's cancellation, created on first read. */
+class RunningCallContext implements ToolContext {
+  readonly callId: string;
+  readonly runId: string;
+  readonly cwd: string;
+  readonly progressListened: boolean;
+  readonly cancellation: CallCancellation;
+  readonly #env: ExecutionEnvironment;
+  readonly #toolName: string;
+  #reportProgress: ((progress: ToolProgress) => void) | undefined;
+
+  constructor(env: ExecutionEnvironment, ids: CallIds, cancellation: CallCancellation) {
+    this.callId = ids.callId;
+    this.runId = ids.runId;
+    this.cwd = env.cwd;
+    this.progressListened = env.onProgress !== undefined;
+    this.cancellation = cancellation;
+    this.#env = env;
+    this.#toolName = ids.toolName;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+
+  /** A function of its own, so that a tool may pass it on detached; made when first read. */
+  get reportProgress(): (progress: ToolProgress) => void {
+    this.#reportProgress ??= (progress: ToolProgress): void => {
+      if (!this.cancellation.aborted) {
+        this.#env.onProgress?.(progress, { callId: this.callId, toolName: this.#toolName });
+      }
+    };
+    return this.#reportProgress;
+  }
+}
+
+function toObservation(ids: CallIds, value: unknown): Observation {
+  if (isToolFailure(value)) {
+    const { error, message, ...details } = value;
+    return failureObservation(ids, error, message, details as FailureDetails);
+  }
+  return { type: "observation", ok: true, callId: ids.callId, toolName: ids.toolName, output: value };
+}
