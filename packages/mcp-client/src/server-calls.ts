@@ -14,13 +14,15 @@ import { mcpToolName, type ServerToolAction, serverToolName } from "./names.js";
 import { isRecord } from "./records.js";
 import { type RemoteCallResult, type RemoteToolPort, responseFailure } from "./tool-mapping.js";
 
-/** One request of a call, the local tool it is audited under, and what to check after a reconnect. */
+/** One request of a call and the local tool it is audited under. */
 interface OutgoingRequest {
   method: string;
   params: Record<string, unknown>;
   toolName: string;
-  /** Whether the call still applies to what the server lists after a dormant connection reopened. */
-  recheck(): ToolFailure | undefined;
+  /** For `tools/call`: the tool it calls, as the server lists it. */
+  remoteName?: string;
+  /** For `tools/call`: the local tool registered for it when the call was made, checked after a dormant connection reopened. */
+  before?: RegisteredTool | undefined;
 }
 
 /** What a server's calls read of their connection, at the moment each is sent. */
@@ -52,26 +54,12 @@ export class ServerCalls implements RemoteToolPort {
   }
 
   /** Sends `tools/call` for `remoteName` on behalf of the call in `context`. */
-  async callTool(remoteName: string, args: unknown, context: ToolContext): Promise<RemoteCallResult> {
+  callTool(remoteName: string, args: unknown, context: ToolContext): Promise<RemoteCallResult> {
     const before = this.#target.currentTool(remoteName);
     // The registered tool's own name: the same text, without building it again for every call.
     const toolName = before?.name ?? mcpToolName(this.#target.server, remoteName);
     const params = { name: remoteName, arguments: args };
-    const recheck = (): ToolFailure | undefined => {
-      // Reopened after idling: the call was validated and authorized against the old definition.
-      if (this.#target.currentTool(remoteName) === before) return undefined;
-      return toolFailure(
-        OBSERVATION_ERROR_CODES.mcpUnavailable,
-        `The definition of ${toolName} changed when the connection to "${this.#target.server}" was reopened; call it again.`,
-      );
-    };
-    const answer = await this.#send({ method: "tools/call", params, toolName, recheck }, context);
-    if (answer.ok && !this.#target.structuredContent() && isRecord(answer.result)) {
-      // The negotiated version has no structuredContent: the server's extra field is not passed on.
-      const { structuredContent: _dropped, ...result } = answer.result;
-      return { ok: true, result };
-    }
-    return answer;
+    return this.#send({ method: "tools/call", params, toolName, remoteName, before }, context);
   }
 
   /** Sends a built-in tool's request (`resources/read`, `prompts/get`) on behalf of the call in `context`. */
@@ -82,7 +70,7 @@ export class ServerCalls implements RemoteToolPort {
     context: ToolContext,
   ): Promise<RemoteCallResult> {
     const toolName = serverToolName(this.#target.server, action);
-    return this.#send({ method, params, toolName, recheck: () => undefined }, context);
+    return this.#send({ method, params, toolName }, context);
   }
 
   #send(request: OutgoingRequest, context: ToolContext): Promise<RemoteCallResult> {
@@ -102,7 +90,7 @@ export class ServerCalls implements RemoteToolPort {
       if (this.#target.state() === "dormant" || dormancy.waking) {
         const cancellation = context.cancellation ?? context.signal;
         if (await dormancy.wake(cancellation)) {
-          const stale = request.recheck();
+          const stale = this.#stale(request);
           if (stale) return { ok: false, failure: stale };
         } else if (cancellation.aborted) {
           const failure = toolFailure(
@@ -142,6 +130,22 @@ export class ServerCalls implements RemoteToolPort {
     const response = await transport.request(method, params, requestContext);
     const attribution = { callId: context.callId, toolName };
     emitRequestFinished(target.events(), target.server, attribution, method, started, response);
-    return response.ok ? response : { ok: false, failure: responseFailure(response.error) };
+    if (!response.ok) return { ok: false, failure: responseFailure(response.error) };
+    if (request.remoteName !== undefined && !target.structuredContent() && isRecord(response.result)) {
+      // The negotiated version has no structuredContent: the server's extra field is not passed on.
+      const { structuredContent: _dropped, ...result } = response.result;
+      return { ok: true, result };
+    }
+    return response;
+  }
+
+  /** Whether a call still applies after its dormant connection reopened: it was validated and authorized against the old definition. */
+  #stale(request: OutgoingRequest): ToolFailure | undefined {
+    const { remoteName } = request;
+    if (remoteName === undefined || this.#target.currentTool(remoteName) === request.before) return undefined;
+    return toolFailure(
+      OBSERVATION_ERROR_CODES.mcpUnavailable,
+      `The definition of ${request.toolName} changed when the connection to "${this.#target.server}" was reopened; call it again.`,
+    );
   }
 }

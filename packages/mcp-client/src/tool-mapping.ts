@@ -80,6 +80,7 @@ export function toLocalTool(
     output = converted.schema;
   }
   const hints = hintsOf(own.definition);
+  const mapAnswer = (answer: RemoteCallResult) => mapCallResult(answer, output);
   const tool = defineTool({
     name: mcpToolName(descriptor.server, descriptor.remoteName),
     description,
@@ -94,8 +95,8 @@ export function toLocalTool(
       inputSchema: inputSchema as JsonValue,
       outputSchema: (outputSchema ?? null) as JsonValue,
     },
-    execute: async (args, context) =>
-      mapCallResult(await server.callTool(descriptor.remoteName, args, context), output),
+    // The port's own promise, mapped: no async frame of its own per call.
+    execute: (args, context) => server.callTool(descriptor.remoteName, args, context).then(mapAnswer),
   });
   return { ok: true, tool: tool as RegisteredTool };
 }
@@ -127,6 +128,10 @@ function hintsOf(descriptor: OwnDefinition): Record<string, JsonValue> | undefin
   return Object.keys(hints).length > 0 ? hints : undefined;
 }
 
+function isUntypedBlock(block: unknown): boolean {
+  return !isRecord(block) || typeof block.type !== "string";
+}
+
 /**
  * Turns a `tools/call` answer into the tool's output or a failure: a failure stays as it is (a
  * transport error keeps its code, `cancelled` and `timeout` their meaning), `isError` keeps the
@@ -138,7 +143,7 @@ export function mapCallResult(answer: RemoteCallResult, outputSchema?: ZodType):
   if (!isRecord(result) || !Array.isArray(result.content)) {
     return invalidResult(`tools/call returned ${describeValue(result)} without a content array`);
   }
-  const badBlock = result.content.findIndex((block) => !isRecord(block) || typeof block.type !== "string");
+  const badBlock = result.content.findIndex(isUntypedBlock);
   if (badBlock !== -1) return invalidResult(`content block ${badBlock} has no string type`);
   const content = result.content;
   if (result.isError === true) {

@@ -19,13 +19,13 @@ export const MAX_INPUT_DEPTH = 1_000;
 export function validatingOwnProperties(schema: ZodType): ZodType {
   return z
     .preprocess((value, context) => {
-      const copy = copyTree(value, () => Object.create(null) as Record<string, unknown>);
+      const copy = copyTree(value, true);
       if (copy.ok) return copy.value;
       context.addIssue({ code: "custom", message: copy.message, path: copy.path });
       return value;
     }, schema)
     .transform((value) => {
-      const copy = copyTree(value, () => ({}));
+      const copy = copyTree(value, false);
       // The output of a validated input is as shallow as the input was: the copy cannot fail.
       return copy.ok ? copy.value : value;
     });
@@ -51,10 +51,15 @@ interface Frame {
   path: Path;
 }
 
-function copyTree(root: unknown, createObject: () => Record<string, unknown>): TreeCopy {
+/** A copy of `root`, its objects without a prototype when `nullPrototype`, else ordinary ones. */
+function copyTree(root: unknown, nullPrototype: boolean): TreeCopy {
   if (typeof root !== "object" || root === null) return { ok: true, value: root };
-  const empty = (source: object): Record<string | number, unknown> =>
-    Array.isArray(source) ? ([] as unknown as Record<number, unknown>) : createObject();
+  const flat = copyFlatObject(root, nullPrototype);
+  if (flat !== undefined) return flat;
+  const empty = (source: object): Record<string | number, unknown> => {
+    if (Array.isArray(source)) return [] as unknown as Record<number, unknown>;
+    return nullPrototype ? (Object.create(null) as Record<string, unknown>) : {};
+  };
   const result = empty(root);
   const stack: Frame[] = [{ source: root, target: result, depth: 1, path: [] }];
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
@@ -84,4 +89,23 @@ function copyTree(root: unknown, createObject: () => Record<string, unknown>): T
     }
   }
   return { ok: true, value: result };
+}
+
+/**
+ * The copy of an object none of whose members is an object or an array (the usual input), made in
+ * one pass with no stack of frames; `undefined` for anything else, which the general copy takes.
+ */
+function copyFlatObject(source: object, nullPrototype: boolean): TreeCopy | undefined {
+  if (Array.isArray(source)) return undefined;
+  const copy: Record<string, unknown> = nullPrototype ? Object.create(null) : {};
+  // for-in with hasOwn: the own enumerable string keys, in Object.keys order, without an array of them.
+  for (const key in source) {
+    if (!Object.hasOwn(source, key)) continue;
+    const item = (source as Record<string, unknown>)[key];
+    if (typeof item === "object" && item !== null) return undefined;
+    if (key === "__proto__")
+      return { ok: false, message: `an own "__proto__" key is not accepted`, path: [key] };
+    copy[key] = item;
+  }
+  return { ok: true, value: copy };
 }
