@@ -10,7 +10,7 @@ import {
 } from "@agent/tools";
 import { createAllowMemo } from "./allow-memo.js";
 import { approvalFields, voidApprovalsOfOlderDigestVersion } from "./approval-decisions.js";
-import type { ApprovalRecord, ApprovalStore } from "./approval-store.js";
+import type { ApprovalRecord, ApprovalRequest, ApprovalStore } from "./approval-store.js";
 import { authorize } from "./authorize.js";
 import type { NetworkPolicy, Policy } from "./policy.js";
 import { describeMissingIsolation, executeInSandbox, NO_ISOLATION, type Sandbox } from "./sandbox.js";
@@ -98,7 +98,9 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
   const allowedOutright = createAllowMemo(policy);
 
   return {
-    async admit(request: GateRequest): Promise<GateVerdict> {
+    // Not async: a call the policy decides alone (allowed, denied, refused for want of isolation) gets
+    // its verdict at once, with no promise and no microtask turn; only approvals wait.
+    admit(request: GateRequest): GateVerdict | Promise<GateVerdict> {
       const placement = place(request.tool);
       // The common case, decided without building an authorization: no request, no digest.
       if (allowedOutright(request.tool)) {
@@ -118,38 +120,43 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
       // Checked before any approval is asked for or consumed: a call that cannot run must not use up a grant.
       if (placement.required && !placement.sandbox.isolates) return sandboxRequired(placement.sandbox);
       if (authorization.type === "allow") return allow(placement, "policy");
-      await voidOlderDigests();
-
-      const { runId, actionDigest } = authorization.request;
-      const useGrant = async (): Promise<boolean> => {
-        if (!(await approvals.consumeApprovalGrant(runId, actionDigest))) return false;
-        const consumed = await findConsumed(approvals, runId, actionDigest);
-        if (consumed) {
-          emitEvent(events, { type: "approval_consumed", ...approvalFields(consumed) }, now());
-        }
-        return true;
-      };
-      if (await useGrant()) return allow(placement, "approval");
-      const latest = await approvals.findLatestApproval(runId, actionDigest);
-      // Granted between the two lookups: use it rather than ask again.
-      if (latest?.status === "granted" && (await useGrant())) return allow(placement, "approval");
-      if (latest?.status === "denied") {
-        return { type: "deny", reason: `an operator denied approval ${latest.id} for this exact action` };
-      }
-      if (latest?.status === "pending") return { type: "waiting", requestId: latest.id };
-
-      const saved = await approvals.saveApprovalRequest(authorization.request);
-      // A concurrent identical call may have saved first; the store then returns its request instead.
-      if (saved.id === authorization.request.id) {
-        emitEvent(
-          events,
-          { type: "approval_requested", effect: saved.effect, ...approvalFields(saved) },
-          now(),
-        );
-      }
-      return { type: "waiting", requestId: saved.id };
+      return holdOrGrant(authorization.request, placement);
     },
   };
+
+  /** A call the policy asks about: a grant for exactly this action admits it once, else it waits (or is denied). */
+  async function holdOrGrant(approvalRequest: ApprovalRequest, placement: Placement): Promise<GateVerdict> {
+    await voidOlderDigests();
+
+    const { runId, actionDigest } = approvalRequest;
+    const useGrant = async (): Promise<boolean> => {
+      if (!(await approvals.consumeApprovalGrant(runId, actionDigest))) return false;
+      const consumed = await findConsumed(approvals, runId, actionDigest);
+      if (consumed) {
+        emitEvent(events, { type: "approval_consumed", ...approvalFields(consumed) }, now());
+      }
+      return true;
+    };
+    if (await useGrant()) return allow(placement, "approval");
+    const latest = await approvals.findLatestApproval(runId, actionDigest);
+    // Granted between the two lookups: use it rather than ask again.
+    if (latest?.status === "granted" && (await useGrant())) return allow(placement, "approval");
+    if (latest?.status === "denied") {
+      return { type: "deny", reason: `an operator denied approval ${latest.id} for this exact action` };
+    }
+    if (latest?.status === "pending") return { type: "waiting", requestId: latest.id };
+
+    const saved = await approvals.saveApprovalRequest(approvalRequest);
+    // A concurrent identical call may have saved first; the store then returns its request instead.
+    if (saved.id === approvalRequest.id) {
+      emitEvent(
+        events,
+        { type: "approval_requested", effect: saved.effect, ...approvalFields(saved) },
+        now(),
+      );
+    }
+    return { type: "waiting", requestId: saved.id };
+  }
 }
 
 function sandboxRequired(sandbox: Sandbox): GateVerdict {

@@ -72,7 +72,9 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     const cancellation = new CallCancellation();
     let verdict: GateVerdict;
     try {
-      verdict = await env.gate.admit(new Admission(tool, prepared.input, env, ids, cancellation));
+      // A verdict given at once is used at once: no microtask turn for a call the policy decides alone.
+      const answer = env.gate.admit(new Admission(tool, prepared.input, env, ids, cancellation));
+      verdict = isPromiseLike(answer) ? await answer : answer;
     } catch (error) {
       // A gate that cannot decide fails closed.
       verdict = { type: "deny", reason: `gate_failed: ${messageOf(error)}` };
@@ -98,6 +100,10 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
   }
   if (audited) emitEvent(events, finishedEvent(ids, outcome, elapsed(started)));
   return outcome;
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /** The observation of a call that ends before the gate is asked: cancelled, unknown or invalid. */

@@ -33,5 +33,9 @@ export type GateVerdict =
  * default that allows everything.
  */
 export interface ToolGate {
-  admit(request: GateRequest): Promise<GateVerdict>;
+  /**
+   * The verdict on one call: at once (a verdict) when nothing needs waiting for, or later (a
+   * promise), e.g. while an approval store answers. Throwing or rejecting denies the call.
+   */
+  admit(request: GateRequest): GateVerdict | Promise<GateVerdict>;
 }
