@@ -78,6 +78,37 @@ describe('the JSONL sink with flush: "batched"', () => {
     expect(readLines(sink.path)).toHaveLength(2_000);
   });
 
+  it("keeps every record whole and in order across many full batches, multi-byte text included", () => {
+    const sink = createJsonlEventSink(join(temporaryFolder(), "audit.jsonl"), { flush: "batched" });
+    // 3 bytes a character in UTF-8 (and 4 for the emoji's pair): batches fill by bytes, not characters.
+    const wide = (index: number): AgentEvent => ({
+      ...closed(index),
+      server: `s${index}-${"審🔒".repeat(40)}`,
+    });
+    for (let index = 0; index < 3_000; index += 1) sink.emit(wide(index));
+    sink.close();
+    const lines = readLines(sink.path);
+    expect(lines).toHaveLength(3_000);
+    expect(lines.map((line) => (JSON.parse(line) as { durationMs: number }).durationMs)).toEqual(
+      Array.from({ length: 3_000 }, (_, index) => index),
+    );
+    expect(JSON.parse(lines[2_999] as string)).toEqual(wide(2_999));
+  });
+
+  it("writes a record larger than a whole batch in one piece, after what was queued before it", () => {
+    const limits = { maxStringBytes: 1_000_000, maxArrayItems: 100, maxEventBytes: 1_000_000 };
+    const sink = createJsonlEventSink(join(temporaryFolder(), "audit.jsonl"), { flush: "batched", limits });
+    const large: AgentEvent = { ...closed(1), server: "é".repeat(100_000) };
+    sink.emit(closed(0));
+    sink.emit(large);
+    sink.emit(closed(2));
+    sink.close();
+    const lines = readLines(sink.path);
+    expect(lines).toHaveLength(3);
+    expect(JSON.parse(lines[1] as string)).toEqual(large);
+    expect((JSON.parse(lines[2] as string) as { server: string }).server).toBe("s2");
+  });
+
   it.each<ChildEnding>(["return", "exit", "throw"])("loses nothing when the process ends by %s", (ending) => {
     const lines = runChildSink(temporaryFolder(), { flush: "batched", count: 3, ending });
     expect(servers(lines)).toEqual(FIRST_THREE);
