@@ -19,8 +19,8 @@ function temporaryFolder(): string {
   return folder;
 }
 
-function closed(index: number): AgentEvent {
-  return { type: "mcp_closed", at: "2026-01-01T00:00:00.000Z", server: `s${index}`, durationMs: index };
+function closed(index: number, server = `s${index}`): AgentEvent {
+  return { type: "mcp_closed", at: "2026-01-01T00:00:00.000Z", server, durationMs: index };
 }
 
 /** Each line's server, or its type for a record without one (a decision). */
@@ -98,7 +98,7 @@ describe('the JSONL sink with flush: "batched"', () => {
   it("writes a record larger than a whole batch in one piece, after what was queued before it", () => {
     const limits = { maxStringBytes: 1_000_000, maxArrayItems: 100, maxEventBytes: 1_000_000 };
     const sink = createJsonlEventSink(join(temporaryFolder(), "audit.jsonl"), { flush: "batched", limits });
-    const large: AgentEvent = { ...closed(1), server: "é".repeat(100_000) };
+    const large = closed(1, "é".repeat(100_000));
     sink.emit(closed(0));
     sink.emit(large);
     sink.emit(closed(2));
