@@ -81,10 +81,7 @@ describe('the JSONL sink with flush: "batched"', () => {
   it("keeps every record whole and in order across many full batches, multi-byte text included", () => {
     const sink = createJsonlEventSink(join(temporaryFolder(), "audit.jsonl"), { flush: "batched" });
     // 3 bytes a character in UTF-8 (and 4 for the emoji's pair): batches fill by bytes, not characters.
-    const wide = (index: number): AgentEvent => ({
-      ...closed(index),
-      server: `s${index}-${"審🔒".repeat(40)}`,
-    });
+    const wide = (index: number): AgentEvent => closed(index, `s${index}-${"審🔒".repeat(40)}`);
     for (let index = 0; index < 3_000; index += 1) sink.emit(wide(index));
     sink.close();
     const lines = readLines(sink.path);
