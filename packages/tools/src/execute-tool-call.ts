@@ -74,22 +74,20 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     try {
       // A verdict given at once is used at once: no microtask turn for a call the policy decides alone.
       const answer = env.gate.admit(new Admission(tool, prepared.input, env, ids, cancellation));
-      verdict = isPromiseLike(answer) ? await answer : answer;
+      verdict = checkedVerdict(isPromiseLike(answer) ? await answer : answer);
     } catch (error) {
-      // A gate that cannot decide fails closed.
+      // A gate that cannot decide (or answers with no verdict) fails closed.
       verdict = { type: "deny", reason: `gate_failed: ${messageOf(error)}` };
     }
     // Written before anything it admits runs (and before a deny or a hold is returned); a sink may
-    // write the decisions of concurrent calls in one go.
+    // write the decisions of concurrent calls in one go. A write that throws at once fails as one that rejects.
     let unrecorded: string | undefined;
     if (audited) {
-      const written = emitDecisionEvent(events, decisionEvent(ids, verdict));
-      if (written) {
-        try {
-          await written;
-        } catch (error) {
-          unrecorded = messageOf(error);
-        }
+      try {
+        const written = emitDecisionEvent(events, decisionEvent(ids, verdict));
+        if (written) await written;
+      } catch (error) {
+        unrecorded = messageOf(error);
       }
     }
     if (verdict.type === "allow" && unrecorded === undefined && !env.signal?.aborted) {
@@ -104,6 +102,23 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
 
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+/**
+ * The gate's answer when it is a verdict the executor can act on; otherwise throws, which denies the
+ * call: a gate written in JavaScript, or one that forgot a `return`, must neither make the call throw
+ * nor be recorded as a decision it is not.
+ */
+function checkedVerdict(answer: unknown): GateVerdict {
+  const verdict = answer as GateVerdict | null | undefined;
+  const actionable =
+    verdict?.type === "allow"
+      ? typeof verdict.run === "function"
+      : verdict?.type === "deny"
+        ? typeof verdict.reason === "string"
+        : verdict?.type === "waiting" && typeof verdict.requestId === "string";
+  if (!actionable) throw new TypeError("the gate's answer is not a verdict");
+  return verdict as GateVerdict;
 }
 
 /** The observation of a call that ends before the gate is asked: cancelled, unknown or invalid. */

@@ -35,7 +35,8 @@ export type GateVerdict =
 export interface ToolGate {
   /**
    * The verdict on one call: at once (a verdict) when nothing needs waiting for, or later (a
-   * promise), e.g. while an approval store answers. Throwing or rejecting denies the call.
+   * promise), e.g. while an approval store answers. Throwing, rejecting or answering with
+   * anything but a verdict denies the call.
    */
   admit(request: GateRequest): GateVerdict | Promise<GateVerdict>;
 }
