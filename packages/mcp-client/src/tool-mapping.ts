@@ -95,8 +95,10 @@ export function toLocalTool(
       inputSchema: inputSchema as JsonValue,
       outputSchema: (outputSchema ?? null) as JsonValue,
     },
-    // The port's own promise, mapped: no async frame of its own per call.
-    execute: (args, context) => server.callTool(descriptor.remoteName, args, context).then(mapAnswer),
+    // The port's own promise, mapped: no async frame of its own per call. Promise.resolve returns a
+    // native promise as it is, and adopts what a port written in JavaScript may answer instead.
+    execute: (args, context) =>
+      Promise.resolve(server.callTool(descriptor.remoteName, args, context)).then(mapAnswer),
   });
   return { ok: true, tool: tool as RegisteredTool };
 }

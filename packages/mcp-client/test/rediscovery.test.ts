@@ -1,4 +1,4 @@
-import { type McpToolDescriptor, toLocalTool } from "@agent/mcp-client";
+import { type McpToolDescriptor, type RemoteToolPort, toLocalTool } from "@agent/mcp-client";
 import { fakeServer, OBJECT_SCHEMA, ok, tool } from "@agent/mcp-testing";
 import { MCP_ERROR_CODES, mcpFailure } from "@agent/mcp-transport";
 import { describe, expect, it } from "vitest";
@@ -170,6 +170,37 @@ describe("toLocalTool", () => {
       ok: false,
       reason: "invalid_tool_definition: a string contains a lone surrogate",
     });
+  });
+
+  it("maps the answer of a port that does not answer with a native promise", async () => {
+    const result = { content: [{ type: "text", text: "hit" }] };
+    const ports: RemoteToolPort[] = [
+      // A JavaScript port answering at once, and one answering with a thenable: both were awaited before.
+      { callTool: () => ({ ok: true, result }) as never },
+      {
+        callTool: () =>
+          ({
+            // biome-ignore lint/suspicious/noThenProperty: a port answering with a thenable, not a promise
+            then(resolve: (answer: unknown) => void): void {
+              resolve({ ok: true, result });
+            },
+          }) as never,
+      },
+    ];
+    for (const port of ports) {
+      const mapped = toLocalTool(descriptor(), port);
+      if (!mapped.ok) throw new Error(mapped.reason);
+      const prepared = mapped.tool.prepare({ q: "x" });
+      if (!prepared.ok) throw new Error("the input did not validate");
+      const context = {
+        signal: new AbortController().signal,
+        callId: "c",
+        runId: "r",
+        cwd: "/",
+        reportProgress() {},
+      };
+      expect(await prepared.execute(context)).toEqual({ content: result.content });
+    }
   });
 
   it("rejects an unusable remote name instead of throwing", () => {
