@@ -103,9 +103,12 @@ class RunningCallContext implements ToolContext {
   readonly cwd: string;
   readonly progressListened: boolean;
   readonly cancellation: CallCancellation;
-  readonly #env: ExecutionEnvironment;
-  readonly #toolName: string;
-  #reportProgress: ((progress: ToolProgress) => void) | undefined;
+  /**
+   * An own function, so that a tool may pass it on detached or spread the context. Nobody listens
+   * to progress unless the environment has `onProgress`: then one shared function that does nothing
+   * serves, and no closure is made per call.
+   */
+  readonly reportProgress: (progress: ToolProgress) => void;
 
   constructor(env: ExecutionEnvironment, ids: CallIds, cancellation: CallCancellation) {
     this.callId = ids.callId;
@@ -113,24 +116,20 @@ class RunningCallContext implements ToolContext {
     this.cwd = env.cwd;
     this.progressListened = env.onProgress !== undefined;
     this.cancellation = cancellation;
-    this.#env = env;
-    this.#toolName = ids.toolName;
+    const { onProgress } = env;
+    this.reportProgress = onProgress
+      ? (progress) => {
+          if (!cancellation.aborted) onProgress(progress, { callId: ids.callId, toolName: ids.toolName });
+        }
+      : ignoreProgress;
   }
 
   get signal(): AbortSignal {
     return this.cancellation.signal;
   }
-
-  /** A function of its own, so that a tool may pass it on detached; made when first read. */
-  get reportProgress(): (progress: ToolProgress) => void {
-    this.#reportProgress ??= (progress: ToolProgress): void => {
-      if (!this.cancellation.aborted) {
-        this.#env.onProgress?.(progress, { callId: this.callId, toolName: this.#toolName });
-      }
-    };
-    return this.#reportProgress;
-  }
 }
+
+function ignoreProgress(_progress: ToolProgress): void {}
 
 function toObservation(ids: CallIds, value: unknown): Observation {
   if (isToolFailure(value)) {

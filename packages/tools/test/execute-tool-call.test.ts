@@ -217,6 +217,26 @@ describe("executeToolCall", () => {
     await executeToolCall({ name: "search", input: { q: "x" }, callId: "c1" }, env);
     expect(progress).toHaveBeenCalledWith({ progress: 1, total: 2 }, { callId: "c1", toolName: "search" });
   });
+
+  it("keeps reportProgress working detached, in a spread copy of the context, and after the call's end", async () => {
+    let report: ((progress: { progress: number }) => void) | undefined;
+    const { env } = setup((_, context) => {
+      const { reportProgress } = context;
+      reportProgress({ progress: 1 });
+      ({ ...context }).reportProgress({ progress: 2 });
+      report = context.reportProgress;
+      return "done";
+    });
+    const progress = vi.fn();
+    env.onProgress = progress;
+    await executeToolCall({ name: "search", input: { q: "x" }, callId: "c1" }, env);
+    expect(progress.mock.calls.map(([reported]) => reported)).toEqual([{ progress: 1 }, { progress: 2 }]);
+    // Without a listener it is still a function, and calling it does nothing.
+    delete env.onProgress;
+    await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(() => report?.({ progress: 3 })).not.toThrow();
+    expect(progress).toHaveBeenCalledTimes(2);
+  });
 });
 
 describe("executeToolCall edge cases", () => {
