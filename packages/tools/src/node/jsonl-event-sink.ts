@@ -19,7 +19,9 @@ export interface JsonlEventSinkOptions {
    * next decision, `close()` or process `exit`. So a decision is on disk before the call it admits
    * runs, and SIGKILL loses no decision, only the other records of the last turn. `emitDecision`
    * writes the decisions of one microtask wave (those of concurrent calls) in one write, and resolves
-   * once it is done: the executor waits for that before running the call.
+   * once it is done: the executor waits for that before running the call. It rejects when the
+   * decision could not be written (the file closed, a failed write, a record that cannot be
+   * serialized), as it does in `"sync"` mode: the executor then refuses the call (`audit_failed`).
    * `"sync"`: each record is written before `emit` returns; nothing emitted is lost, even by SIGKILL.
    * `"batched"`: every record waits as the non-decisions above do. A process killed by a signal it
    * does not handle (SIGKILL; SIGTERM or SIGINT without a handler) loses the records of its last turn.
@@ -62,16 +64,20 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
   // The end-of-turn write of what is pending, while one is scheduled.
   let turnEnd: ReturnType<typeof setImmediate> | undefined;
   // The decisions emitted through emitDecision since the last write, and who waits for them.
-  let decisionBatch: { written: Promise<void>; resolve: () => void } | undefined;
+  // A write that failed while the batch was open may have held its decisions: the batch then rejects.
+  let decisionBatch: DecisionBatch | undefined;
   // Once the process exits no later turn comes: from then on each record is written at once.
   let exiting = false;
 
-  const write = (text: string): void => {
+  /** Writes `text`; what made the write fail, reported through onError, or undefined. */
+  const write = (text: string): unknown => {
     try {
-      if (fd === undefined) throw new Error("the audit file is closed");
+      if (fd === undefined) throw closedError();
       writeSync(fd, text);
+      return undefined;
     } catch (error) {
       onError(error);
+      return error;
     }
   };
   const flush = (): void => {
@@ -84,26 +90,22 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
       clearImmediate(turnEnd);
       turnEnd = undefined;
     }
-    write(text);
+    const failure = write(text);
+    if (failure !== undefined && decisionBatch) decisionBatch.failure ??= failure;
   };
   const flushAtTurnEnd = (): void => {
     turnEnd = undefined;
     flush();
   };
   const writeDecisionBatch = (): void => {
+    flush();
     const batch = decisionBatch;
     decisionBatch = undefined;
-    flush();
-    batch?.resolve();
+    if (batch?.failure === undefined) batch?.resolve();
+    else batch.reject(batch.failure);
   };
-  const serialize = (event: AgentEvent): string | undefined => {
-    try {
-      return `${serializeForAudit(event, limits)}\n`;
-    } catch (error) {
-      onError(error);
-      return undefined;
-    }
-  };
+  /** The record's line; throws what makes the event unfit for a record (a cycle). */
+  const serialize = (event: AgentEvent): string => `${serializeForAudit(event, limits)}\n`;
   const onExit = (): void => {
     exiting = true;
     flush();
@@ -112,11 +114,16 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
 
   const emit = (event: AgentEvent): void => {
     if (fd === undefined) {
-      onError(new Error("the audit file is closed"));
+      onError(closedError());
       return;
     }
-    const line = serialize(event);
-    if (line === undefined) return;
+    let line: string;
+    try {
+      line = serialize(event);
+    } catch (error) {
+      onError(error);
+      return;
+    }
     if (mode === "sync" || exiting) {
       write(line);
       return;
@@ -126,21 +133,33 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
     else turnEnd ??= setImmediate(flushAtTurnEnd);
   };
   const emitDecision = (event: AgentEvent): Promise<void> => {
-    // Only "decisions" writes a decision before emit returns; the other modes keep their own rule.
-    if (mode !== "decisions" || exiting || fd === undefined) {
+    // "batched" keeps its own rule: a decision waits for the end of the turn like any record.
+    if (mode === "batched") {
       emit(event);
       return RESOLVED;
     }
-    const line = serialize(event);
-    if (line === undefined) return RESOLVED;
+    let line: string;
+    try {
+      if (fd === undefined) throw closedError();
+      line = serialize(event);
+    } catch (error) {
+      onError(error);
+      return Promise.reject(error);
+    }
+    if (mode === "sync" || exiting) {
+      const failure = write(line);
+      return failure === undefined ? RESOLVED : Promise.reject(failure);
+    }
     pending += line;
     if (pending.length >= MAX_PENDING_CHARS) flush();
     if (!decisionBatch) {
       let resolve!: () => void;
-      const written = new Promise<void>((settle) => {
+      let reject!: (failure: unknown) => void;
+      const written = new Promise<void>((settle, fail) => {
         resolve = settle;
+        reject = fail;
       });
-      decisionBatch = { written, resolve };
+      decisionBatch = { written, resolve, reject, failure: undefined };
       // After the decisions of this microtask wave: everything pending by then goes in one write.
       queueMicrotask(writeDecisionBatch);
     }
@@ -160,6 +179,19 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
       fd = undefined;
     },
   };
+}
+
+/** The decisions of one microtask wave, written together, and who waits for them. */
+interface DecisionBatch {
+  written: Promise<void>;
+  resolve(): void;
+  reject(failure: unknown): void;
+  /** Why a write that may have held the batch's decisions failed. */
+  failure: unknown;
+}
+
+function closedError(): Error {
+  return new Error("the audit file is closed");
 }
 
 /** Opens (creating, 0600) the audit file for appending, only if it is a regular file. */
