@@ -111,14 +111,21 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
  */
 function checkedVerdict(answer: unknown): GateVerdict {
   const verdict = answer as GateVerdict | null | undefined;
-  const actionable =
-    verdict?.type === "allow"
-      ? typeof verdict.run === "function"
-      : verdict?.type === "deny"
-        ? typeof verdict.reason === "string"
-        : verdict?.type === "waiting" && typeof verdict.requestId === "string";
-  if (!actionable) throw new TypeError("the gate's answer is not a verdict");
+  if (!isActionable(verdict)) throw new TypeError("the gate's answer is not a verdict");
   return verdict as GateVerdict;
+}
+
+function isActionable(verdict: GateVerdict | null | undefined): boolean {
+  switch (verdict?.type) {
+    case "allow":
+      return typeof verdict.run === "function";
+    case "deny":
+      return typeof verdict.reason === "string";
+    case "waiting":
+      return typeof verdict.requestId === "string";
+    default:
+      return false;
+  }
 }
 
 /** The observation of a call that ends before the gate is asked: cancelled, unknown or invalid. */
@@ -130,12 +137,7 @@ function unprepared(
 ): Observation {
   // Cancelled first: a caller that gave up (e.g. while a server was still connecting) gets
   // "cancelled", not a misleading "unknown_tool".
-  if (env.signal?.aborted)
-    return failureObservation(
-      ids,
-      OBSERVATION_ERROR_CODES.cancelled,
-      "The call was cancelled before it started.",
-    );
+  if (env.signal?.aborted) return cancelledBeforeStart(ids);
   if (prepared?.ok === false) {
     return failureObservation(
       ids,
@@ -185,6 +187,10 @@ function refusalOf(verdict: GateVerdict, unrecorded: string | undefined, ids: Ca
       { reason },
     );
   }
+  return cancelledBeforeStart(ids);
+}
+
+function cancelledBeforeStart(ids: CallIds): Observation {
   return failureObservation(
     ids,
     OBSERVATION_ERROR_CODES.cancelled,
