@@ -1,6 +1,7 @@
 import { closeBoundAround, type McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent } from "@agent/tools";
-import { messageOf, since } from "./time.js";
+import { messageOf } from "./error-message.js";
+import { since } from "./time.js";
 
 /** The close bound assumed for a transport that states none (`McpTransport.closeTimeoutMs`). */
 export const UNSTATED_TRANSPORT_CLOSE_MS = 5_000;

@@ -1,4 +1,4 @@
-import { messageOf } from "./time.js";
+import { messageOf } from "./error-message.js";
 
 /** Codes of {@link McpClientError}: why a server could not start or stay connected. */
 export const MCP_CLIENT_ERROR_CODES = {

@@ -1,7 +1,7 @@
 import type { McpCloseReason, McpTransport } from "@agent/mcp-transport";
+import { messageOf } from "./error-message.js";
 import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
 import { installServerRequestHandlers, type ServerRequestContext } from "./server-requests.js";
-import { messageOf } from "./time.js";
 
 /** What a connection listens to on the transport it opened. */
 export interface TransportListeners {

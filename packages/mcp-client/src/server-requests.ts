@@ -8,9 +8,10 @@ import {
   type SamplingRequest,
 } from "./client-features.js";
 import { completeElicitationAnswer, looksSensitive, parseElicitationSchema } from "./elicitation-schema.js";
+import { messageOf } from "./error-message.js";
 import type { ProtocolFeatures } from "./protocol-version.js";
 import { describeValue, isRecord } from "./records.js";
-import { messageOf, since } from "./time.js";
+import { since } from "./time.js";
 
 /** What the handlers of one connection need to know. */
 export interface ServerRequestContext {

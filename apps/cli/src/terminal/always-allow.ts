@@ -3,6 +3,7 @@ import type { EventSink } from "@agent/tools";
 import { type AllowRuleEdit, type AllowRulePlan, planAllowRule } from "../config/allow-rule-edit.js";
 import { writeEditedDocument } from "../config/config-document.js";
 import { CONFIG_ERROR_CODES, ConfigError } from "../config/config-error.js";
+import { messageOf } from "../error-message.js";
 import { askQuestion } from "./ask-question.js";
 import { type CliIo, safeLine, styleFor, writeLine } from "./io.js";
 import { unifiedDiff } from "./text-diff.js";
@@ -85,8 +86,7 @@ export async function answerAlwaysAllow(
     target.reloadPolicy();
   } catch (error) {
     // The rule is on disk; this command keeps the policy it started with (the call is held again).
-    const reason = error instanceof Error ? error.message : String(error);
-    writeLine(io.stderr, `warning: the configuration could not be read again: ${safeLine(reason)}`);
+    writeLine(io.stderr, `warning: the configuration could not be read again: ${safeLine(messageOf(error))}`);
   }
   return "written";
 }

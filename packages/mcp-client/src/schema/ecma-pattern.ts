@@ -8,7 +8,7 @@
  * change it only together with those tests.
  */
 import { RE2JS } from "re2js";
-import { messageOf } from "../time.js";
+import { messageOf } from "../error-message.js";
 import {
   type CodePointSet,
   classEscape,
