@@ -10,6 +10,7 @@ import { replaceConfigFile } from "../config/config-file-write.js";
 import { appendObjectMember, removeObjectMember } from "../config/json-text-edit.js";
 import type { JsonSpan } from "../config/parse-json-text.js";
 import { EXIT_CODES, type ExitCode, usageError } from "../exit-codes.js";
+import { isRecord } from "../records.js";
 import { type CliIo, safeLine, writeLine } from "../terminal/io.js";
 
 /** What `agent mcp add` was given, in `claude mcp add` shapes. */
@@ -120,8 +121,8 @@ function serversOf(
   const servers = document.value.mcpServers;
   const span = memberSpan(document.root, "mcpServers");
   if (servers === undefined && create) return { servers: {}, span };
-  if (typeof servers !== "object" || servers === null || Array.isArray(servers)) {
+  if (!isRecord(servers)) {
     throw usageError(`${document.file} has no "mcpServers" object.`);
   }
-  return { servers: servers as Record<string, unknown>, span };
+  return { servers, span };
 }

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { definePolicy, PolicyError, type PolicyRule, resolvePolicyDecision } from "@agent/policy";
 import type { ToolEffect } from "@agent/tools";
+import { isRecord } from "../records.js";
 import { type ConfigDocument, checkEditedText, memberSpan, readConfigDocument } from "./config-document.js";
 import { appendArrayItem, appendObjectMember } from "./json-text-edit.js";
 import { DEFAULT_CONFIG_FILE, PROJECT_MCP_FILE } from "./load-config.js";
@@ -86,10 +87,6 @@ function blockingRule(
     return `the rule ${shown} in ${file} denies it, and an answer at a prompt never overrides a deny; change that rule by hand if you mean to allow this tool`;
   }
   return `the rule ${shown} in ${file} matches it, and among matching rules ask beats allow (in any order), so an allow rule would change nothing; narrow that rule by hand, or approve once`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function refuse(reason: string): AllowRulePlan {

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { serverNameProblem } from "@agent/mcp-client";
 import { z } from "zod";
+import { isRecord } from "../records.js";
 import { type ConfigIssue, type FieldPath, formatFieldPath, issuesFromZod } from "./config-issues.js";
 import { type Environment, expandVariables } from "./expand-variables.js";
 import { OAUTH_ENTRY_SCHEMA, type OAuthServerConfig, readOAuthConfig } from "./oauth-config.js";
@@ -154,11 +155,11 @@ export function readServerEntry(name: string, raw: unknown, context: ServerEntry
   };
   const nameProblem = serverNameProblem(name);
   if (nameProblem) result.issues.push({ path: formatFieldPath(base), message: nameProblem });
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+  if (!isRecord(raw)) {
     result.issues.push({ path: formatFieldPath(base), message: "expected an object describing the server" });
     return result;
   }
-  const entry = { ...(raw as Record<string, unknown>) };
+  const entry = { ...raw };
   for (const key of IGNORED_SERVER_KEYS) {
     if (key in entry) {
       delete entry[key];

@@ -1,6 +1,7 @@
 import { constants, statSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { isRecord } from "../records.js";
 import { notRegular } from "./state-files.js";
 
 /** One record of the audit trail, as written: a JSON object with at least a string `type`. */
@@ -36,7 +37,7 @@ export function parseAuditLine(text: string, line: number): AuditEntry | undefin
   } catch {
     return { type: "corrupt", line, text, reason: "not valid JSON" };
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isRecord(value)) {
     return { type: "corrupt", line, text, reason: "not a JSON object" };
   }
   if (typeof (value as { type?: unknown }).type !== "string") {
