@@ -253,13 +253,17 @@ describe.concurrent("approvals across processes", () => {
     expect((await sandbox.run(["approvals", "approve", toApprove.requestId])).code).toBe(0);
     expect((await sandbox.run(["approvals", "deny", toDeny.requestId])).code).toBe(0);
 
-    const shown = parseSingleJson(
-      (await sandbox.run(["approvals", "show", toApprove.requestId, "--json"])).stdout,
-    );
+    // The reads below change nothing: run together, they keep the test well inside its time on a
+    // loaded machine (each is a CLI process of its own).
+    const [shownRun, human, listed, audit] = await Promise.all([
+      sandbox.run(["approvals", "show", toApprove.requestId, "--json"]),
+      sandbox.run(["approvals", "show", toDeny.requestId]),
+      listApprovals(sandbox),
+      sandbox.run(["audit"]),
+    ]);
+    const shown = parseSingleJson(shownRun.stdout);
     expect(shown.approval).toMatchObject({ status: "granted", decidedBy: user });
-    const human = await sandbox.run(["approvals", "show", toDeny.requestId]);
     expect(human.stdout).toMatch(new RegExp(`^ {2}decided by +${user}$`, "m"));
-    const listed = await listApprovals(sandbox);
     expect(listed.map(({ id, status, decidedBy }) => ({ id, status, decidedBy }))).toEqual(
       expect.arrayContaining([
         { id: toApprove.requestId, status: "granted", decidedBy: user },
@@ -273,7 +277,6 @@ describe.concurrent("approvals across processes", () => {
       expect.objectContaining({ type: "approval_granted", requestId: toApprove.requestId, decidedBy: user }),
       expect.objectContaining({ type: "approval_denied", requestId: toDeny.requestId, decidedBy: user }),
     ]);
-    const audit = await sandbox.run(["audit"]);
     expect(audit.stdout).toMatch(new RegExp(`approval_granted .*decidedBy=${user}`));
   });
 
