@@ -9,6 +9,7 @@ import type {
   ToolProgress,
 } from "@agent/tools";
 import type { ToolSource } from "./offered-tools.js";
+import type { RunFlow } from "./run-flow.js";
 import type { PendingCall, RunError, RunState, RunStopReason } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 
@@ -58,6 +59,12 @@ export interface AgentEnvironment {
    * record keeps it (e.g. to redact configured secrets a tool read); must not throw.
    */
   filterObservation?: (observation: Observation) => Observation;
+  /**
+   * Where content entering the run comes from, for the flow guard (`@agent/policy`'s
+   * `createFlowTracker`); default: every `external` tool's results are untrusted. The run's taint is
+   * handed to the gate with each call and saved with the run.
+   */
+  flow?: RunFlow;
   /** Each call as it settles: held, or finished with its outcome. */
   onToolCall?: (call: PendingCall, outcome: ToolCallOutcome) => void;
   onProgress?: (progress: ToolProgress, call: { callId: string; toolName: string }) => void;

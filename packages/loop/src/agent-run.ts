@@ -1,4 +1,4 @@
-import { emitEvent } from "@agent/tools";
+import { emitEvent, type FlowSource, mergeFlowSources } from "@agent/tools";
 import { type AgentEnvironment, DEFAULT_MAX_TURNS, type RunResult } from "./agent-environment.js";
 import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import { createRunId, RunDriver } from "./run-driver.js";
@@ -19,6 +19,11 @@ export interface StartRunOptions {
    */
   maxTokens?: number;
   runId?: string;
+  /**
+   * Untrusted content the prompt already holds (a resource of an untrusted server attached to it):
+   * the run starts tainted by these, at turn 0.
+   */
+  taint?: readonly FlowSource[];
 }
 
 /** What resumes a run. */
@@ -64,6 +69,7 @@ export async function startRun(env: AgentEnvironment, options: StartRunOptions):
     turns: 0,
     usage: { inputTokens: 0, outputTokens: 0 },
     toolSetFingerprint: null,
+    taint: mergeFlowSources([], options.taint ?? []).map((source) => ({ ...source, turn: 0 })),
     pending: [],
     requestIds: [],
     output: null,
@@ -81,6 +87,9 @@ export async function startRun(env: AgentEnvironment, options: StartRunOptions):
       model: state.model,
       maxTurns,
     });
+    for (const source of state.taint) {
+      emitEvent(env.events, { type: "run_tainted", runId: state.runId, turn: 0, source: { ...source } });
+    }
   }
   return new RunDriver(env, state, new RunWriter(env.store, state.runId, state.version, env.now)).drive();
 }
@@ -104,9 +113,10 @@ export async function resumeRun(env: AgentEnvironment, options: ResumeRunOptions
     owner: env.owner ?? null,
     error: null,
     requestIds: [],
-    // A record of an older format is rewritten as this one: the only field it lacks is the budget.
+    // A record of an older format is rewritten as this one: the fields it lacks are the budget and the taint.
     format: RUN_STATE_FORMAT,
     maxTokens: options.maxTokens ?? state.maxTokens ?? null,
+    taint: state.taint ?? [],
   };
   const version = await env.store.updateRun(state.runId, state.version, { set: claim }, now());
   if (version === undefined) {

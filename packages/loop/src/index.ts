@@ -9,6 +9,7 @@ export { LOOP_ERROR_CODES, LoopError, type LoopErrorCode } from "./errors.js";
 export { InMemoryRunStore } from "./in-memory-run-store.js";
 export { type OfferedTools, OfferedToolsCache, type ToolSource, toModelTool } from "./offered-tools.js";
 export { RUN_ERROR_CODES } from "./run-budget.js";
+export { broughtContent, EXTERNAL_TOOLS_UNTRUSTED, type FlowCall, type RunFlow } from "./run-flow.js";
 export {
   type PendingCall,
   READABLE_RUN_STATE_FORMATS,

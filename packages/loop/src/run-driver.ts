@@ -13,6 +13,7 @@ import { type OfferedTools, OfferedToolsCache } from "./offered-tools.js";
 import { budgetError, isOverBudget, RUN_ERROR_CODES } from "./run-budget.js";
 import type { PendingCall, RunError, RunState, RunStopReason, ToolCallRecord } from "./run-state.js";
 import type { RunChange } from "./run-store.js";
+import { RunTaint } from "./run-taint.js";
 import type { RunWriter } from "./run-writer.js";
 import {
   type CallSettlement,
@@ -34,6 +35,7 @@ export class RunDriver {
   readonly #offered: OfferedToolsCache;
   readonly #calls: TurnCallsEnvironment;
   readonly #callIds = new CallIds();
+  readonly #taint: RunTaint;
   // Made once per run, not once per call: the hot path allocates only what it saves.
   readonly #settle: SettleCall = (settlement, outcome) => this.#settled(settlement, outcome);
 
@@ -62,6 +64,7 @@ export class RunDriver {
       concurrency: env.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
       filterObservation: env.filterObservation,
     };
+    this.#taint = new RunTaint(state, env.flow, env.tools, env.events);
   }
 
   /** The tools the model is offered now. */
@@ -94,6 +97,9 @@ export class RunDriver {
       if (isOverBudget(state)) return this.#stop("failed", budgetError(state));
       if (state.pending.length > 0) {
         this.#calls.turn = state.turns;
+        // Judged before any call of the turn runs: its calls share one view of the run's taint.
+        const judged = this.#taint.judgeTurn();
+        this.#calls.execution.taint = isPromiseLike(judged) ? await judged : judged;
         const sole = soleOpenCall(state.pending);
         if (sole !== undefined && !this.#signal.aborted) {
           // The usual turn, one call: run in this frame, with no pool (and no async call) around it.
@@ -178,16 +184,22 @@ export class RunDriver {
     this.#env.onToolCall?.(pending, outcome);
     state.pending[index] = pending;
     if (record) state.calls.push(record);
+    // Saved with the call that brought it: a resume, or the next process, sees the run as tainted.
+    const tainted = this.#taint.settle(index, outcome);
     // The turn's last answer: its results go to the transcript in the same update.
-    if (allDone(state.pending)) return this.#flushResults(record);
+    if (allDone(state.pending)) return this.#flushResults(record, tainted);
     // A copy: with calls running concurrently, this update may be applied after the next settles.
-    const change: RunChange = { set: { pending: state.pending.slice() } };
+    const change: RunChange = {
+      set: tainted
+        ? { pending: state.pending.slice(), taint: state.taint }
+        : { pending: state.pending.slice() },
+    };
     if (record) change.appendCalls = [record];
     return this.#writer.commit(change);
   }
 
-  /** Moves the answered calls' results into the transcript, saving that with `record` if given. */
-  #flushResults(record: ToolCallRecord | undefined): Promise<void> | undefined {
+  /** Moves the answered calls' results into the transcript, saving that (and the taint, if it grew) with `record` if given. */
+  #flushResults(record: ToolCallRecord | undefined, tainted = false): Promise<void> | undefined {
     const state = this.#state;
     const { pending } = state;
     const results = new Array<ModelMessage>(pending.length);
@@ -198,7 +210,10 @@ export class RunDriver {
     }
     // One empty list for the run and the update: the store copies what it is given.
     state.pending = [];
-    const change: RunChange = { appendMessages: results, set: { pending: state.pending } };
+    const change: RunChange = {
+      appendMessages: results,
+      set: tainted ? { pending: state.pending, taint: state.taint } : { pending: state.pending },
+    };
     if (record) change.appendCalls = [record];
     return this.#writer.commit(change);
   }
@@ -259,8 +274,12 @@ export class RunDriver {
     Object.assign(state, { status, error: error ?? null, requestIds });
     // One time for the last save and the record returned, so the result is the run as saved.
     const at = this.#env.now?.() ?? new Date();
+    const taint = this.#taint.takeArrivals() ? { taint: state.taint } : {};
     await this.#writer.commit(
-      { ...change, set: { ...change.set, status, error: state.error, requestIds, output: state.output } },
+      {
+        ...change,
+        set: { ...change.set, ...taint, status, error: state.error, requestIds, output: state.output },
+      },
       at,
     );
     state.version = this.#writer.version;
@@ -321,6 +340,10 @@ function modelRequestEvent(
         outputTokens: 0,
         toolCalls: 0,
       };
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 function allDone(pending: readonly PendingCall[]): boolean {

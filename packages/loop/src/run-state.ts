@@ -4,20 +4,21 @@
  * next: change it only on purpose, bump RUN_STATE_FORMAT, and say how older records are read.
  */
 import type { ModelMessage, ModelUsage } from "@agent/models";
-import type { JsonValue, Observation } from "@agent/tools";
+import type { FlowSource, JsonValue, Observation } from "@agent/tools";
 
 /**
  * The format of {@link RunState} this version writes; a store refuses a record of a format it does
  * not know. Format 1 (before token budgets) had no `maxTokens` and a sha256 in every call record; it
- * is read as format 2 with `maxTokens: null`, and a resume rewrites its header as format 2.
+ * is read with `maxTokens: null`. Format 2 (before the flow guard) had no `taint`; it is read with
+ * `taint: []` (its runs were never judged for taint). A resume rewrites either header as format 3.
  */
-export const RUN_STATE_FORMAT = 2 as const;
+export const RUN_STATE_FORMAT = 3 as const;
 
 /** Every format this version reads: {@link RUN_STATE_FORMAT} and the ones before it. */
-export const READABLE_RUN_STATE_FORMATS: readonly RunStateFormat[] = [1, 2];
+export const READABLE_RUN_STATE_FORMATS: readonly RunStateFormat[] = [1, 2, 3];
 
 /** A format of {@link READABLE_RUN_STATE_FORMATS}. */
-export type RunStateFormat = 1 | 2;
+export type RunStateFormat = 1 | 2 | 3;
 
 /** Why a run stopped: a stable, public vocabulary. */
 export const RUN_STOP_REASONS = ["completed", "waiting", "max_turns", "failed", "cancelled"] as const;
@@ -97,6 +98,12 @@ export interface RunHeader {
   usage: ModelUsage;
   /** sha256 of the tools offered to the model at its latest request (names and definition fingerprints). */
   toolSetFingerprint: string | null;
+  /**
+   * The untrusted sources the run has taken in, each with the turn it entered at, in that order;
+   * empty for a clean run. Once tainted, a run stays tainted: nothing is ever removed. Read as `[]`
+   * from a record of format 1 or 2.
+   */
+  taint: FlowSource[];
   pending: PendingCall[];
   /** The approval requests holding the run, when waiting. */
   requestIds: string[];

@@ -24,11 +24,17 @@ export interface ActionDigestInput {
   input: unknown;
   cwd: string;
   network: NetworkPolicy;
+  /**
+   * The keys (`flowSourceKey`) of the untrusted sources a tainted run took in. Left out of the digest
+   * when absent or empty, so a clean call digests as it always has and old approvals still match.
+   */
+  taint?: readonly string[];
 }
 
 /**
  * The lowercase hex sha256 of the RFC 8785 canonical JSON of `{ toolName, toolFingerprint, input, cwd,
- * network }`: key order does not matter, every value does. Throws `PolicyError`
+ * network }`, plus `taint` (sorted, without repeats) for a call of a tainted run: key order does not
+ * matter, every value does. Throws `PolicyError`
  * (`unrepresentable_input`) for input JSON cannot represent faithfully (`canonicalJson` refuses it),
  * since no approval could be bound to it.
  */
@@ -36,7 +42,12 @@ export function computeActionDigest(action: ActionDigestInput): string {
   const { toolName, toolFingerprint, input, cwd, network } = action;
   try {
     // Picking the fields keeps anything else a caller's object carries out of the digest.
-    return sha256Hex(canonicalJson({ toolName, toolFingerprint, input: input ?? null, cwd, network }));
+    const bound = { toolName, toolFingerprint, input: input ?? null, cwd, network };
+    if (action.taint && action.taint.length > 0) {
+      // A set: the order the sources entered in does not change what is approved.
+      return sha256Hex(canonicalJson({ ...bound, taint: [...new Set(action.taint)].sort() }));
+    }
+    return sha256Hex(canonicalJson(bound));
   } catch (cause) {
     throw new PolicyError(
       POLICY_ERROR_CODES.unrepresentableInput,

@@ -1,4 +1,4 @@
-import type { JsonValue, ToolEffect } from "@agent/tools";
+import type { FlowSource, JsonValue, ToolEffect } from "@agent/tools";
 import type { NetworkPolicy } from "./policy.js";
 
 /** A held call, waiting for a person to approve or deny exactly this action. */
@@ -33,6 +33,13 @@ export interface ApprovalRequest {
   network?: NetworkPolicy;
   /** Annotations the tool's author (e.g. a remote server) declared; unverified, for display only. */
   unverifiedHints?: Readonly<Record<string, JsonValue>>;
+  /** `tainted_flow`: the flow guard held the call (a rule would have allowed it in a clean run). */
+  heldBy?: "tainted_flow";
+  /**
+   * The untrusted sources the call's run had taken in, each with the turn it entered at; the digest
+   * binds them, so approving the call clean does not approve it tainted. Absent for a clean run.
+   */
+  taint?: FlowSource[];
 }
 
 /**

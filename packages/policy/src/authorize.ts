@@ -1,8 +1,14 @@
-import type { JsonValue, RegisteredTool } from "@agent/tools";
+import { type FlowSource, flowSourceKey, type JsonValue, type RegisteredTool } from "@agent/tools";
 import { ACTION_DIGEST_VERSION, computeActionDigest } from "./action-digest.js";
 import type { ApprovalRequest } from "./approval-store.js";
 import { previewInput, summarizeAction } from "./approval-summary.js";
-import type { NetworkPolicy, Policy, PolicyDecision, PolicyRule } from "./policy.js";
+import {
+  DECISION_STRENGTH,
+  type NetworkPolicy,
+  type Policy,
+  type PolicyDecision,
+  type PolicyRule,
+} from "./policy.js";
 import { matchesToolPattern } from "./tool-pattern.js";
 
 /** The call being authorized: which run it belongs to and where it would run. */
@@ -17,6 +23,13 @@ export interface PolicyContext {
   now?: () => Date;
   /** Makes approval request ids; defaults to `apr_<uuid>`. */
   createId?: () => string;
+  /** The untrusted sources the call's run has taken in; absent or empty for a clean run. */
+  taint?: readonly FlowSource[] | undefined;
+  /**
+   * Whether the call can carry data out of the machine or act on the world (a sink, which the flow
+   * guard holds in a tainted run); defaults to the tool's effect being `external`.
+   */
+  sink?: boolean;
 }
 
 /** What {@link authorize} decides: run the call, refuse it, or hold it until a person approves `request`. */
@@ -30,26 +43,58 @@ export interface PolicyMatch {
   decision: PolicyDecision;
   /** The deciding rule; absent when no rule matched and the effect default applied. */
   rule?: PolicyRule;
+  /** The flow guard turned what would be `allow` in a clean run into this `ask`. */
+  heldByGuard?: true;
 }
 
-const STRENGTH: Record<PolicyDecision, number> = Object.freeze({ allow: 0, ask: 1, deny: 2 });
+/** How a call of a tainted run is judged (see {@link resolvePolicyDecision}). */
+export interface TaintedCall {
+  /** Whether the call is a sink: it can carry data out of the machine or act on the world. */
+  sink: boolean;
+}
+
+const STRENGTH = DECISION_STRENGTH;
 
 /**
  * The policy's decision for a tool by name and effect: among matching rules deny beats ask beats allow
  * (the first such rule is reported); with no match, the effect's default. Annotations play no part.
+ * Given `tainted` (a call of a run that took in untrusted content) and a policy whose `flows` is
+ * `guard`, each rule decides its `tainted` decision, and a sink's `allow` without one becomes `ask`.
  */
 export function resolvePolicyDecision(
   policy: Policy,
   tool: Pick<RegisteredTool, "name" | "effect">,
+  tainted?: TaintedCall,
 ): PolicyMatch {
+  const guard = tainted !== undefined && policy.flows !== "off" ? tainted : undefined;
   let strongest: PolicyRule | undefined;
+  let strongestDecision: PolicyDecision = "allow";
   for (const rule of policy.rules) {
     if (!matchesToolPattern(rule.tool, tool.name)) continue;
-    if (!strongest || STRENGTH[rule.decision] > STRENGTH[strongest.decision]) strongest = rule;
+    const decision = guard ? taintedDecision(rule.tainted, rule.decision, guard) : rule.decision;
+    if (!strongest || STRENGTH[decision] > STRENGTH[strongestDecision]) {
+      strongest = rule;
+      strongestDecision = decision;
+    }
   }
-  return strongest
-    ? { decision: strongest.decision, rule: strongest }
-    : { decision: policy.defaults[tool.effect] };
+  const clean = strongest ? strongestDecision : policy.defaults[tool.effect];
+  const match: PolicyMatch = strongest
+    ? { decision: strongestDecision, rule: strongest }
+    : { decision: guard ? taintedDecision(undefined, clean, guard) : clean };
+  if (guard && match.decision === "ask" && resolvePolicyDecision(policy, tool).decision === "allow") {
+    match.heldByGuard = true;
+  }
+  return match;
+}
+
+/** A decision in a tainted run: the rule's own `tainted` one, or a sink's `allow` raised to `ask`. */
+function taintedDecision(
+  declared: PolicyDecision | undefined,
+  clean: PolicyDecision,
+  call: TaintedCall,
+): PolicyDecision {
+  if (declared !== undefined) return STRENGTH[declared] >= STRENGTH[clean] ? declared : clean;
+  return call.sink && clean === "allow" ? "ask" : clean;
 }
 
 /**
@@ -59,9 +104,16 @@ export function resolvePolicyDecision(
  */
 export function authorize(tool: RegisteredTool, input: unknown, context: PolicyContext): Authorization {
   const { policy } = context;
-  const match = resolvePolicyDecision(policy, tool);
+  // Taint counts only where the guard is on: with `flows: "off"` it is neither judged nor bound.
+  const taint =
+    policy.flows !== "off" && context.taint && context.taint.length > 0 ? context.taint : undefined;
+  const match = resolvePolicyDecision(
+    policy,
+    tool,
+    taint ? { sink: context.sink ?? tool.effect === "external" } : undefined,
+  );
   if (match.decision === "allow") return { type: "allow" };
-  if (match.decision === "deny") return { type: "deny", reason: denyReason(tool, match) };
+  if (match.decision === "deny") return { type: "deny", reason: denyReason(tool, match, taint) };
 
   const network = context.network ?? policy.network;
   const request: ApprovalRequest = {
@@ -76,6 +128,7 @@ export function authorize(tool: RegisteredTool, input: unknown, context: PolicyC
       input,
       cwd: context.cwd,
       network,
+      ...(taint ? { taint: taint.map(flowSourceKey) } : {}),
     }),
     digestVersion: ACTION_DIGEST_VERSION,
     toolFingerprint: tool.fingerprint,
@@ -88,13 +141,32 @@ export function authorize(tool: RegisteredTool, input: unknown, context: PolicyC
   };
   if (tool.annotations && Object.keys(tool.annotations).length > 0)
     request.unverifiedHints = tool.annotations;
+  if (taint) request.taint = taint.map(copySource);
+  if (match.heldByGuard) request.heldBy = TAINTED_FLOW;
   return { type: "ask", request };
 }
 
-function denyReason(tool: Pick<RegisteredTool, "name" | "effect">, match: PolicyMatch): string {
+/** The reason code of a call the flow guard held: its run took in untrusted content. */
+export const TAINTED_FLOW = "tainted_flow";
+
+function denyReason(
+  tool: Pick<RegisteredTool, "name" | "effect">,
+  match: PolicyMatch,
+  taint: readonly FlowSource[] | undefined,
+): string {
+  const inTaintedRun =
+    taint && match.rule?.tainted === "deny" && match.rule.decision !== "deny"
+      ? " in a run that took in untrusted content"
+      : "";
   if (!match.rule) return `the policy denies ${tool.effect} tools by default`;
   const because = match.rule.reason === undefined ? "" : `: ${match.rule.reason}`;
-  return `the policy rule "${match.rule.tool}" denies ${tool.name}${because}`;
+  return `the policy rule "${match.rule.tool}" denies ${tool.name}${inTaintedRun}${because}`;
+}
+
+function copySource(source: FlowSource): FlowSource {
+  const copy: FlowSource = { kind: source.kind, name: source.name, turn: source.turn };
+  if (source.server !== undefined) copy.server = source.server;
+  return copy;
 }
 
 function createApprovalId(): string {

@@ -11,6 +11,7 @@ export {
   voidApprovalsOfRemovedTool,
 } from "./approval-decisions.js";
 export { approvalIdTaken, approvalNotFound, assertDecidable } from "./approval-errors.js";
+export { type ApprovalFlow, approvalFlowOf, restoreApprovalFlow } from "./approval-flow.js";
 export type { ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore } from "./approval-store.js";
 export {
   isCutPreview,
@@ -24,6 +25,8 @@ export {
   type PolicyContext,
   type PolicyMatch,
   resolvePolicyDecision,
+  TAINTED_FLOW,
+  type TaintedCall,
 } from "./authorize.js";
 export { POLICY_ERROR_CODES, PolicyError, type PolicyErrorCode } from "./errors.js";
 export { InMemoryApprovalStore, type InMemoryApprovalStoreOptions } from "./in-memory-approval-store.js";
@@ -34,8 +37,10 @@ export {
   normalizeHostName,
 } from "./network-policy.js";
 export {
+  DECISION_STRENGTH,
   DEFAULT_EFFECT_DECISIONS,
   definePolicy,
+  type FlowsMode,
   type NetworkPolicy,
   type Policy,
   type PolicyConfig,

@@ -96,14 +96,28 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
   };
 
   const allowedOutright = createAllowMemo(policy);
+  const guardsFlows = policy.flows !== "off";
+  /**
+   * Whether a call can carry data out or act on the world: an `external` tool, or one that runs in a
+   * sandbox of its own (a command, a local server) whose network is open or not enforced. The
+   * harness's in-process tools (no sandbox applies) are judged by their effect alone.
+   */
+  const isSink = (tool: RegisteredTool, placement: Placement): boolean => {
+    if (tool.effect === "external") return true;
+    if (placement === unsandboxed || placement.sandbox === NO_ISOLATION) return false;
+    return placement.network !== "deny" || !placement.sandbox.isolates;
+  };
 
   return {
     // Not async: a call the policy decides alone (allowed, denied, refused for want of isolation) gets
     // its verdict at once, with no promise and no microtask turn; only approvals wait.
     admit(request: GateRequest): GateVerdict | Promise<GateVerdict> {
       const placement = place(request.tool);
+      // A call of a tainted run is judged by the flow guard (unless the policy turns it off).
+      const taint =
+        guardsFlows && request.taint !== undefined && request.taint.length > 0 ? request.taint : undefined;
       // The common case, decided without building an authorization: no request, no digest.
-      if (allowedOutright(request.tool)) {
+      if (!taint && allowedOutright(request.tool)) {
         if (placement.required && !placement.sandbox.isolates) return sandboxRequired(placement.sandbox);
         return allow(placement, "policy");
       }
@@ -115,6 +129,7 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
         network: placement.network,
         now,
         ...(options.createId ? { createId: options.createId } : {}),
+        ...(taint ? { taint, sink: isSink(request.tool, placement) } : {}),
       });
       if (authorization.type === "deny") return { type: "deny", reason: authorization.reason };
       // Checked before any approval is asked for or consumed: a call that cannot run must not use up a grant.
@@ -144,7 +159,7 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
     if (latest?.status === "denied") {
       return { type: "deny", reason: `an operator denied approval ${latest.id} for this exact action` };
     }
-    if (latest?.status === "pending") return { type: "waiting", requestId: latest.id };
+    if (latest?.status === "pending") return waitingOn(latest);
 
     const saved = await approvals.saveApprovalRequest(approvalRequest);
     // A concurrent identical call may have saved first; the store then returns its request instead.
@@ -155,8 +170,16 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
         now(),
       );
     }
-    return { type: "waiting", requestId: saved.id };
+    return waitingOn(saved);
   }
+}
+
+/** The verdict of a call held by `request`: which request, and whether (and by what) the run is tainted. */
+function waitingOn(request: ApprovalRequest): GateVerdict {
+  const verdict: GateVerdict & { type: "waiting" } = { type: "waiting", requestId: request.id };
+  if (request.heldBy === "tainted_flow") verdict.reason = "tainted_flow";
+  if (request.taint && request.taint.length > 0) verdict.taint = request.taint;
+  return verdict;
 }
 
 function sandboxRequired(sandbox: Sandbox): GateVerdict {

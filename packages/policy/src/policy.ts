@@ -22,7 +22,19 @@ export interface PolicyRule {
   readonly decision: PolicyDecision;
   /** Shown to the model and the operator when the rule denies. */
   readonly reason?: string;
+  /**
+   * What the rule decides in a tainted run (one that took in untrusted content; see the flow guard),
+   * never weaker than `decision`. Unset: `decision`, except that a sink's `allow` becomes `ask`.
+   */
+  readonly tainted?: PolicyDecision;
 }
+
+/**
+ * `guard` (the default): once a run has taken in untrusted content, its sinks (calls that can carry
+ * data out or act on the world) are held for approval even where a rule allows them. `off`: taint is
+ * neither tracked into decisions nor bound into approvals.
+ */
+export type FlowsMode = "guard" | "off";
 
 /** A complete, validated policy; build one with {@link definePolicy}. */
 export interface Policy {
@@ -32,9 +44,18 @@ export interface Policy {
   readonly rules: readonly PolicyRule[];
   readonly network: NetworkPolicy;
   readonly sandbox: SandboxRequirement;
+  readonly flows: FlowsMode;
 }
 
 const decisionSchema = z.enum(["allow", "ask", "deny"]);
+
+/** How strong each decision is: deny beats ask beats allow. */
+export const DECISION_STRENGTH: Readonly<Record<PolicyDecision, number>> = Object.freeze({
+  allow: 0,
+  ask: 1,
+  deny: 2,
+});
+const STRENGTH = DECISION_STRENGTH;
 
 /** The JSON form of a policy (every field optional), as a config file embeds it under `policy`. */
 export const policySchema = z.strictObject({
@@ -47,17 +68,25 @@ export const policySchema = z.strictObject({
     .optional(),
   rules: z
     .array(
-      z.strictObject({
-        tool: z.string().regex(TOOL_PATTERN, {
-          message: 'must be a tool name or pattern of [a-zA-Z0-9_-] and "*", e.g. "mcp__docs__*"',
+      z
+        .strictObject({
+          tool: z.string().regex(TOOL_PATTERN, {
+            message: 'must be a tool name or pattern of [a-zA-Z0-9_-] and "*", e.g. "mcp__docs__*"',
+          }),
+          decision: decisionSchema,
+          reason: z.string().optional(),
+          tainted: decisionSchema.optional(),
+        })
+        .refine((rule) => rule.tainted === undefined || STRENGTH[rule.tainted] >= STRENGTH[rule.decision], {
+          message:
+            'its "tainted" decision may not be weaker than its "decision": a run that took in untrusted content is never trusted more than a clean one',
+          path: ["tainted"],
         }),
-        decision: decisionSchema,
-        reason: z.string().optional(),
-      }),
     )
     .optional(),
   network: z.enum(["deny", "allow"]).optional(),
   sandbox: z.enum(["optional", "required"]).optional(),
+  flows: z.enum(["guard", "off"]).optional(),
 });
 
 /** A policy as written in JSON: what {@link definePolicy} accepts. */
@@ -72,7 +101,7 @@ export const DEFAULT_EFFECT_DECISIONS: Readonly<Record<ToolEffect, PolicyDecisio
 
 /**
  * Validates a policy's JSON form and fills what it leaves out (effect defaults, no rules, network
- * `deny`, sandbox `optional`); throws `PolicyError` (`invalid_policy`) naming every bad field.
+ * `deny`, sandbox `optional`, flows `guard`); throws `PolicyError` (`invalid_policy`) naming every bad field.
  */
 export function definePolicy(config: PolicyConfig = {}): Policy {
   const parsed = policySchema.safeParse(config);
@@ -89,23 +118,28 @@ export function definePolicy(config: PolicyConfig = {}): Policy {
       { cause: parsed.error },
     );
   }
-  const { defaults = {}, rules = [], network = "deny", sandbox = "optional" } = parsed.data;
+  const { defaults = {}, rules = [], network = "deny", sandbox = "optional", flows = "guard" } = parsed.data;
   return Object.freeze({
     defaults: Object.freeze({
       read: defaults.read ?? DEFAULT_EFFECT_DECISIONS.read,
       write: defaults.write ?? DEFAULT_EFFECT_DECISIONS.write,
       external: defaults.external ?? DEFAULT_EFFECT_DECISIONS.external,
     }),
-    rules: Object.freeze(
-      rules.map((rule) =>
-        Object.freeze(
-          rule.reason === undefined
-            ? { tool: rule.tool, decision: rule.decision }
-            : { tool: rule.tool, decision: rule.decision, reason: rule.reason },
-        ),
-      ),
-    ),
+    rules: Object.freeze(rules.map(freezeRule)),
     network,
     sandbox,
+    flows,
   });
+}
+
+type RuleConfig = NonNullable<z.output<typeof policySchema>["rules"]>[number];
+
+function freezeRule(rule: RuleConfig): PolicyRule {
+  const frozen: { -readonly [K in keyof PolicyRule]: PolicyRule[K] } = {
+    tool: rule.tool,
+    decision: rule.decision,
+  };
+  if (rule.reason !== undefined) frozen.reason = rule.reason;
+  if (rule.tainted !== undefined) frozen.tainted = rule.tainted;
+  return Object.freeze(frozen);
 }

@@ -32,13 +32,14 @@ function decide(policy: Policy, tool: RegisteredTool, input: unknown = { q: "x" 
 }
 
 describe("definePolicy", () => {
-  it("fills every default: reads allowed, writes and external calls asked, network denied, sandbox optional", () => {
+  it("fills every default: reads allowed, writes and external calls asked, network denied, sandbox optional, flows guarded", () => {
     const policy = definePolicy();
     expect(policy).toEqual({
       defaults: { read: "allow", write: "ask", external: "ask" },
       rules: [],
       network: "deny",
       sandbox: "optional",
+      flows: "guard",
     });
     expect(policy.defaults).toEqual(DEFAULT_EFFECT_DECISIONS);
   });

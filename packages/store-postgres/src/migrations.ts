@@ -126,6 +126,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE agent_approvals ADD COLUMN digest_version INTEGER NOT NULL DEFAULT 1;
     `,
   },
+  {
+    version: 6,
+    description: "the flow guard: why an approval was held and what tainted its run; files tainted runs wrote",
+    // Approvals saved before were judged without taint: NULL. One mark per absolute path, replaced
+    // by the next tainted write and removed by a clean one.
+    sql: `
+      ALTER TABLE agent_approvals ADD COLUMN flow_json TEXT;
+      CREATE TABLE agent_tainted_files (
+        path TEXT PRIMARY KEY,
+        sha256 TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        sources_json TEXT NOT NULL,
+        marked_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 // Any constant, the same for every process: migrations of one database run one at a time.

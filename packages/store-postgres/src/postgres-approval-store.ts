@@ -3,10 +3,12 @@ import {
   type ApprovalRequest,
   type ApprovalStatus,
   type ApprovalStore,
+  approvalFlowOf,
   approvalIdTaken,
   approvalNotFound,
   assertDecidable,
   type NetworkPolicy,
+  restoreApprovalFlow,
 } from "@agent/policy";
 import type { JsonValue, ToolEffect } from "@agent/tools";
 import type { Pool } from "pg";
@@ -36,6 +38,7 @@ interface ApprovalRow {
   network: string | null;
   voided_at: string | null;
   void_reason: string | null;
+  flow_json: string | null;
 }
 
 /** Options of {@link PostgresApprovalStore}. */
@@ -81,8 +84,8 @@ export class PostgresApprovalStore implements ApprovalStore {
         "save an approval request",
         `INSERT INTO agent_approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
            summary, input_preview, unverified_hints, status, created_at, requested_on_host, input_json, cwd, network,
-           digest_version)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13, $14, $15, $16)
+           digest_version, flow_json)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13, $14, $15, $16, $17)
          ON CONFLICT DO NOTHING
          RETURNING *`,
         [
@@ -102,6 +105,7 @@ export class PostgresApprovalStore implements ApprovalStore {
           request.cwd ?? null,
           request.network === undefined ? null : JSON.stringify(request.network),
           request.digestVersion,
+          jsonOrNull(approvalFlowOf(request)),
         ],
       );
       if (inserted[0]) return toRecord(inserted[0]);
@@ -257,5 +261,10 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
   if (row.void_reason !== null) record.voidReason = row.void_reason;
   if (row.requested_on_host !== null) record.requestedOnHost = row.requested_on_host;
   if (row.decided_by !== null) record.decidedBy = row.decided_by;
+  if (row.flow_json !== null) restoreApprovalFlow(record, JSON.parse(row.flow_json));
   return record;
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
 }

@@ -1,6 +1,7 @@
 // PUBLIC VOCABULARY. Audit files and the scripts that read them depend on these event names and
 // fields: add events and optional fields freely, but rename or remove one only on purpose, with a
 // changeset. No event may carry a credential or a raw large payload (see audit-bounds.ts).
+import type { FlowSource } from "./flow.js";
 import type { ToolEffect } from "./tool.js";
 
 /** Fields every event carries. */
@@ -33,6 +34,8 @@ export type AgentEvent = EventBase &
         reason?: string;
         requestId?: string;
         isolation?: string;
+        /** A held call of a tainted run: the untrusted sources it was judged with (`reason` `tainted_flow` when the guard held it). */
+        taint?: FlowSource[];
       } & CallFields)
     | ({
         type: "tool_call_finished";
@@ -109,6 +112,8 @@ export type AgentEvent = EventBase &
         toolCalls: number;
       }
     | { type: "run_waiting"; runId: string; turn: number; requestIds: string[] }
+    // The run took in untrusted content: from now on its sinks are held (the flow guard). Once per source.
+    | { type: "run_tainted"; runId: string; turn: number; source: FlowSource }
     | { type: "run_resumed"; runId: string; turn: number; toolSetChanged: boolean }
     | {
         type: "run_finished";

@@ -7,12 +7,14 @@ import {
   emitEvent,
   NULL_EVENT_SINK,
 } from "./events.js";
+import type { FlowSource } from "./flow.js";
 import type { GateRequest, GateVerdict, ToolGate } from "./gate.js";
 import {
   failureObservation,
   OBSERVATION_ERROR_CODES,
   type Observation,
   type ToolCallOutcome,
+  type WaitingOutcome,
 } from "./observation.js";
 import { type CallIds, runAdmitted } from "./running-call.js";
 import type { PrepareResult, RegisteredTool, ToolProgress } from "./tool.js";
@@ -37,6 +39,11 @@ export interface ExecutionEnvironment {
   signal?: AbortSignal;
   events?: EventSink;
   onProgress?: (progress: ToolProgress, call: { callId: string; toolName: string }) => void;
+  /**
+   * The untrusted sources the run has taken in (the loop sets it before each turn's calls): handed
+   * to the gate and to the tool. Absent or empty: a clean run.
+   */
+  taint?: readonly FlowSource[] | undefined;
 }
 
 // The longest delay setTimeout honours.
@@ -169,13 +176,16 @@ function refusalOf(verdict: GateVerdict, unrecorded: string | undefined, ids: Ca
     );
   }
   if (verdict.type === "waiting") {
-    return {
+    const waiting: WaitingOutcome = {
       type: "waiting",
       callId: ids.callId,
       toolName: ids.toolName,
       requestId: verdict.requestId,
       reason: "approval_required",
     };
+    if (verdict.reason === "tainted_flow") waiting.heldBy = "tainted_flow";
+    if (verdict.taint && verdict.taint.length > 0) waiting.taint = verdict.taint.map(copySource);
+    return waiting;
   }
   // A call whose admission could not be recorded does not run: the gate fails closed.
   if (unrecorded !== undefined) {
@@ -226,6 +236,10 @@ class Admission implements GateRequest {
   get signal(): AbortSignal {
     return this.#env.signal ?? this.#cancellation.signal;
   }
+
+  get taint(): readonly FlowSource[] | undefined {
+    return this.#env.taint;
+  }
 }
 
 // The events below are built field by field, in the order the audit trail has always had: V8's
@@ -263,8 +277,8 @@ function decisionEvent(ids: CallIds, verdict: GateVerdict): AgentEventInput {
       };
     case "deny":
       return { type: "tool_call_decided", runId, callId, toolName, decision: "deny", reason: verdict.reason };
-    case "waiting":
-      return {
+    case "waiting": {
+      const event: AgentEventInput & { type: "tool_call_decided" } = {
         type: "tool_call_decided",
         runId,
         callId,
@@ -272,7 +286,17 @@ function decisionEvent(ids: CallIds, verdict: GateVerdict): AgentEventInput {
         decision: "ask",
         requestId: verdict.requestId,
       };
+      if (verdict.reason) event.reason = verdict.reason;
+      if (verdict.taint && verdict.taint.length > 0) event.taint = verdict.taint.map(copySource);
+      return event;
+    }
   }
+}
+
+function copySource(source: FlowSource): FlowSource {
+  const copy: FlowSource = { kind: source.kind, name: source.name, turn: source.turn };
+  if (source.server !== undefined) copy.server = source.server;
+  return copy;
 }
 
 function finishedEvent(ids: CallIds, outcome: ToolCallOutcome, durationMs: number): AgentEventInput {

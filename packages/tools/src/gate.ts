@@ -1,3 +1,4 @@
+import type { FlowSource } from "./flow.js";
 import type { RegisteredTool } from "./tool.js";
 
 /** What the gate is asked about: one validated call, before anything runs. */
@@ -9,6 +10,11 @@ export interface GateRequest {
   callId: string;
   cwd: string;
   signal: AbortSignal;
+  /**
+   * The untrusted sources the run had taken in when the call was made (see `FlowSource`); absent or
+   * empty for a clean run. A flow-guarding gate holds sinks of a tainted run and binds the taint.
+   */
+  taint?: readonly FlowSource[] | undefined;
 }
 
 /** Runs an admitted call, e.g. inside a sandbox. */
@@ -25,7 +31,14 @@ export type GateVerdict =
       run: ExecutionRunner;
     }
   | { type: "deny"; reason: string }
-  | { type: "waiting"; requestId: string };
+  | {
+      type: "waiting";
+      requestId: string;
+      /** `tainted_flow`: held by the flow guard (the run is tainted), not by a rule's `ask`. */
+      reason?: "tainted_flow";
+      /** The untrusted sources that tainted the run, when it is tainted. */
+      taint?: readonly FlowSource[] | undefined;
+    };
 
 /**
  * The one checkpoint between a validated call and its execution: authorization, approvals and the

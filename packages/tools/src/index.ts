@@ -30,6 +30,14 @@ export {
   executeToolCall,
   type ToolCall,
 } from "./execute-tool-call.js";
+export {
+  FLOW_SOURCE_KINDS,
+  type FlowSource,
+  type FlowSourceKind,
+  flowSourceKey,
+  mergeFlowSources,
+  type TrustLabel,
+} from "./flow.js";
 export type { ExecutionRunner, GateRequest, GateVerdict, ToolGate } from "./gate.js";
 export { exceedsJsonDepth, MAX_INPUT_DEPTH } from "./json-depth.js";
 export {

@@ -1,3 +1,4 @@
+import type { FlowSource } from "./flow.js";
 import type { ValidationIssue } from "./tool.js";
 
 /** Error codes of failed observations: a stable, public vocabulary. */
@@ -59,6 +60,10 @@ export interface WaitingOutcome {
   toolName: string;
   requestId: string;
   reason: "approval_required";
+  /** `tainted_flow`: the flow guard held it (the run took in untrusted content); absent: a rule's `ask`. */
+  heldBy?: "tainted_flow";
+  /** The untrusted sources that tainted the run, when it is tainted. */
+  taint?: readonly FlowSource[];
 }
 
 /** Every way {@link executeToolCall} can end. */

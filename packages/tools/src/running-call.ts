@@ -4,6 +4,7 @@
 import type { CallCancellation } from "./call-cancellation.js";
 import { messageOf } from "./error-message.js";
 import type { ExecutionEnvironment } from "./execute-tool-call.js";
+import type { FlowSource } from "./flow.js";
 import {
   type FailureDetails,
   failureObservation,
@@ -103,6 +104,7 @@ class RunningCallContext implements ToolContext {
   readonly cwd: string;
   readonly progressListened: boolean;
   readonly cancellation: CallCancellation;
+  readonly taint: readonly FlowSource[] | undefined;
   /**
    * An own function, so that a tool may pass it on detached or spread the context. Nobody listens
    * to progress unless the environment has `onProgress`: then one shared function that does nothing
@@ -116,6 +118,7 @@ class RunningCallContext implements ToolContext {
     this.cwd = env.cwd;
     this.progressListened = env.onProgress !== undefined;
     this.cancellation = cancellation;
+    this.taint = env.taint;
     const { onProgress } = env;
     this.reportProgress = onProgress
       ? (progress) => {

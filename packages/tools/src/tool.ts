@@ -3,6 +3,7 @@ import type { CancellationSignal } from "./call-cancellation.js";
 import { digestJson, type JsonObject, type JsonValue } from "./canonical-json.js";
 import { messageOf } from "./error-message.js";
 import { TOOLS_ERROR_CODES, ToolsError } from "./errors.js";
+import type { FlowSource } from "./flow.js";
 import { exceedsJsonDepth, MAX_INPUT_DEPTH } from "./json-depth.js";
 import { removeStrictNulls, type StrictParameters, toStrictParameters } from "./strict-parameters.js";
 
@@ -39,6 +40,11 @@ export interface ToolContext {
    * sends no progress token); absent means someone may listen.
    */
   readonly progressListened?: boolean;
+  /**
+   * The untrusted sources the call's run had taken in (see `FlowSource`); absent or empty for a
+   * clean run. A tool that writes files marks them tainted when it is set.
+   */
+  readonly taint?: readonly FlowSource[] | undefined;
 }
 
 /** A problem found while validating a tool's input. */

@@ -145,6 +145,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN digest_version INTEGER NOT NULL DEFAULT 1;
     `,
   },
+  {
+    version: 7,
+    description: "the flow guard: why an approval was held and what tainted its run; files tainted runs wrote",
+    // Approvals saved before were judged without taint: NULL. A tainted file is keyed by its absolute
+    // path: one mark per path, replaced by the next tainted write and removed by a clean one.
+    sql: `
+      ALTER TABLE approvals ADD COLUMN flow_json TEXT;
+      CREATE TABLE tainted_files (
+        path TEXT PRIMARY KEY,
+        sha256 TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        sources_json TEXT NOT NULL,
+        marked_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this build writes; a database with a higher one is refused, never downgraded. */

@@ -5,7 +5,13 @@ import type {
   ApprovalStore,
   NetworkPolicy,
 } from "@agent/policy";
-import { approvalIdTaken, approvalNotFound, assertDecidable } from "@agent/policy";
+import {
+  approvalFlowOf,
+  approvalIdTaken,
+  approvalNotFound,
+  assertDecidable,
+  restoreApprovalFlow,
+} from "@agent/policy";
 import type { JsonValue, ToolEffect } from "@agent/tools";
 import type Database from "better-sqlite3";
 import { createGrantConsumer, type GrantConsumer } from "./grant-consumption.js";
@@ -33,6 +39,7 @@ interface ApprovalRow {
   voided_at: string | null;
   void_reason: string | null;
   decided_by: string | null;
+  flow_json: string | null;
 }
 
 // rowid breaks ties between requests created in the same millisecond: it is the order they were saved.
@@ -89,6 +96,7 @@ export class SqliteApprovalStore implements ApprovalStore {
         input_json: request.input === undefined ? null : JSON.stringify(request.input),
         cwd: request.cwd ?? null,
         network: request.network === undefined ? null : JSON.stringify(request.network),
+        flow_json: jsonOrNull(approvalFlowOf(request)),
       });
       return toRecord(this.#statements.byId.get(request.id) as ApprovalRow);
     });
@@ -170,10 +178,11 @@ function prepareStatements(database: Database.Database) {
     withStatus: database.prepare(`SELECT * FROM approvals WHERE status = ? ${OLDEST_FIRST}`),
     insert: database.prepare(`
       INSERT INTO approvals (id, run_id, call_id, tool_name, effect, action_digest, digest_version,
-        tool_fingerprint, summary, input_preview, unverified_hints_json, status, created_at, input_json, cwd, network)
+        tool_fingerprint, summary, input_preview, unverified_hints_json, status, created_at, input_json, cwd, network,
+        flow_json)
       VALUES (@id, @run_id, @call_id, @tool_name, @effect, @action_digest, @digest_version,
         @tool_fingerprint, @summary, @input_preview, @unverified_hints_json, 'pending', @created_at, @input_json,
-        @cwd, @network)`),
+        @cwd, @network, @flow_json)`),
     decide: database.prepare(
       "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ? WHERE id = ? AND status = 'pending'",
     ),
@@ -212,5 +221,10 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
   if (row.voided_at !== null) record.voidedAt = row.voided_at;
   if (row.void_reason !== null) record.voidReason = row.void_reason;
   if (row.decided_by !== null) record.decidedBy = row.decided_by;
+  if (row.flow_json !== null) restoreApprovalFlow(record, JSON.parse(row.flow_json));
   return record;
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
 }

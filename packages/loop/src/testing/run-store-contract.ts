@@ -44,6 +44,7 @@ export function sampleRunState(runId: string, overrides: Partial<RunState> = {})
     turns: 1,
     usage: { inputTokens: 12, outputTokens: 3 },
     toolSetFingerprint: "f".repeat(64),
+    taint: [{ kind: "tool", name: "mcp__web__fetch", server: "web", turn: 1 }],
     pending: [
       {
         toolCallId: "tc_1",
@@ -209,9 +210,9 @@ export const RUN_STORE_CONTRACT: readonly RunStoreScenario[] = [
     assert.equal((await store.listRuns({ limit: 1 })).length, 1);
   }),
   scenario(
-    "reads a run saved in format 1 (before token budgets) as it was saved",
+    "reads a run saved in format 1 (before token budgets and taint) as it was saved",
     async ({ store, peer }) => {
-      const { maxTokens: _absent, ...header } = sampleRunState("run_old");
+      const { maxTokens: _absent, taint: _none, ...header } = sampleRunState("run_old");
       const old = { ...header, format: 1 } as unknown as RunState;
       await store.createRun(old);
       assert.deepEqual(await peer.loadRun("run_old"), old);

@@ -1,0 +1,101 @@
+import {
+  type EventSink,
+  emitEvent,
+  type FlowSource,
+  mergeFlowSources,
+  type ToolCallOutcome,
+} from "@agent/tools";
+import type { ToolSource } from "./offered-tools.js";
+import { broughtContent, EXTERNAL_TOOLS_UNTRUSTED, type FlowCall, type RunFlow } from "./run-flow.js";
+import type { PendingCall, RunState } from "./run-state.js";
+
+/**
+ * Keeps one run's taint: which untrusted sources it took in. Before a turn's calls run it asks the
+ * flow tracker what each would bring in, so all of them are judged with the whole turn's sources;
+ * as each call settles, what it actually brought (it ran) joins the run's taint for good.
+ */
+export class RunTaint {
+  readonly #state: RunState;
+  readonly #flow: RunFlow;
+  readonly #tools: ToolSource;
+  readonly #events: EventSink | undefined;
+  /** What each call of the current turn brings in, by its index in `pending`. */
+  #turnSources: readonly (readonly FlowSource[])[] = [];
+
+  constructor(state: RunState, flow: RunFlow | undefined, tools: ToolSource, events: EventSink | undefined) {
+    this.#state = state;
+    this.#flow = flow ?? EXTERNAL_TOOLS_UNTRUSTED;
+    this.#tools = tools;
+    this.#events = events;
+  }
+
+  /**
+   * The sources the calls of the current turn are judged with (the run's, what arrived meanwhile,
+   * and what every call of the turn would bring in), or `undefined` for a clean turn. Awaited only
+   * when the tracker answers with a promise.
+   */
+  judgeTurn(): readonly FlowSource[] | undefined | Promise<readonly FlowSource[] | undefined> {
+    const state = this.#state;
+    this.takeArrivals();
+    const calls = state.pending.map((call) => this.#flowCall(call));
+    const answer = this.#flow.sourcesOf(calls, state.turns);
+    if (isPromise(answer)) return answer.then((sources) => this.#turnTaint(sources));
+    return this.#turnTaint(answer);
+  }
+
+  /**
+   * Adds what the settled call at `index` brought in (if it ran) and whatever arrived meanwhile to the
+   * run's taint; `true` when that grew, and the run's record must be saved with it.
+   */
+  settle(index: number, outcome: ToolCallOutcome): boolean {
+    const sources = this.#turnSources[index];
+    const grew = sources !== undefined && sources.length > 0 && broughtContent(outcome) && this.#add(sources);
+    return this.takeArrivals() || grew;
+  }
+
+  /** Adds what arrived outside the calls (a sampling request, say); `true` when the taint grew. */
+  takeArrivals(): boolean {
+    const arrived = this.#flow.takeArrivals?.(this.#state.turns);
+    return arrived !== undefined && arrived.length > 0 && this.#add(arrived);
+  }
+
+  #turnTaint(sources: readonly (readonly FlowSource[])[]): readonly FlowSource[] | undefined {
+    this.#turnSources = sources;
+    let taint: readonly FlowSource[] = this.#state.taint;
+    for (const ofCall of sources) taint = mergeFlowSources(taint, ofCall);
+    return taint.length > 0 ? taint : undefined;
+  }
+
+  #add(sources: readonly FlowSource[]): boolean {
+    const state = this.#state;
+    const merged = mergeFlowSources(state.taint, sources);
+    if (merged === state.taint) return false;
+    const added = merged.slice(state.taint.length);
+    state.taint = [...merged];
+    if (this.#events) {
+      for (const source of added) {
+        emitEvent(this.#events, {
+          type: "run_tainted",
+          runId: state.runId,
+          turn: source.turn,
+          source: { ...source },
+        });
+      }
+    }
+    return true;
+  }
+
+  #flowCall(call: PendingCall): FlowCall {
+    let input: unknown;
+    try {
+      input = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+    } catch {
+      input = undefined;
+    }
+    return { toolName: call.toolName, tool: this.#tools.get(call.toolName), input };
+  }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
