@@ -29,6 +29,13 @@ export {
   type TaintedCall,
 } from "./authorize.js";
 export { POLICY_ERROR_CODES, PolicyError, type PolicyErrorCode } from "./errors.js";
+export {
+  createFlowTracker,
+  type FlowTracker,
+  type FlowTrackerOptions,
+  type SourceDescription,
+  type TrackedCall,
+} from "./flow-tracker.js";
 export { InMemoryApprovalStore, type InMemoryApprovalStoreOptions } from "./in-memory-approval-store.js";
 export {
   allowedHostsOf,
@@ -57,4 +64,5 @@ export {
   type Sandbox,
   type SandboxRunOptions,
 } from "./sandbox.js";
+export { InMemoryTaintedFileStore, type TaintedFile, type TaintedFileStore } from "./tainted-files.js";
 export { isToolPattern, matchesToolPattern, TOOL_PATTERN } from "./tool-pattern.js";
