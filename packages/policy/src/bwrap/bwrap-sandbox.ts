@@ -1,6 +1,4 @@
-import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { POLICY_ERROR_CODES, PolicyError } from "../errors.js";
 import type { NetworkPolicy } from "../policy.js";
@@ -8,7 +6,7 @@ import type { Sandbox } from "../sandbox.js";
 import { type AllowListProxy, type ProxyDecision, startAllowListProxy } from "./allow-list-proxy.js";
 import { buildBwrapCommand } from "./bwrap-arguments.js";
 import { type BwrapPreflight, preflightBwrap } from "./bwrap-preflight.js";
-import { findExecutable } from "./find-executable.js";
+import { launchPathsOf } from "./launch-paths.js";
 import { createPidsCgroup } from "./pids-cgroup.js";
 import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits, type SandboxProfile } from "./sandbox-profile.js";
 
@@ -133,7 +131,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
             read: [
               ...(grants.exposeLaunchPaths === false
                 ? []
-                : ownFiles(spec, grants.exposeScriptProjects === true)),
+                : launchPathsOf(spec, grants.exposeScriptProjects === true, [home, "/tmp"])),
               ...(grants.read ?? []),
             ],
             write: [...(grants.write ?? [])],
@@ -190,42 +188,4 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
       };
     },
   };
-}
-
-// The process's own files stay readable even under the hidden home and the private /tmp: its
-// working directory, the executable it starts as (a PATH lookup uses the environment it will get),
-// and, for a configured server, the project of every script it is given as an argument (`node
-// /path/to/server.mjs`): the script's imports resolve through that project's node_modules, whose
-// links may point anywhere in it. Protected paths inside stay hidden: they are mounted after these.
-function ownFiles(spec: ProcessSpec, withScriptProjects: boolean): string[] {
-  const files: string[] = [];
-  if (spec.cwd !== undefined) files.push(resolve(spec.cwd));
-  const executable = isAbsolute(spec.command)
-    ? spec.command
-    : spec.command.includes("/") && spec.cwd !== undefined
-      ? resolve(spec.cwd, spec.command)
-      : findExecutable(spec.command, spec.env.PATH);
-  if (executable !== undefined) files.push(executable);
-  for (const arg of withScriptProjects ? spec.args : []) {
-    const script = resolve(spec.cwd ?? process.cwd(), arg);
-    if (isFile(script)) files.push(projectOf(script));
-  }
-  return files;
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-// The outermost directory above `file` that has a node_modules (a workspace root), else its folder.
-function projectOf(file: string): string {
-  let project = dirname(file);
-  for (let dir = dirname(file); dirname(dir) !== dir; dir = dirname(dir)) {
-    if (existsSync(join(dir, "node_modules"))) project = dir;
-  }
-  return project;
 }
