@@ -22,7 +22,7 @@ const CODE_EXTENSIONS: ReadonlySet<string> = new Set(
 );
 
 /**
- * The files the configured stdio servers run from, by real path: the `launchFiles` a server entry
+ * The files the configured stdio servers run from, as named and by real path: the `launchFiles` a server entry
  * lists, or else its command given as a path and every argument that names an existing file (against
  * the server's directory, as the server will read it), except the server's own data: a file inside
  * its own `sandbox.write` grant that is neither executable nor has a code extension (a log, a
@@ -39,16 +39,21 @@ export function launchFilesOf(servers: readonly ServerConfig[]): string[] {
   return [...files];
 }
 
+// Each file by the name the server is given and by its real path: a link on the way is something a
+// sandbox must see too (it refuses to start where one inside a write grant could be replaced).
 function launchFilesOfServer(server: StdioServerConfig): string[] {
   const named = isAbsolute(server.command) ? [server.command] : [];
-  if (server.launchFiles !== undefined) {
-    return [...named, ...server.launchFiles].flatMap((path) => realFileOf(path)?.real ?? []);
-  }
-  const files = named.flatMap((path) => realFileOf(path)?.real ?? []);
-  for (const arg of server.args) {
-    const file = realFileOf(resolve(server.cwd, arg));
-    if (file === undefined || isOwnData(server, file.real, file.stats)) continue;
-    files.push(file.real);
+  const candidates = [
+    ...named,
+    ...(server.launchFiles ?? server.args.map((arg) => resolve(server.cwd, arg))),
+  ];
+  const files: string[] = [];
+  for (const [index, path] of candidates.entries()) {
+    const file = realFileOf(path);
+    if (file === undefined) continue;
+    const isArgument = index >= named.length && server.launchFiles === undefined;
+    if (isArgument && isOwnData(server, file.real, file.stats)) continue;
+    files.push(path, file.real);
   }
   return files;
 }

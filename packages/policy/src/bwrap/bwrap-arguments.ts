@@ -1,8 +1,10 @@
 // The bubblewrap command line. Order matters: bwrap applies mounts in argument order, so later
 // mounts cover earlier ones. The protected paths come last, so no `read` or `write` grant can
-// uncover them. Change this file only with the escape tests in test/bwrap-escape.test.ts.
+// uncover them; a protected name reached through a link inside a write grant refuses the launch. Change this file only with the escape tests in test/bwrap-escape.test.ts.
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, resolve } from "node:path";
+import { isSameOrInside, realOrSelf } from "./host-paths.js";
+import { refuseReplaceableLinks } from "./replaceable-links.js";
 import type { SandboxProfile } from "./sandbox-profile.js";
 
 /** Where the network proxy's socket appears inside the sandbox. */
@@ -70,6 +72,8 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
   const write = existingRealPaths(profile.write);
   for (const path of read) args.push("--ro-bind", path, path);
   for (const path of write) args.push("--bind", path, path);
+
+  refuseReplaceableLinks([...profile.hide, ...(profile.keepReadOnly ?? [])], write);
 
   const exposed = [...read, ...write];
   const isVisible = (path: string): boolean =>
@@ -144,12 +148,6 @@ function runtimeDirectoryMounts(): string[] {
   return mounts;
 }
 
-/** Whether `path` is `root` or lies below it (both absolute). */
-export function isSameOrInside(root: string, path: string): boolean {
-  const rest = relative(root, path);
-  return rest === "" || (!isAbsolute(rest) && rest !== ".." && !rest.startsWith(`..${sep}`));
-}
-
 // Symbolic links resolved, so a bind lands where the kernel will look; missing paths are left out
 // (there is nothing to expose, and bwrap cannot bind what does not exist).
 function existingRealPaths(paths: readonly string[]): string[] {
@@ -159,12 +157,4 @@ function existingRealPaths(paths: readonly string[]): string[] {
     if (existsSync(absolute)) real.add(realpathSync(absolute));
   }
   return [...real];
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
 }

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { isSameOrInside } from "./bwrap-arguments.js";
 import { findExecutable } from "./find-executable.js";
+import { isSameOrInside, realOrSelf } from "./host-paths.js";
 
 /** What a process is launched with, as far as its own files go. */
 export interface LaunchPathsInput {
@@ -62,13 +62,5 @@ function realFileOf(path: string): string | undefined {
     return statSync(real).isFile() ? real : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
   }
 }
