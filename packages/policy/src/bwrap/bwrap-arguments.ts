@@ -5,6 +5,7 @@ import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { isSameOrInside, realOrSelf } from "./host-paths.js";
 import { refuseReplaceableLinks } from "./replaceable-links.js";
+import { namesToReserve } from "./reserved-names.js";
 import type { SandboxProfile } from "./sandbox-profile.js";
 
 /** Where the network proxy's socket appears inside the sandbox. */
@@ -36,8 +37,19 @@ export interface BwrapInvocation {
   proxy?: ProxyBridge;
 }
 
+/** What runs a process inside bubblewrap. */
+export interface BwrapCommand {
+  command: string;
+  args: string[];
+  /**
+   * Names kept read-only that did not exist: bwrap creates an empty directory at each on the host to
+   * mount over; release them with `releaseReservedNames` once the process has exited.
+   */
+  reserved: string[];
+}
+
 /** The program and arguments that run `command` inside bubblewrap under `profile`. */
-export function buildBwrapCommand(invocation: BwrapInvocation): { command: string; args: string[] } {
+export function buildBwrapCommand(invocation: BwrapInvocation): BwrapCommand {
   const { profile } = invocation;
   const args: string[] = [
     "--unshare-all",
@@ -82,11 +94,12 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
   const hidden = existingRealPaths(profile.hide).filter(isVisible);
   const insideWrite = (path: string): boolean => write.some((root) => isSameOrInside(root, path));
   const keptReadOnly = existingRealPaths(profile.keepReadOnly ?? []).filter(insideWrite);
+  const reserved = namesToReserve(profile.keepReadOnly ?? [], write);
   // A hidden or read-only path is a mount point, which cannot be renamed, but the directories above
   // it can: `mv sub sub2; mkdir sub` would put a fresh, writable `sub/agent.config.json` where the
   // host looks. Each directory between a write grant and such a path becomes a mount point of its own.
   const pinned = new Set<string>();
-  for (const path of [...hidden, ...keptReadOnly]) {
+  for (const path of [...hidden, ...keptReadOnly, ...reserved]) {
     for (const root of write.filter((candidate) => isSameOrInside(candidate, path) && candidate !== path)) {
       for (let dir = dirname(path); dir !== root && isSameOrInside(root, dir); dir = dirname(dir))
         pinned.add(dir);
@@ -94,6 +107,7 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
   }
   for (const dir of [...pinned].sort((a, b) => a.length - b.length)) args.push("--bind", dir, dir);
   for (const path of keptReadOnly) args.push("--ro-bind", path, path);
+  for (const path of reserved) args.push("--size", "4096", "--tmpfs", path, "--remount-ro", path);
   for (const path of hidden) {
     if (statSync(path).isDirectory()) args.push("--tmpfs", path, "--remount-ro", path);
     else args.push("--ro-bind", "/dev/null", path);
@@ -124,11 +138,11 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
   if (invocation.cwd !== undefined) args.push("--chdir", invocation.cwd);
   args.push("--", command, ...commandArgs);
 
-  if (invocation.prlimit === undefined) return { command: invocation.bwrap, args };
+  if (invocation.prlimit === undefined) return { command: invocation.bwrap, args, reserved };
   const { limits } = profile;
   const rlimits = [`--nproc=${limits.processes}`, `--fsize=${limits.fileBytes}`];
   if (limits.addressSpaceBytes !== undefined) rlimits.push(`--as=${limits.addressSpaceBytes}`);
-  return { command: invocation.prlimit, args: [...rlimits, "--", invocation.bwrap, ...args] };
+  return { command: invocation.prlimit, args: [...rlimits, "--", invocation.bwrap, ...args], reserved };
 }
 
 // An empty /run (and /var/run when it is a directory of its own), with the resolver's file kept

@@ -8,6 +8,7 @@ import { buildBwrapCommand } from "./bwrap-arguments.js";
 import { type BwrapPreflight, preflightBwrap } from "./bwrap-preflight.js";
 import { launchPathsOf } from "./launch-paths.js";
 import { createPidsCgroup } from "./pids-cgroup.js";
+import { releaseReservedNames } from "./reserved-names.js";
 import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits, type SandboxProfile } from "./sandbox-profile.js";
 
 /** A process as it would be started without a sandbox. */
@@ -146,9 +147,11 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
             ready.pidsCgroupParent === undefined
               ? undefined
               : createPidsCgroup(ready.pidsCgroupParent, limits.processes);
+          let reserved: readonly string[] = [];
           const release = async (): Promise<void> => {
             await proxy?.close();
             await cgroup?.remove();
+            releaseReservedNames(reserved);
           };
           try {
             if (typeof network === "object") {
@@ -172,13 +175,14 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
                 ? { proxy: { socketPath: proxy.socketPath, node: process.execPath, forwarder: FORWARDER } }
                 : {}),
             });
+            reserved = built.reserved;
             // The shell moves itself into the cgroup, then becomes prlimit, then bwrap: one pid throughout.
             const wrapped = cgroup
               ? {
                   command: "/bin/sh",
                   args: ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, built.command, ...built.args],
                 }
-              : built;
+              : { command: built.command, args: built.args };
             return { ...wrapped, env: { ...spec.env }, cwd: spec.cwd, dispose: release };
           } catch (error) {
             await release();
