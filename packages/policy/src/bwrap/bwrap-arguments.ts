@@ -93,8 +93,10 @@ export function buildBwrapCommand(invocation: BwrapInvocation): BwrapCommand {
     (!isSameOrInside("/tmp", path) && !(hidesHome && isSameOrInside(home, path)));
   const hidden = existingRealPaths(profile.hide).filter(isVisible);
   const insideWrite = (path: string): boolean => write.some((root) => isSameOrInside(root, path));
-  const keptReadOnly = existingRealPaths(profile.keepReadOnly ?? []).filter(insideWrite);
-  const reserved = namesToReserve(profile.keepReadOnly ?? [], write);
+  const { reserve: reserved, keep } = namesToReserve(profile.keepReadOnly ?? [], write);
+  const keptReadOnly = [
+    ...new Set([...existingRealPaths(profile.keepReadOnly ?? []).filter(insideWrite), ...keep]),
+  ];
   // A hidden or read-only path is a mount point, which cannot be renamed, but the directories above
   // it can: `mv sub sub2; mkdir sub` would put a fresh, writable `sub/agent.config.json` where the
   // host looks. Each directory between a write grant and such a path becomes a mount point of its own.

@@ -2,24 +2,41 @@
 // host's next `git status`). A mount needs something to mount on, so the name is reserved: bwrap
 // creates an empty directory there on the host and mounts an empty read-only tmpfs over it. It is
 // removed again once no sandbox mounts it, if it is still empty.
-import { existsSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmdirSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { isSameOrInside, realOrSelf } from "./host-paths.js";
 
+/** How {@link namesToReserve} protects names that do not exist. */
+export interface Reservations {
+  /** Topmost missing components to mount an empty read-only directory on. */
+  reserve: string[];
+  /** Existing files in the way (a `.git` gitdir file where `.git/config` is asked): kept read-only instead. */
+  keep: string[];
+}
+
 /**
  * For each of `paths` that does not exist and would lie inside one of `writeRoots` (real paths): its
- * topmost missing component (so `.git` for a missing `.git/config`), deduplicated.
+ * topmost missing component (so `.git` for a missing `.git/config`), or, where a file stands in the
+ * way (a worktree's `.git` file), that file, which decides what the name means; deduplicated.
  */
-export function namesToReserve(paths: readonly string[], writeRoots: readonly string[]): string[] {
-  const reserved = new Set<string>();
+export function namesToReserve(paths: readonly string[], writeRoots: readonly string[]): Reservations {
+  const reserve = new Set<string>();
+  const keep = new Set<string>();
+  const inside = (path: string): boolean =>
+    writeRoots.some((root) => root !== path && isSameOrInside(root, path));
   for (const path of paths) {
     let missing = resolve(path);
     if (existsSync(missing)) continue;
     while (!existsSync(dirname(missing)) && dirname(missing) !== missing) missing = dirname(missing);
-    const name = join(realOrSelf(dirname(missing)), basename(missing));
-    if (writeRoots.some((root) => root !== name && isSameOrInside(root, name))) reserved.add(name);
+    const parent = realOrSelf(dirname(missing));
+    if (!isDirectory(parent)) {
+      if (inside(parent)) keep.add(parent);
+      continue;
+    }
+    const name = join(parent, basename(missing));
+    if (inside(name)) reserve.add(name);
   }
-  return [...reserved];
+  return { reserve: [...reserve], keep: [...keep] };
 }
 
 /**
@@ -62,4 +79,12 @@ function mountPointsInUse(): Set<string> {
     }
   }
   return points;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
