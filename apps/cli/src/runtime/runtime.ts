@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
+import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type McpClientFeatures, type McpServerConnection, serverOfToolName } from "@agent/mcp-client";
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
@@ -26,6 +27,7 @@ import {
 import {
   createLocalTools,
   createRunCommandTool,
+  isSameOrInside,
   listProtectedPaths,
   PathGuard,
   type ProtectedPaths,
@@ -113,20 +115,22 @@ export async function openRuntime(
   // Every event reaches the audit trail through the redactor, whoever emits it.
   const audit = transformEvents(durable.events, (event) => redactJson(event, redactor));
 
+  const workspaceRealPath = realPathOr(config.workspaceRoot);
   const protectedPaths: ProtectedPaths = {
     configFile: config.file,
     stateDir: durable.stateDir,
     secretPaths: config.protectedPaths,
     launchFiles: launchFilesOf(config.servers),
+    // By the real root: the file tools compare real paths, and a name that does not exist has no other.
+    hostRunPaths: config.hostRunPaths.map((path) => underRoot(path, config.workspaceRoot, workspaceRealPath)),
   };
-  const workspaceRealPath = realPathOr(config.workspaceRoot);
   const identityKey = durable.identityKey();
   const sandboxes = createSandboxes({
     policy: config.policy,
     servers: config.servers,
     workspaceRoot: workspaceRealPath,
     protectedPaths: listProtectedPaths(protectedPaths),
-    keepReadOnly: protectedPaths.launchFiles ?? [],
+    keepReadOnly: [...(protectedPaths.launchFiles ?? []), ...(protectedPaths.hostRunPaths ?? [])],
     env: io.env,
     events: audit,
   });
@@ -247,6 +251,11 @@ export async function openRuntime(
       await durable.close();
     },
   };
+}
+
+// `path` below the configured root as the same path below the root's real path; others unchanged.
+function underRoot(path: string, root: string, realRoot: string): string {
+  return isSameOrInside(root, path) ? join(realRoot, relative(root, path)) : path;
 }
 
 function realPathOr(path: string): string {
