@@ -1,7 +1,7 @@
 // What the host runs later from the workspace (git's config and hooks, .envrc, editor tasks): no
 // local tool and no sandboxed command may write or create it. Asserted from the host afterwards:
 // the file unchanged, the planted name absent.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import {
@@ -36,31 +36,15 @@ function call(sandbox: E2eSandbox, tool: string, input: unknown) {
 }
 
 describe.concurrent("files the host runs later", () => {
-  test("write_file refuses .git/config, a hook, .envrc and editor tasks, existing or not", {
-    timeout: E2E_TIMEOUT_MS,
-  }, async ({ sandbox }) => {
+  test("write_file refuses to plant a hook, and creates nothing", { timeout: E2E_TIMEOUT_MS }, async ({
+    sandbox,
+  }) => {
     const git = setUp(sandbox);
-    for (const path of [".git/config", ".git/hooks/post-checkout", ".envrc", ".vscode/tasks.json"]) {
-      const result = await call(sandbox, "write_file", { path, content: PAYLOAD, createDirectories: true });
-      expect(observationOf(result.stdout), path).toMatchObject({ ok: false, error: "tool_error" });
-      expect(String(observationOf(result.stdout).message)).toContain("the host runs what is there later");
-    }
-    expect(readFileSync(join(git, "config"), "utf8")).toBe(GIT_CONFIG);
-    expect(existsSync(join(git, "hooks", "post-checkout"))).toBe(false);
-    expect(existsSync(join(sandbox.workspace, ".envrc"))).toBe(false);
-    expect(existsSync(join(sandbox.workspace, ".vscode"))).toBe(false);
-    // Elsewhere the workspace stays writable.
-    const other = await call(sandbox, "write_file", { path: "notes.txt", content: "ok\n" });
-    expect(observationOf(other.stdout)).toMatchObject({ ok: true });
-  });
-
-  test("write_file refuses a .git file (a gitdir pointer) where no .git exists", {
-    timeout: E2E_TIMEOUT_MS,
-  }, async ({ sandbox }) => {
-    sandbox.writeConfig({ policy: { rules: [{ tool: "write_file", decision: "allow" }] } });
-    const result = await call(sandbox, "write_file", { path: ".git", content: "gitdir: evil\n" });
+    const result = await call(sandbox, "write_file", { path: ".git/hooks/post-checkout", content: PAYLOAD });
     expect(observationOf(result.stdout)).toMatchObject({ ok: false, error: "tool_error" });
-    expect(existsSync(join(sandbox.workspace, ".git"))).toBe(false);
+    expect(String(observationOf(result.stdout).message)).toContain("the host runs what is there later");
+    expect(readdirSync(join(git, "hooks"))).toEqual([]);
+    expect(readFileSync(join(git, "config"), "utf8")).toBe(GIT_CONFIG);
   });
 
   test("hostRunPaths decides: an empty list lets write_file create .envrc", {
@@ -83,6 +67,7 @@ describe.concurrent("files the host runs later", () => {
           "-c",
           [
             "printf '[core]\\n\\tfsmonitor = touch /tmp/agent-host-run-pwned\\n' >> .git/config",
+            "echo /tmp/elsewhere > .git/commondir",
             `echo '${PAYLOAD.trim()}' > .git/hooks/post-checkout`,
             `echo '${PAYLOAD.trim()}' > .envrc`,
             "mkdir -p .vscode; echo '{}' > .vscode/tasks.json",
@@ -93,6 +78,7 @@ describe.concurrent("files the host runs later", () => {
       expect(observationOf(attempt.stdout)).toMatchObject({ ok: true });
       expect(readFileSync(join(git, "config"), "utf8")).toBe(GIT_CONFIG);
       expect(existsSync(join(git, "hooks", "post-checkout"))).toBe(false);
+      expect(readdirSync(git).sort()).toEqual(["config", "hooks"]);
       for (const name of [".envrc", ".vscode", ".idea", ".husky"]) {
         expect(existsSync(join(sandbox.workspace, name)), name).toBe(false);
       }

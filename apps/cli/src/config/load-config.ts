@@ -26,10 +26,14 @@ export const DEFAULT_SANDBOX_REQUIREMENT = "required";
 
 /**
  * `hostRunPaths` when the file does not set it: what the host runs later from a workspace (git's
- * config and hooks, direnv's `.envrc`, editors' task and run settings, husky's hooks).
+ * config, including what redirects it: `commondir`, a worktree's config and the submodules' own
+ * repositories; git's hooks; direnv's `.envrc`; editors' task and run settings; husky's hooks).
  */
 export const DEFAULT_HOST_RUN_PATHS: readonly string[] = Object.freeze([
   ".git/config",
+  ".git/config.worktree",
+  ".git/commondir",
+  ".git/modules",
   ".git/hooks",
   ".envrc",
   ".vscode",
