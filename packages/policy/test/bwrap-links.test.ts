@@ -42,10 +42,10 @@ async function plant(options: BwrapSandboxOptions, grants: ConfinementGrants, ta
   }
 }
 
-/** Moves `path` to `store` and leaves a symbolic link to it at `path`. */
-function replaceWithLink(path: string, store: string): void {
+/** Moves `path` to `store` and leaves a symbolic link to it at `path` (`target`: how the link spells it). */
+function replaceWithLink(path: string, store: string, target = store): void {
   renameSync(path, store);
-  symlinkSync(store, path);
+  symlinkSync(target, path);
 }
 
 describe("bubblewrap: protected names that are symbolic links", () => {
@@ -83,10 +83,10 @@ describe("bubblewrap: protected names that are symbolic links", () => {
     expect(outcome).toEqual({ launched: false, code: "replaceable_protected_link" });
   });
 
-  it("refuses when the state directory is a link inside a write grant", async () => {
+  it("refuses when the state directory is a relative link inside a write grant", async () => {
     const world = createWorld();
     const stored = join(world.root, "stored-state");
-    replaceWithLink(world.stateDir, stored);
+    replaceWithLink(world.stateDir, stored, "../stored-state");
     const audit = join(world.stateDir, "audit.jsonl");
     const outcome = await plant(
       { home: world.home, hide: [world.stateDir, stored] },
@@ -94,7 +94,7 @@ describe("bubblewrap: protected names that are symbolic links", () => {
       audit,
       world.workspace,
     );
-    expect(readlinkSync(world.stateDir)).toBe(stored);
+    expect(readlinkSync(world.stateDir)).toBe("../stored-state");
     expect(readFileSync(audit, "utf8")).toBe("");
     expect(outcome).toEqual({ launched: false, code: "replaceable_protected_link" });
   });
