@@ -5,25 +5,34 @@ import type { ServerConfig, StdioServerConfig } from "./server-config.js";
 
 // Extensions of files an interpreter runs or loads: such a file named in `args` is the server's code
 // even inside its own write grant.
-const CODE_EXTENSIONS: ReadonlySet<string> = new Set(
-  [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".py", ".pyc", ".pth"].concat([
-    ".sh",
-    ".bash",
-    ".zsh",
-    ".rb",
-    ".pl",
-    ".php",
-    ".lua",
-    ".jar",
-    ".wasm",
-    ".node",
-    ".so",
-  ]),
-);
+const CODE_EXTENSIONS: ReadonlySet<string> = new Set([
+  ".js",
+  ".mjs",
+  ".cjs",
+  ".ts",
+  ".mts",
+  ".cts",
+  ".jsx",
+  ".tsx",
+  ".py",
+  ".pyc",
+  ".pth",
+  ".sh",
+  ".bash",
+  ".zsh",
+  ".rb",
+  ".pl",
+  ".php",
+  ".lua",
+  ".jar",
+  ".wasm",
+  ".node",
+  ".so",
+]);
 
 /**
- * The files the configured stdio servers run from, as named and by real path: the `launchFiles` a server entry
- * lists, or else its command given as a path and every argument that names an existing file (against
+ * The files the configured stdio servers run from, as named and by real path: the `launchFiles` a
+ * server entry lists, or else its command given as a path and every argument that names an existing file (against
  * the server's directory, as the server will read it), except the server's own data: a file inside
  * its own `sandbox.write` grant that is neither executable nor has a code extension (a log, a
  * database). A local tool that rewrote a launch file would have its code run, with the server's

@@ -1,6 +1,8 @@
 // The bubblewrap command line. Order matters: bwrap applies mounts in argument order, so later
 // mounts cover earlier ones. The protected paths come last, so no `read` or `write` grant can
-// uncover them; a protected name reached through a link inside a write grant refuses the launch. Change this file only with the escape tests in test/bwrap-escape.test.ts.
+// uncover them; a protected name reached through a link inside a write grant refuses the launch.
+// Change this file only with the escape tests in test/bwrap-escape.test.ts (and bwrap-links,
+// bwrap-home, bwrap-host-run beside it).
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { isSameOrInside, realOrSelf } from "./host-paths.js";
@@ -43,7 +45,7 @@ export interface BwrapCommand {
   args: string[];
   /**
    * Names kept read-only that did not exist: bwrap creates an empty directory at each on the host to
-   * mount over; release them with `releaseReservedNames` once the process has exited.
+   * mount over. A confinement's `dispose` removes them again once the process has exited.
    */
   reserved: string[];
 }
