@@ -68,3 +68,35 @@ describe("a stdio server's sandbox", () => {
     expect(loadConfig(writeConfig({ policy: { sandbox: "optional" } })).policy.sandbox).toBe("optional");
   });
 });
+
+describe("what the configuration keeps read-only", () => {
+  it("launchFiles resolve against the server's cwd, expanding variables; unset leaves the inference", () => {
+    const file = writeConfig({
+      mcpServers: {
+        s: { command: "run", cwd: "srv", launchFiles: ["server.mjs", "${LIB}/lib.mjs"] },
+        t: { command: "run" },
+      },
+    });
+    const [listed, inferred] = loadConfig(file, { LIB: "/opt/lib" }).servers;
+    expect(listed).toMatchObject({
+      launchFiles: [join(directory(), "srv", "server.mjs"), "/opt/lib/lib.mjs"],
+    });
+    expect(inferred).not.toHaveProperty("launchFiles");
+  });
+
+  it("hostRunPaths default to git's config and hooks, .envrc and editor settings, below the workspace root", () => {
+    const config = loadConfig(writeConfig({ workspaceRoot: "work" }));
+    const root = join(directory(), "work");
+    expect(config.hostRunPaths).toContain(join(root, ".git", "config"));
+    expect(config.hostRunPaths).toContain(join(root, ".git", "hooks"));
+    expect(config.hostRunPaths).toContain(join(root, ".envrc"));
+    expect(config.hostRunPaths).toContain(join(root, ".vscode"));
+  });
+
+  it("hostRunPaths, when set, replace the default; an empty entry is an error", () => {
+    expect(loadConfig(writeConfig({ hostRunPaths: ["Makefile"] })).hostRunPaths).toEqual([
+      join(directory(), "Makefile"),
+    ]);
+    expect(loadError(writeConfig({ hostRunPaths: [""] })).message).toContain("hostRunPaths");
+  });
+});

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { escapeServerPath } from "@agent/mcp-testing/servers";
 import { describe, expect } from "vitest";
@@ -115,6 +115,44 @@ describe.concurrent("the sandbox, end to end", () => {
       const decided = sandbox.auditEvents().filter((event) => event.type === "tool_call_decided");
       expect(decided.length).toBeGreaterThan(0);
       expect(decided.every((event) => event.isolation === "bwrap")).toBe(true);
+    },
+  );
+
+  test.skipIf(!BWRAP_AVAILABLE)(
+    "a file in $HOME named in a server's args grants that file, never the home: ~/.ssh/id_rsa stays unreadable",
+    { timeout: E2E_TIMEOUT_MS },
+    async ({ sandbox }) => {
+      const home = join(sandbox.root, "home");
+      mkdirSync(join(home, ".ssh"), { recursive: true });
+      const key = join(home, ".ssh", "id_rsa");
+      writeFileSync(key, "-----BEGIN OPENSSH PRIVATE KEY----- planted");
+      const envFile = join(home, ".server.env");
+      writeFileSync(envFile, "TOKEN=for-the-server");
+      sandbox.writeConfig({
+        policy: { sandbox: "required", rules: [{ tool: "mcp__jail__*", decision: "allow" }] },
+        mcpServers: {
+          jail: {
+            command: process.execPath,
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config names the file as users write it.
+            args: [escapeServerPath(), "--env-file", "${HOME}/.server.env"],
+          },
+        },
+      });
+      const read = async (path: string) => {
+        const result = await sandbox.run(
+          ["call", "mcp__jail__read", "--input", JSON.stringify({ path }), "--json"],
+          {
+            isolated: true,
+            env: { HOME: home },
+          },
+        );
+        expect(result.code, result.stderr).toBe(0);
+        return firstText(observationOf(result.stdout));
+      };
+      const stolen = await read(key);
+      expect(JSON.parse(stolen)).toMatchObject({ ok: false });
+      expect(stolen).not.toContain("PRIVATE KEY");
+      expect(JSON.parse(await read(envFile))).toEqual({ ok: true, content: "TOKEN=for-the-server" });
     },
   );
 });

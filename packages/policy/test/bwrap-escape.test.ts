@@ -159,8 +159,11 @@ describe("bubblewrap: the file system", () => {
   it("exposes nothing of a command's own launch paths when told not to: a swapped link reveals no secret", async () => {
     const world = createWorld();
     // A folder the command was checked to run in, swapped for a link into the hidden home meanwhile.
+    const secrets = join(world.home, "secrets");
+    mkdirSync(secrets);
+    writeFileSync(join(secrets, "canary.txt"), "canary-secret");
     const swapped = join(world.workspace, "sub");
-    symlinkSync(world.home, swapped);
+    symlinkSync(secrets, swapped);
     const run = async (exposeLaunchPaths: boolean) => {
       const launched = await createBwrapSandbox({ home: world.home })
         .confine({ network: "deny", write: [world.workspace], exposeLaunchPaths })

@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
+import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   type McpClientFeatures,
@@ -37,6 +38,7 @@ import {
 import {
   createLocalTools,
   createRunCommandTool,
+  isSameOrInside,
   listProtectedPaths,
   PathGuard,
   type ProtectedPaths,
@@ -128,20 +130,22 @@ export async function openRuntime(
   // Every event reaches the audit trail through the redactor, whoever emits it.
   const audit = transformEvents(durable.events, (event) => redactJson(event, redactor));
 
+  const workspaceRealPath = realPathOr(config.workspaceRoot);
   const protectedPaths: ProtectedPaths = {
     configFile: config.file,
     stateDir: durable.stateDir,
     secretPaths: config.protectedPaths,
     launchFiles: launchFilesOf(config.servers),
+    // By the real root: the file tools compare real paths, and a name that does not exist has no other.
+    hostRunPaths: config.hostRunPaths.map((path) => underRoot(path, config.workspaceRoot, workspaceRealPath)),
   };
-  const workspaceRealPath = realPathOr(config.workspaceRoot);
   const identityKey = durable.identityKey();
   const sandboxes = createSandboxes({
     policy: config.policy,
     servers: config.servers,
     workspaceRoot: workspaceRealPath,
     protectedPaths: listProtectedPaths(protectedPaths),
-    keepReadOnly: protectedPaths.launchFiles ?? [],
+    keepReadOnly: [...(protectedPaths.launchFiles ?? []), ...(protectedPaths.hostRunPaths ?? [])],
     env: io.env,
     events: audit,
   });
@@ -314,6 +318,11 @@ function writesUnnamedFiles(
   const server = servers.find((candidate) => mcpToolGroup(candidate.name) === tool.group);
   if (server?.type !== "stdio") return false;
   return server.sandbox.write.length > 0 || sandboxes.sandboxFor(tool)?.isolates !== true;
+}
+
+// `path` below the configured root as the same path below the root's real path; others unchanged.
+function underRoot(path: string, root: string, realRoot: string): string {
+  return isSameOrInside(root, path) ? join(realRoot, relative(root, path)) : path;
 }
 
 function realPathOr(path: string): string {
