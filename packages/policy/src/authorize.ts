@@ -3,6 +3,7 @@ import { ACTION_DIGEST_VERSION, computeActionDigest } from "./action-digest.js";
 import type { ApprovalRequest } from "./approval-store.js";
 import { previewInput, summarizeAction } from "./approval-summary.js";
 import type { NetworkPolicy, Policy, PolicyDecision, PolicyRule } from "./policy.js";
+import { serverToolsPatternOf } from "./server-scope.js";
 import { matchesToolPattern } from "./tool-pattern.js";
 
 /** The call being authorized: which run it belongs to and where it would run. */
@@ -37,14 +38,17 @@ const STRENGTH: Record<PolicyDecision, number> = Object.freeze({ allow: 0, ask: 
 /**
  * The policy's decision for a tool by name and effect: among matching rules deny beats ask beats allow
  * (the first such rule is reported); with no match, the effect's default. Annotations play no part.
+ * A deny or ask rule naming all of a server's tools (`mcp__docs__*`, `mcp__*`) also governs what the
+ * server offers besides them (resources, prompts, sampling); allowing those takes a rule naming them.
  */
 export function resolvePolicyDecision(
   policy: Policy,
   tool: Pick<RegisteredTool, "name" | "effect">,
 ): PolicyMatch {
+  const wholeServer = serverToolsPatternOf(tool.name);
   let strongest: PolicyRule | undefined;
   for (const rule of policy.rules) {
-    if (!matchesToolPattern(rule.tool, tool.name)) continue;
+    if (!ruleGoverns(rule, tool.name, wholeServer)) continue;
     if (!strongest || STRENGTH[rule.decision] > STRENGTH[strongest.decision]) strongest = rule;
   }
   return strongest
@@ -89,6 +93,12 @@ export function authorize(tool: RegisteredTool, input: unknown, context: PolicyC
   if (tool.annotations && Object.keys(tool.annotations).length > 0)
     request.unverifiedHints = tool.annotations;
   return { type: "ask", request };
+}
+
+function ruleGoverns(rule: PolicyRule, toolName: string, wholeServer: string | undefined): boolean {
+  if (matchesToolPattern(rule.tool, toolName)) return true;
+  // An allow of a server's tools must not also let it read resources or spend the model (sampling).
+  return wholeServer !== undefined && rule.decision !== "allow" && matchesToolPattern(rule.tool, wholeServer);
 }
 
 function denyReason(tool: Pick<RegisteredTool, "name" | "effect">, match: PolicyMatch): string {
