@@ -103,10 +103,10 @@ export async function openRuntime(
   const configPath = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
   const config = loadConfig(configPath.path, io.env);
   const secrets = configuredSecrets(config, io.env);
-  for (const warning of [...config.warnings, ...secrets.warnings]) {
+  for (const warning of config.warnings) {
     writeLine(io.stderr, `warning: ${safeText(warning)}`);
   }
-  const redactor = createRedactor(secrets.values);
+  const redactor = createRedactor(secrets);
   const durable = await openStateRuntime(location, io, config.state);
   const { state } = durable;
   const credentials = redactingCredentialStore(durable.credentials, redactor);

@@ -148,14 +148,14 @@ function currentUserName(): string {
   }
 }
 
-/** Every configured secret, the model's key included (a server or a model error might echo it). */
-export function configuredSecrets(
-  config: AgentConfig,
-  env: CliIo["env"],
-): { values: string[]; warnings: string[] } {
-  const secrets = collectConfigSecrets(config);
+/**
+ * Every configured secret, the model's key included (a server or a model error might echo it). A key
+ * shorter than `MIN_SECRET_LENGTH` is a placeholder for a local server (`OPENAI_API_KEY=x`), not redacted.
+ */
+export function configuredSecrets(config: AgentConfig, env: CliIo["env"]): string[] {
+  const { values } = collectConfigSecrets(config);
   const modelKey = config.model ? env[config.model.apiKeyEnv] : undefined;
-  return { values: modelKey ? [...secrets.values, modelKey] : secrets.values, warnings: secrets.warnings };
+  return modelKey ? [...values, modelKey] : values;
 }
 
 /**
@@ -166,7 +166,7 @@ export function configuredSecrets(
 export function stateOnlyRedactor(location: RuntimeLocation, io: CliIo): Redactor {
   const file = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
   try {
-    return createRedactor(configuredSecrets(loadConfig(file, io.env), io.env).values);
+    return createRedactor(configuredSecrets(loadConfig(file, io.env), io.env));
   } catch {
     try {
       return createRedactor(readStateConfigOf(file, io.env).secrets);
