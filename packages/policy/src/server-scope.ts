@@ -1,14 +1,19 @@
 // The prefixes below are the names `@agent/mcp-client` gives a server's built-in tools
 // (`mcp_server__<server>__<action>`: resources and prompts) and the CLI its sampling requests
-// (`mcp_sampling__<server>`). The policy imports neither, so it spells them here; a test in
-// apps/cli checks that the names agree. A new kind of server offering governed as a tool belongs here.
+// (`mcp_sampling__<server>`) and forms (`mcp_elicitation__<server>`). The policy imports neither, so
+// it spells them here; a test in apps/cli checks that the names agree. A new kind of server
+// offering governed by rules belongs here.
 
 /** How a tool name that speaks for a server (but is none of its tools) begins, before the server's name. */
-const SERVER_OFFERING_PREFIXES: readonly string[] = Object.freeze(["mcp_server__", "mcp_sampling__"]);
+const SERVER_OFFERING_PREFIXES: readonly string[] = Object.freeze([
+  "mcp_server__",
+  "mcp_sampling__",
+  "mcp_elicitation__",
+]);
 
 /**
  * For a tool through which a server offers something besides its tools (its resources, prompts,
- * sampling requests), the name pattern of all that server's tools, `mcp__<server>__*`; undefined for
+ * sampling requests, forms), the name pattern of all that server's tools, `mcp__<server>__*`; undefined for
  * any other tool. A rule matching that pattern names the whole server, so its deny and ask reach
  * these tools too.
  */

@@ -7,6 +7,7 @@ const OFFERINGS = [
   "mcp_server__docs__list_resources",
   "mcp_server__docs__get_prompt",
   "mcp_sampling__docs",
+  "mcp_elicitation__docs",
 ];
 
 function decisionOf(config: PolicyConfig, name: string): string {

@@ -33,6 +33,7 @@ import {
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
+import { formRefusal } from "./form-policy.js";
 import { createSandboxes, type Sandboxes } from "./sandboxes.js";
 import { createServerAuthProvider, redactingCredentialStore } from "./server-auth.js";
 import {
@@ -158,6 +159,8 @@ export async function openRuntime(
     });
   // Owned by this runtime: `reloadPolicy` replaces it, and every holder of `gate` sees the new one.
   let policyGate = gateFor(config.policy);
+  // The decisions `policyGate` decides by, for what is not a call through it (a server's forms).
+  let currentPolicy = config.policy;
   const gate: ToolGate = { admit: (request) => policyGate.admit(request) };
   const voidStale = async (): Promise<void> => {
     await voidStaleApprovals({ approvals: state.approvals, registry, connections, events: audit });
@@ -170,7 +173,10 @@ export async function openRuntime(
   // Offered to every server: the workspace root (and only it), and forms asked at the terminal.
   const features: McpClientFeatures = {
     roots: [{ uri: pathToFileURL(workspaceRealPath).href, name: "workspace" }],
-    elicitation: createElicitationHandler(io, { json: location.json ?? false }),
+    elicitation: createElicitationHandler(io, {
+      json: location.json ?? false,
+      refusal: (server) => formRefusal(currentPolicy, server),
+    }),
   };
   const authProviders = new Map<string, OAuthProvider>();
   const reachOf = (server: ServerConfig): ServerReach => {
@@ -238,9 +244,8 @@ export async function openRuntime(
       const reloaded = loadConfig(config.file, io.env).policy;
       // Only the decisions: the network policy and sandbox requirement stay those the servers and
       // sandboxes of this command were started under.
-      policyGate = gateFor(
-        Object.freeze({ ...config.policy, defaults: reloaded.defaults, rules: reloaded.rules }),
-      );
+      currentPolicy = Object.freeze({ ...config.policy, defaults: reloaded.defaults, rules: reloaded.rules });
+      policyGate = gateFor(currentPolicy);
     },
     async close() {
       await closeServers();
