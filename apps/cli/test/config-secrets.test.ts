@@ -104,6 +104,14 @@ describe("configured secrets", () => {
       expect(error.message).not.toContain(` ${value}`);
   });
 
+  it("a state database password too short to redact fails the configuration too", () => {
+    const error = loadError(writeConfig({ state: { url: "${STATE_URL}" } }), {
+      STATE_URL: "postgres://agent:p%40w@127.0.0.1:5432/agent",
+    });
+    expect(error.message).toContain("state.url: holds a password shorter than 4 characters");
+    expect(error.message).not.toMatch(/p%40w|p@w/);
+  });
+
   it("leaves out JSON's own words, which would corrupt --json output", () => {
     const config = loadConfig(
       writeConfig({ mcpServers: { s: { command: "x", env: { A: "true", B: "null" } } } }),
