@@ -191,8 +191,9 @@ async function withState<T>(
 ): Promise<T> {
   const { io } = guard;
   announceConfigFile(args, io);
-  const runtime = await openStateRuntime(args, io);
+  // Before the state opens: without the configuration's secrets nothing stored may be printed.
   guard.protect(stateOnlyRedactor(args, io));
+  const runtime = await openStateRuntime(args, io);
   try {
     return await run(runtime);
   } finally {

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { isRecord } from "../records.js";
 import { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode } from "./config-error.js";
 import { type ConfigIssue, formatIssues, issuesFromZod } from "./config-issues.js";
+import { collectConfigSecrets } from "./config-secrets.js";
 import type { Environment } from "./expand-variables.js";
 import { MODEL_CONFIG_SCHEMA, type ModelConfig, toModelConfig } from "./model-config.js";
 import { parseJsonText } from "./parse-json-text.js";
@@ -155,6 +156,8 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
     missingVariables += result.missingVariables.length;
     if (result.server) servers.push(result.server);
   }
+  // A credential too short to redact fails the file, like any other bad field.
+  issues.push(...collectConfigSecrets({ servers, substitutedValues }).tooShort);
   const stateEntry = readStateEntry(isRecord(raw) ? raw.state : undefined, env);
   issues.push(...stateEntry.issues);
   substitutedValues.push(...stateEntry.substituted);

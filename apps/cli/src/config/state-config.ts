@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { MIN_SECRET_LENGTH } from "@agent/mcp-transport";
 import { z } from "zod";
 import { isRecord } from "../records.js";
 import { type ConfigIssue, issuesFromZod } from "./config-issues.js";
@@ -76,10 +77,24 @@ export function readStateEntry(
       substituted: expanded.substituted,
     };
   }
+  const credentials = urlCredentials(expanded.value);
+  const password = decodedPassword(expanded.value);
+  if (password.length > 0 && password.length < MIN_SECRET_LENGTH) {
+    return {
+      state: LOCAL_STATE,
+      issues: [
+        {
+          path: "state.url",
+          message: `holds a password shorter than ${MIN_SECRET_LENGTH} characters, too short to be redacted from output; use a longer one`,
+        },
+      ],
+      substituted: [...expanded.substituted, ...credentials],
+    };
+  }
   return {
     state: { url: expanded.value, audit: parsed.data.audit ?? "postgres" },
     issues: [],
-    substituted: [...expanded.substituted, expanded.value, ...urlCredentials(expanded.value)],
+    substituted: [...expanded.substituted, expanded.value, ...credentials],
   };
 }
 
@@ -95,6 +110,15 @@ export function readStateConfigOf(file: string, env: Environment): { state: Stat
   const { state, issues, substituted } = readStateEntry(entry, env);
   if (issues.length > 0) throw invalidConfig(file, "config_invalid", issues);
   return { state, secrets: substituted };
+}
+
+/** The URL's password, percent-decoded ("" when it has none). */
+function decodedPassword(text: string): string {
+  try {
+    return decodeURIComponent(new URL(text).password);
+  } catch {
+    return "";
+  }
 }
 
 function urlCredentials(text: string): string[] {

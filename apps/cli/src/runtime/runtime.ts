@@ -46,6 +46,7 @@ import {
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
+import { formRefusal } from "./form-policy.js";
 import { createRunFlows, type RunFlows } from "./run-flows.js";
 import { createSandboxes, RUN_COMMAND_TOOL, type Sandboxes } from "./sandboxes.js";
 import { createServerAuthProvider, redactingCredentialStore } from "./server-auth.js";
@@ -120,10 +121,10 @@ export async function openRuntime(
   const configPath = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
   const config = loadConfig(configPath.path, io.env);
   const secrets = configuredSecrets(config, io.env);
-  for (const warning of [...config.warnings, ...secrets.warnings]) {
+  for (const warning of config.warnings) {
     writeLine(io.stderr, `warning: ${safeText(warning)}`);
   }
-  const redactor = createRedactor(secrets.values);
+  const redactor = createRedactor(secrets);
   const durable = await openStateRuntime(location, io, config.state);
   const { state } = durable;
   const credentials = redactingCredentialStore(durable.credentials, redactor);
@@ -184,6 +185,8 @@ export async function openRuntime(
     });
   // Owned by this runtime: `reloadPolicy` replaces it, and every holder of `gate` sees the new one.
   let policyGate = gateFor(config.policy);
+  // The decisions `policyGate` decides by, for what is not a call through it (a server's forms).
+  let currentPolicy = config.policy;
   const gate: ToolGate = windowingGate(
     { admit: (request) => policyGate.admit(request) },
     state.taintWindows,
@@ -200,7 +203,14 @@ export async function openRuntime(
   // Offered to every server: the workspace root (and only it), and forms asked at the terminal.
   const features: McpClientFeatures = {
     roots: [{ uri: pathToFileURL(workspaceRealPath).href, name: "workspace" }],
-    elicitation: noting(flows, "elicitation", createElicitationHandler(io, { json: location.json ?? false })),
+    elicitation: noting(
+      flows,
+      "elicitation",
+      createElicitationHandler(io, {
+        json: location.json ?? false,
+        refusal: (server) => formRefusal(currentPolicy, server),
+      }),
+    ),
   };
   const authProviders = new Map<string, OAuthProvider>();
   const reachOf = (server: ServerConfig): ServerReach => {
@@ -273,14 +283,13 @@ export async function openRuntime(
       const reloaded = loadConfig(config.file, io.env).policy;
       // Only the decisions: the network policy and sandbox requirement stay those the servers and
       // sandboxes of this command were started under.
-      policyGate = gateFor(
-        Object.freeze({
-          ...config.policy,
-          defaults: reloaded.defaults,
-          rules: reloaded.rules,
-          flows: reloaded.flows,
-        }),
-      );
+      currentPolicy = Object.freeze({
+        ...config.policy,
+        defaults: reloaded.defaults,
+        rules: reloaded.rules,
+        flows: reloaded.flows,
+      });
+      policyGate = gateFor(currentPolicy);
     },
     async close() {
       await closeServers();

@@ -6,6 +6,7 @@ import { createJsonlEventSink, type JsonlEventSink } from "@agent/tools/node";
 import type { Pool } from "pg";
 import {
   type AgentConfig,
+  ConfigError,
   collectConfigSecrets,
   loadConfig,
   readStateConfigOf,
@@ -148,30 +149,34 @@ function currentUserName(): string {
   }
 }
 
-/** Every configured secret, the model's key included (a server or a model error might echo it). */
-export function configuredSecrets(
-  config: AgentConfig,
-  env: CliIo["env"],
-): { values: string[]; warnings: string[] } {
-  const secrets = collectConfigSecrets(config);
+/**
+ * Every configured secret, the model's key included (a server or a model error might echo it). A key
+ * shorter than `MIN_SECRET_LENGTH` is a placeholder for a local server (`OPENAI_API_KEY=x`), not redacted.
+ */
+export function configuredSecrets(config: AgentConfig, env: CliIo["env"]): string[] {
+  const { values } = collectConfigSecrets(config);
   const modelKey = config.model ? env[config.model.apiKeyEnv] : undefined;
-  return { values: modelKey ? [...secrets.values, modelKey] : secrets.values, warnings: secrets.warnings };
+  return modelKey ? [...values, modelKey] : values;
 }
 
 /**
  * The redactor of commands that open only the state (`approvals`, `runs`, `audit`): what they print
  * comes from stored requests and runs, which may hold a configured secret a tool was called with.
- * Built from the configuration when it loads; else from what of it can be read (its `state.url`).
+ * Only the configuration knows those secrets, so when it does not load (missing, not JSON, invalid)
+ * this throws its `ConfigError`, saying why nothing is printed: a guess at the secrets could miss one.
  */
 export function stateOnlyRedactor(location: RuntimeLocation, io: CliIo): Redactor {
   const file = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
+  let config: AgentConfig;
   try {
-    return createRedactor(configuredSecrets(loadConfig(file, io.env), io.env).values);
-  } catch {
-    try {
-      return createRedactor(readStateConfigOf(file, io.env).secrets);
-    } catch {
-      return createRedactor([]);
-    }
+    config = loadConfig(file, io.env);
+  } catch (cause) {
+    if (!ConfigError.isInstance(cause)) throw cause;
+    throw new ConfigError(
+      cause.code,
+      `${cause.message}\nThis command prints stored call inputs, which may hold the configuration's secrets, and cannot redact them while the configuration does not load: fix it (the problems above), then run the command again.`,
+      { file, cause },
+    );
   }
+  return createRedactor(configuredSecrets(config, io.env));
 }
