@@ -1,18 +1,24 @@
 import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
-import { startThrowawayCluster, type ThrowawayCluster } from "@agent/store-postgres/testing";
+import {
+  reserveThrowawayCluster,
+  THROWAWAY_CLUSTER_TIMEOUT_MS,
+  type ThrowawayCluster,
+  type ThrowawayClusterHandle,
+} from "@agent/store-postgres/testing";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { type AgentResult, E2E_TIMEOUT_MS, type E2eSandbox, e2eTest, waitFor } from "./e2e-helpers.js";
 
 // One throwaway PostgreSQL server for this file (these tests restart it); each test gets a database.
+// The handle is taken before the start is awaited, so a hook that times out cannot orphan the server.
 let cluster: ThrowawayCluster;
+let throwaway: ThrowawayClusterHandle | undefined;
 let databases = 0;
 beforeAll(async () => {
-  cluster = await startThrowawayCluster();
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
+  throwaway = reserveThrowawayCluster();
+  cluster = await throwaway.ready;
+}, THROWAWAY_CLUSTER_TIMEOUT_MS);
+afterAll(() => throwaway?.stop(), THROWAWAY_CLUSTER_TIMEOUT_MS);
 
 function freshDatabase(): Promise<string> {
   databases += 1;

@@ -47,16 +47,29 @@ it("appends events in order from several writers into one unbroken chain", async
 
 it("never stores credentials: records are redacted and bounded as in the JSONL trail", async () => {
   const { state } = await freshDatabase();
-  const sink = createPostgresAuditSink(state.pool);
+  const sink = createPostgresAuditSink(state.pool, { host: "ci-runner" });
+  const secret = "s3cr3t-TOKEN-value-4f9a";
   emitEvent(sink, {
     type: "mcp_server_failed",
     server: "s",
     code: "x",
     message: "m".repeat(100_000),
+    // Credential-looking fields anywhere in an event, as a careless emitter might pass them.
+    ...({ headers: { authorization: `Bearer ${secret}` }, env: { API_TOKEN: secret } } as object),
   });
   await sink.close();
-  const [row] = await readAuditRecords(state.pool);
-  expect(row?.record.length).toBeLessThan(20_000);
+  // Every column of every row, as text: the secret bytes appear nowhere, not even hashed in place.
+  const rows = await state.pool.query<{ row: string }>(
+    "SELECT row_to_json(a)::text AS row FROM agent_audit a",
+  );
+  expect(rows.rows).toHaveLength(1);
+  for (const { row } of rows.rows) {
+    expect(row).not.toContain(secret);
+    expect(row).not.toContain(Buffer.from(secret).toString("base64"));
+  }
+  const [record] = await readAuditRecords(state.pool);
+  expect(record?.record.length).toBeLessThan(20_000);
+  expect(record?.record).toContain("[redacted]");
 });
 
 it("refuses updates and deletes, even by the table's owner, and shows tampering through the chain", async () => {
