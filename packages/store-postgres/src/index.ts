@@ -11,7 +11,11 @@ export {
   openPostgresState,
   type PostgresState,
 } from "./open-postgres-state.js";
-export { PostgresApprovalStore, type PostgresApprovalStoreOptions } from "./postgres-approval-store.js";
+export {
+  PostgresApprovalStore,
+  type PostgresApprovalStoreOptions,
+  UNSIGNED_GRANT_REASON,
+} from "./postgres-approval-store.js";
 export {
   AUDIT_CHAIN_ORIGIN,
   type AuditChainVerdict,
@@ -24,3 +28,11 @@ export {
   verifyAuditChain,
 } from "./postgres-audit-trail.js";
 export { PostgresRunStore } from "./postgres-run-store.js";
+export {
+  auditRowMessage,
+  type DecisionFields,
+  decisionMessage,
+  type RecordSigner,
+  type SignatureVerifier,
+} from "./signatures.js";
+export { type PostgresTeamRoles, postgresTeamGrants } from "./team-grants.js";
