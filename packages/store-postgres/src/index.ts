@@ -18,6 +18,8 @@ export {
 } from "./postgres-approval-store.js";
 export {
   AUDIT_CHAIN_ORIGIN,
+  type AuditChainExpectations,
+  type AuditChainHead,
   type AuditChainVerdict,
   type AuditReadFilter,
   chainHash,
