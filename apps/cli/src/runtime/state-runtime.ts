@@ -45,8 +45,10 @@ export interface StateRuntime {
   auditPath: string;
   /** What `agent audit` reads. */
   auditSource: AuditSource;
-  /** The key of server identities: in the state directory, or shared through PostgreSQL. */
+  /** The key of server identities: `state.identityKey` when a team shares one, else the state directory's. */
   identityKey(): Buffer;
+  /** Why this machine may not approve (its grants would not be run by the agents), if so. */
+  grantRefusal: string | undefined;
   /** Flushes the audit trail and closes the database. */
   close(): Promise<void>;
 }
@@ -72,7 +74,7 @@ export async function openStateRuntime(
 ): Promise<StateRuntime> {
   const configFile = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
   const stateDir = resolveStateDir({ flag: location.stateDir, env: io.env, cwd: io.cwd, configFile });
-  const { url, audit: auditTo } = stateConfig ?? readStateConfigOf(configFile, io.env).state;
+  const { url, audit: auditTo, team } = stateConfig ?? readStateConfigOf(configFile, io.env).state;
   // The directory is created private before the audit file lands in it.
   ensureStateDirectory(stateDir);
   const auditPath = auditLogPath(stateDir);
@@ -92,6 +94,7 @@ export async function openStateRuntime(
       auditPath,
       auditSource: { kind: "file", path: auditPath },
       identityKey: () => loadIdentityKey(stateDir),
+      grantRefusal: undefined,
       async close() {
         jsonl.close();
         sqlite.close();
@@ -102,6 +105,7 @@ export async function openStateRuntime(
     url,
     owner: currentRunOwner(),
     decidedBy: currentUserName(),
+    team,
     onAuditError: warn("the PostgreSQL audit trail"),
   });
   const jsonl = openAuditFileOr(auditPath, warn("the audit trail"), () => void shared.store.close());
@@ -115,7 +119,9 @@ export async function openStateRuntime(
     auditPath,
     auditSource:
       auditTo === "postgres" ? { kind: "postgres", pool: shared.pool } : { kind: "file", path: auditPath },
-    identityKey: () => shared.identityKey,
+    // Never from the database, which every role of the team reads: from the configuration, else per machine.
+    identityKey: () => team.identityKey ?? loadIdentityKey(stateDir),
+    grantRefusal: shared.grantRefusal,
     async close() {
       jsonl.close();
       await shared.store.close();
