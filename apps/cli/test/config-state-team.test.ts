@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { generateEd25519KeyPair } from "@agent/store-postgres/keys";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/index.js";
-import { loadApproverSigner } from "../src/state/approver-signing-key.js";
+import { loadSigningKeyFile } from "../src/state/signing-key-file.js";
 import { directory, loadError, useConfigDirectory, writeConfig } from "./config-helpers.js";
 
 useConfigDirectory();
@@ -38,13 +38,13 @@ describe("state's team fields", () => {
     const file = join(directory(), "alice.pem");
     writeFileSync(file, alice.privateKeyPem);
     chmodSync(file, 0o644);
-    expect(() => loadApproverSigner({ id: "alice", file })).toThrow(/chmod 600/);
+    expect(() => loadSigningKeyFile("state.signingKey", { id: "alice", file })).toThrow(/chmod 600/);
     writeFileSync(join(directory(), "junk.pem"), "junk", { mode: 0o600 });
-    expect(() => loadApproverSigner({ id: "alice", file: join(directory(), "junk.pem") })).toThrow(
-      expect.objectContaining({ code: "state_signing_key" }),
-    );
-    expect(() => loadApproverSigner({ id: "alice", file: join(directory(), "missing.pem") })).toThrow(
-      /openssl genpkey -algorithm ed25519/,
-    );
+    expect(() =>
+      loadSigningKeyFile("state.signingKey", { id: "alice", file: join(directory(), "junk.pem") }),
+    ).toThrow(expect.objectContaining({ code: "state_signing_key" }));
+    expect(() =>
+      loadSigningKeyFile("state.signingKey", { id: "alice", file: join(directory(), "missing.pem") }),
+    ).toThrow(/openssl genpkey -algorithm ed25519/);
   });
 });

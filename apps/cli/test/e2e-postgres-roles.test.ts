@@ -49,18 +49,30 @@ async function team(sandbox: E2eSandbox) {
     url.password = passwords[kind];
     return url.toString();
   };
-  const alice = generateEd25519KeyPair();
-  const keyFile = join(sandbox.root, "alice.pem");
-  writeFileSync(keyFile, alice.privateKeyPem, { mode: 0o600 });
+  const keys = {
+    alice: generateEd25519KeyPair(),
+    ci: generateEd25519KeyPair(),
+    ops: generateEd25519KeyPair(),
+  };
+  const keyFileOf = (name: keyof typeof keys) => {
+    const file = join(sandbox.root, `${name}.pem`);
+    writeFileSync(file, keys[name].privateKeyPem, { mode: 0o600 });
+    return file;
+  };
+  const keyFile = keyFileOf("alice");
   sandbox.writeConfig({
     state: {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} reference the CLI expands.
       url: "${AGENT_STATE_URL}",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} reference the CLI expands.
       identityKey: "${AGENT_IDENTITY_KEY}",
-      approvers: { alice: alice.publicKey },
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: unset on the agent machine, which signs nothing.
+      approvers: { alice: keys.alice.publicKey },
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: unset on the agent machine, which approves nothing.
       signingKey: { id: "alice", file: "${AGENT_SIGNING_KEY_FILE:-}" },
+      // Each machine signs the audit rows it writes with a key of its own.
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: each machine's own writer key.
+      auditKey: { id: "${AGENT_AUDIT_KEY_ID}", file: "${AGENT_AUDIT_KEY_FILE}" },
+      auditWriters: { ci: keys.ci.publicKey, ops: keys.ops.publicKey },
     },
     mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
   });
@@ -73,12 +85,22 @@ async function team(sandbox: E2eSandbox) {
         env: { AGENT_IDENTITY_KEY: identityKey, ...env },
       },
     );
+  const agentEnv = {
+    AGENT_STATE_URL: urlOf("agent"),
+    AGENT_AUDIT_KEY_ID: "ci",
+    AGENT_AUDIT_KEY_FILE: keyFileOf("ci"),
+  };
   return {
     ownerUrl,
     agentUrl: urlOf("agent"),
-    agent: machine("agent", { AGENT_STATE_URL: urlOf("agent") }),
-    agentWithKey: machine("agent", { AGENT_STATE_URL: urlOf("agent"), AGENT_SIGNING_KEY_FILE: keyFile }),
-    approver: machine("approver", { AGENT_STATE_URL: urlOf("approver"), AGENT_SIGNING_KEY_FILE: keyFile }),
+    agent: machine("agent", agentEnv),
+    agentWithKey: machine("agent", { ...agentEnv, AGENT_SIGNING_KEY_FILE: keyFile }),
+    approver: machine("approver", {
+      AGENT_STATE_URL: urlOf("approver"),
+      AGENT_SIGNING_KEY_FILE: keyFile,
+      AGENT_AUDIT_KEY_ID: "ops",
+      AGENT_AUDIT_KEY_FILE: keyFileOf("ops"),
+    }),
     executions: () => sandbox.received("s", "tools/call").length,
   };
 }
@@ -153,5 +175,48 @@ describe("the CLI as a least-privilege agent role, with a separate approver role
       expect(JSON.stringify(shown)).toMatch(/"voided".*decision_signature_invalid/s);
     },
     E2E_TIMEOUT_MS * 2,
+  );
+});
+
+describe("the shared audit trail, signed by each machine and checked against its checkpoint", () => {
+  e2eTest(
+    "verifies an untouched trail, and rejects a forged append and a truncated tail",
+    async ({ sandbox }) => {
+      const { agent, approver, ownerUrl } = await team(sandbox);
+      const held = await agent(["call", "mcp__s__echo", "--input", '{"message":"audited"}', "--json"]);
+      const { runId, requestId } = JSON.parse(held.stdout) as { runId: string; requestId: string };
+      expect((await approver(["approvals", "approve", requestId])).code).toBe(0);
+      expect((await agent(["resume", runId, "--json"])).code).toBe(0);
+      const intact = await agent(["audit", "--verify"]);
+      expect(intact.code, intact.stderr).toBe(0);
+      expect(intact.stdout).toMatch(
+        /intact: \d+ rows, each signed by a trusted writer, this machine's checkpoint present/,
+      );
+
+      // The owner appends a row that follows the chain (its hash computed as the writers do), as
+      // anyone with INSERT could.
+      await query(
+        ownerUrl,
+        `INSERT INTO agent_audit (at, type, record, prev_hash, hash)
+         SELECT 'x', 'x', '{}', hash, encode(sha256(convert_to(hash || E'\\n' || '{}', 'UTF8')), 'hex')
+         FROM agent_audit ORDER BY seq DESC LIMIT 1`,
+      );
+      const forged = await agent(["audit", "--verify", "--json"]);
+      expect(forged.code).toBe(1);
+      expect(JSON.parse(forged.stdout)).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/no trusted writer/),
+      });
+      // It removes that row and the tail before it: what is left is consistent and signed.
+      await query(
+        ownerUrl,
+        `ALTER TABLE agent_audit DISABLE TRIGGER USER;
+         DELETE FROM agent_audit WHERE seq > (SELECT MAX(seq) - 3 FROM agent_audit)`,
+      );
+      const truncated = await agent(["audit", "--verify"]);
+      expect(truncated.code).toBe(1);
+      expect(truncated.stdout).toMatch(/tail was removed/);
+    },
+    E2E_TIMEOUT_MS * 3,
   );
 });

@@ -55,7 +55,9 @@ export function readStateEntry(
     };
   }
   if (!parsed.data?.url) {
-    const needsUrl = (["audit", "identityKey", "approvers", "signingKey"] as const).filter(
+    const needsUrl = (
+      ["audit", "identityKey", "approvers", "signingKey", "auditKey", "auditWriters"] as const
+    ).filter(
       (field) => parsed.data?.[field] !== undefined && !(field === "audit" && parsed.data.audit === "file"),
     );
     if (needsUrl.length > 0) {

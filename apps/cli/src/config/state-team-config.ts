@@ -11,6 +11,10 @@ export interface StateTeamConfig {
   approvers: Readonly<Record<string, string>> | undefined;
   /** This machine's approver key (a private key file outside the state directory), if it approves. */
   signingKey: { id: string; file: string } | undefined;
+  /** This machine's audit writer key (a private key file): it signs every audit row this machine appends. */
+  auditKey: { id: string; file: string } | undefined;
+  /** The audit writers' public keys, by key id: given, `agent audit --verify` requires each row signed by one. */
+  auditWriters: Readonly<Record<string, string>> | undefined;
 }
 
 const KEY_ID = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, {
@@ -21,7 +25,10 @@ const KEY_ID = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, {
 export const STATE_TEAM_FIELDS = {
   identityKey: z.string().min(1, { message: "may not be empty" }).optional(),
   approvers: z.record(KEY_ID, z.string().min(1)).optional(),
-  signingKey: z.strictObject({ id: KEY_ID, file: z.string() }).optional(),
+  signingKey: z.strictObject({ id: z.string(), file: z.string() }).optional(),
+  // The id may be a `${VAR}` too: machines sharing one file each write as themselves.
+  auditKey: z.strictObject({ id: z.string(), file: z.string() }).optional(),
+  auditWriters: z.record(KEY_ID, z.string().min(1)).optional(),
 };
 
 /** No team fields: a machine of its own. */
@@ -29,6 +36,8 @@ export const NO_TEAM: StateTeamConfig = Object.freeze({
   identityKey: undefined,
   approvers: undefined,
   signingKey: undefined,
+  auditKey: undefined,
+  auditWriters: undefined,
 });
 
 /**
@@ -40,6 +49,8 @@ export function readStateTeamFields(
     identityKey?: string | undefined;
     approvers?: Record<string, string> | undefined;
     signingKey?: { id: string; file: string } | undefined;
+    auditKey?: { id: string; file: string } | undefined;
+    auditWriters?: Record<string, string> | undefined;
   },
   env: Environment,
 ): { team: StateTeamConfig; issues: ConfigIssue[]; substituted: string[] } {
@@ -74,20 +85,35 @@ export function readStateTeamFields(
       substituted.push(text);
     }
   }
-  if (raw.approvers !== undefined) {
-    for (const [id, key] of Object.entries(raw.approvers)) {
+  for (const field of ["approvers", "auditWriters"] as const) {
+    for (const [id, key] of Object.entries(raw[field] ?? {})) {
       try {
         createEd25519Verifier({ [id]: key });
       } catch (error) {
-        issues.push({ path: `state.approvers.${id}`, message: (error as Error).message });
+        issues.push({ path: `state.${field}.${id}`, message: (error as Error).message });
       }
     }
   }
-  let signingKey: StateTeamConfig["signingKey"];
-  if (raw.signingKey !== undefined) {
-    const file = expand("state.signingKey.file", raw.signingKey.file);
-    // Empty (an unset `${VAR:-}`): this machine approves nothing, though others sharing the file do.
-    if (file) signingKey = { id: raw.signingKey.id, file };
-  }
-  return { team: { identityKey, approvers: raw.approvers, signingKey }, issues, substituted };
+  // An empty file (an unset `${VAR:-}`): this machine has no such key, though others sharing the file do.
+  const keyFile = (field: "signingKey" | "auditKey") => {
+    const entry = raw[field];
+    const file = entry && expand(`state.${field}.file`, entry.file);
+    const id = entry && expand(`state.${field}.id`, entry.id);
+    if (!file || id === undefined) return undefined;
+    if (!KEY_ID.safeParse(id).success) {
+      issues.push({
+        path: `state.${field}.id`,
+        message: "must be 1 to 64 letters, digits, '_', '.', '@' or '-'",
+      });
+      return undefined;
+    }
+    return { id, file };
+  };
+  const signingKey = keyFile("signingKey");
+  const auditKey = keyFile("auditKey");
+  return {
+    team: { identityKey, approvers: raw.approvers, signingKey, auditKey, auditWriters: raw.auditWriters },
+    issues,
+    substituted,
+  };
 }

@@ -1,6 +1,8 @@
 import { userInfo } from "node:os";
 import { createRedactor, type Redactor } from "@agent/mcp-transport";
 import type { OAuthCredentialStore } from "@agent/mcp-transport/oauth";
+import type { AuditChainExpectations } from "@agent/store-postgres";
+import { createEd25519Verifier } from "@agent/store-postgres/keys";
 import { type EventSink, fanOutEvents, ToolsError } from "@agent/tools";
 import { createJsonlEventSink, type JsonlEventSink } from "@agent/tools/node";
 import type { Pool } from "pg";
@@ -19,16 +21,23 @@ import {
   ensureStateDirectory,
   notRegular,
   openPostgresStateBackend,
+  readAuditCheckpoint,
   resolveStateDir,
   SqliteStateStore,
   type StateStore,
   sqliteStateStore,
+  writeAuditCheckpoint,
 } from "../state/index.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { loadIdentityKey } from "./server-identity.js";
 
-/** Where `agent audit` reads the trail: the JSONL file of this machine, or the shared table. */
-export type AuditSource = { kind: "file"; path: string } | { kind: "postgres"; pool: Pool };
+/**
+ * Where `agent audit` reads the trail: the JSONL file of this machine, or the shared table, with
+ * what `--verify` checks it against (writer keys, this machine's checkpoint).
+ */
+export type AuditSource =
+  | { kind: "file"; path: string }
+  | { kind: "postgres"; pool: Pool; expectations: () => AuditChainExpectations };
 
 /** The durable part: state database and audit trail, all the approval commands need. */
 export interface StateRuntime {
@@ -107,6 +116,13 @@ export async function openStateRuntime(
     decidedBy: currentUserName(),
     team,
     onAuditError: warn("the PostgreSQL audit trail"),
+    onAuditCommitted: (head) => {
+      try {
+        writeAuditCheckpoint(stateDir, head);
+      } catch (error) {
+        warn("the audit checkpoint")(error);
+      }
+    },
   });
   const jsonl = openAuditFileOr(auditPath, warn("the audit trail"), () => void shared.store.close());
   return {
@@ -118,7 +134,19 @@ export async function openStateRuntime(
     events: fanOutEvents(jsonl, shared.audit),
     auditPath,
     auditSource:
-      auditTo === "postgres" ? { kind: "postgres", pool: shared.pool } : { kind: "file", path: auditPath },
+      auditTo === "postgres"
+        ? {
+            kind: "postgres",
+            pool: shared.pool,
+            expectations: () => {
+              const checkpoint = readAuditCheckpoint(stateDir);
+              return {
+                ...(team.auditWriters && { writers: createEd25519Verifier(team.auditWriters) }),
+                ...(checkpoint && { checkpoints: [checkpoint] }),
+              };
+            },
+          }
+        : { kind: "file", path: auditPath },
     // Never from the database, which every role of the team reads: from the configuration, else per machine.
     identityKey: () => team.identityKey ?? loadIdentityKey(stateDir),
     grantRefusal: shared.grantRefusal,

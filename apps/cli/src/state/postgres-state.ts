@@ -1,10 +1,15 @@
-import { createPostgresAuditSink, openPostgresState, type PostgresAuditSink } from "@agent/store-postgres";
+import {
+  type AuditChainHead,
+  createPostgresAuditSink,
+  openPostgresState,
+  type PostgresAuditSink,
+} from "@agent/store-postgres";
 import { createEd25519Verifier } from "@agent/store-postgres/keys";
 import type { Pool } from "pg";
 import type { StateTeamConfig } from "../config/index.js";
-import { loadApproverSigner } from "./approver-signing-key.js";
 import { CLI_POSTGRES_MIGRATIONS, PostgresCallRuns } from "./postgres-call-runs.js";
 import type { RunOwner } from "./run-owner.js";
+import { loadSigningKeyFile } from "./signing-key-file.js";
 import type { StateStore } from "./state-store.js";
 
 /** The shared state of a team: the stores and the audit trail's table. */
@@ -26,10 +31,13 @@ export async function openPostgresStateBackend(options: {
   decidedBy: string;
   team: StateTeamConfig;
   onAuditError: (error: unknown) => void;
+  /** Told the newest audit row this process committed (kept as a checkpoint outside the database). */
+  onAuditCommitted?: (head: AuditChainHead) => void;
 }): Promise<PostgresStateBackend> {
   const { approvers, signingKey } = options.team;
   // Keys first: a key that cannot be used fails the command before anything is written.
-  const signer = signingKey && loadApproverSigner(signingKey);
+  const signer = signingKey && loadSigningKeyFile("state.signingKey", signingKey);
+  const auditSigner = options.team.auditKey && loadSigningKeyFile("state.auditKey", options.team.auditKey);
   const state = await openPostgresState({
     url: options.url,
     host: options.owner.host,
@@ -43,6 +51,8 @@ export async function openPostgresStateBackend(options: {
     const audit = createPostgresAuditSink(state.pool, {
       host: options.owner.host,
       onError: options.onAuditError,
+      ...(auditSigner && { signer: auditSigner }),
+      ...(options.onAuditCommitted && { onCommitted: options.onAuditCommitted }),
     });
     const store: StateStore = {
       kind: "postgres",
