@@ -22,14 +22,14 @@ const KEY_ID = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, {
 });
 
 /** The JSON form of the team fields of `state`. */
-export const STATE_TEAM_FIELDS = {
+export const STATE_TEAM_FIELDS = Object.freeze({
   identityKey: z.string().min(1, { message: "may not be empty" }).optional(),
   approvers: z.record(KEY_ID, z.string().min(1)).optional(),
   signingKey: z.strictObject({ id: z.string(), file: z.string() }).optional(),
   // The id may be a `${VAR}` too: machines sharing one file each write as themselves.
   auditKey: z.strictObject({ id: z.string(), file: z.string() }).optional(),
   auditWriters: z.record(KEY_ID, z.string().min(1)).optional(),
-};
+});
 
 /** No team fields: a machine of its own. */
 export const NO_TEAM: StateTeamConfig = Object.freeze({
