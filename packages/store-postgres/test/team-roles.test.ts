@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { sampleApprovalRequest } from "@agent/policy/testing";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import {
@@ -131,4 +132,10 @@ describe("an agent role and an approver role on one database", () => {
       createEd25519Signer("bob", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"),
     ).toThrow(expect.objectContaining({ code: "store_invalid_key" }));
   });
+});
+
+it("documents exactly the grants postgresTeamGrants returns", () => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const grants = postgresTeamGrants({ agent: "agent_harness", approver: "agent_approver" }).split("\n");
+  for (const line of grants.filter((text) => !text.startsWith("--"))) expect(readme).toContain(line);
 });
