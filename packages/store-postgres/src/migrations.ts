@@ -158,6 +158,26 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         EXECUTE format('ALTER FUNCTION agent_consume_approval(TEXT, TEXT, TEXT) SET search_path = %I, pg_temp', current_schema());
         EXECUTE format('ALTER FUNCTION agent_void_approval(TEXT, TEXT, TEXT, TEXT) SET search_path = %I, pg_temp', current_schema());
       END $do$;
+      -- A request moves forward only: pending to granted, denied or voided; granted to consumed or
+      -- voided. So an approver role (which may update the decision columns) cannot turn a consumed
+      -- grant back into a live one, whose signature would still verify.
+      CREATE FUNCTION agent_approvals_forward_only() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN
+          IF NEW.status IS DISTINCT FROM OLD.status AND NOT (
+            (OLD.status = 'pending' AND NEW.status IN ('granted', 'denied', 'voided')) OR
+            (OLD.status = 'granted' AND NEW.status IN ('consumed', 'voided'))
+          ) THEN
+            RAISE EXCEPTION 'agent_approvals: a % request cannot become %', OLD.status, NEW.status;
+          END IF;
+          IF OLD.status <> 'pending' AND (NEW.decision_signature IS DISTINCT FROM OLD.decision_signature
+              OR NEW.decided_at IS DISTINCT FROM OLD.decided_at) THEN
+            RAISE EXCEPTION 'agent_approvals: the decision of a % request cannot change', OLD.status;
+          END IF;
+          RETURN NEW;
+        END
+      $fn$;
+      CREATE TRIGGER agent_approvals_forward_only BEFORE UPDATE ON agent_approvals
+        FOR EACH ROW EXECUTE FUNCTION agent_approvals_forward_only();
       REVOKE EXECUTE ON FUNCTION agent_consume_approval(TEXT, TEXT, TEXT) FROM PUBLIC;
       REVOKE EXECUTE ON FUNCTION agent_void_approval(TEXT, TEXT, TEXT, TEXT) FROM PUBLIC;
     `,

@@ -96,6 +96,11 @@ describe("an agent role and an approver role on one database", () => {
     );
     expect(results.filter(Boolean)).toHaveLength(1);
     expect((await agent.approvals.getApproval("apr_1"))?.status).toBe("consumed");
+    // The approver role may write decision columns, but cannot revive the spent grant for a replay.
+    await expect(
+      approver.pool.query("UPDATE agent_approvals SET status = 'granted' WHERE id = 'apr_1'"),
+    ).rejects.toThrow(/a consumed request cannot become granted/);
+    expect(await agent.approvals.consumeApprovalGrant("run_1", DIGEST)).toBe(false);
   });
 
   it("voids, never consumes, a grant the table's owner forged, even with a signature copied from a real one", async () => {
