@@ -24,6 +24,8 @@ import {
   readAuditCheckpoint,
   resolveStateDir,
   SqliteStateStore,
+  STATE_ERROR_CODES,
+  StateError,
   type StateStore,
   sqliteStateStore,
   writeAuditCheckpoint,
@@ -155,6 +157,16 @@ export async function openStateRuntime(
       await shared.store.close();
     },
   };
+}
+
+/**
+ * Throws `state_unsigned_grant` when this machine's approval would not be run by the agents (it has
+ * no approver key they trust): call it before granting from any command or prompt.
+ */
+export function assertMayGrant(runtime: Pick<StateRuntime, "grantRefusal">): void {
+  if (runtime.grantRefusal !== undefined) {
+    throw new StateError(STATE_ERROR_CODES.unsignedGrant, `Not approved: ${runtime.grantRefusal}.`);
+  }
 }
 
 // Opens the JSONL audit file; if it cannot be, closes the state already opened (`undo`) and throws.
