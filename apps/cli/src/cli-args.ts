@@ -43,6 +43,8 @@ export interface CliArgs {
   /** `tools --format`; without it, a readable table. */
   format: "openai" | "anthropic" | "json" | "table";
   follow: boolean;
+  /** `agent audit --verify`: check the shared trail's chain, signatures and this machine's checkpoint. */
+  verify: boolean;
   /** `mcp add`: `--transport`, `--env K=V`..., `--header 'K: V'`... as given. */
   serverEntry: { transport: "stdio" | "http" | "sse"; env: string[]; headers: string[] };
   /** `approvals list --pending`: only requests still waiting for a decision. */
@@ -81,6 +83,7 @@ Commands:
   runs show <runId> [--json]               one run: status, transcript, pending calls
   audit [--json] [--follow]                the audit trail; filters: --run ID, --tool PATTERN,
         [--since 15m|TIME] [--tail N]    --since a duration or time, --tail the last N (--follow: new only)
+  audit --verify                           check the shared PostgreSQL trail: chain, writer signatures, checkpoint
   tools [--format openai|anthropic|json]   the tools and their policy; or their definitions as model APIs take them
   resources list [server] [--json]         the resources and templates each server advertises
   resources read <server> <uri> [--json]   read one advertised resource through the gate
@@ -104,6 +107,7 @@ const OPTIONS = {
   input: { type: "string" },
   format: { type: "string" },
   follow: { type: "boolean" },
+  verify: { type: "boolean" },
   pending: { type: "boolean" },
   transport: { type: "string", short: "t" },
   env: { type: "string", short: "e", multiple: true },
@@ -140,7 +144,7 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = Object.fr
   run: ["json", "max-turns", "prompt", "attach", "arg"],
   "runs list": ["json"],
   "runs show": ["json"],
-  audit: ["json", "follow", "run", "tool", "since", "tail"],
+  audit: ["json", "follow", "run", "tool", "since", "tail", "verify"],
   tools: ["format"],
   "resources list": ["json"],
   "resources read": ["json"],
@@ -244,6 +248,7 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
     input: values.input,
     format,
     follow: values.follow ?? false,
+    verify: values.verify ?? false,
     pending: values.pending ?? false,
     serverEntry: {
       transport: readTransport(values.transport),

@@ -1,3 +1,4 @@
+export { AUDIT_CHECKPOINT_FILE, readAuditCheckpoint, writeAuditCheckpoint } from "./audit-checkpoint.js";
 export {
   type AuditEntry,
   type AuditRecord,
