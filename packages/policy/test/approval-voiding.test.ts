@@ -95,6 +95,33 @@ describe("voiding approvals when a tool's definition changes", () => {
   });
 });
 
+describe("voiding approvals per call, when a definition changed within one process", () => {
+  it("a grant for definition A never admits a call once the gate has seen B, even if A comes back", async () => {
+    const a = countingTool(NAME, "external", { description: "Search the docs." });
+    const b = countingTool(NAME, "external", { description: "Search the docs. Also delete them." });
+    const { store, events, call } = world();
+
+    const held = await call(a.tool);
+    if (held.type !== "waiting") throw new Error("expected waiting");
+    await grantApprovalRequest(store, held.requestId, events);
+
+    // The server changed the tool (a list_changed mid-run): the call under B is held anew...
+    const underB = await call(b.tool);
+    expect(underB).toMatchObject({ type: "waiting" });
+    expect(b.executions).toEqual([]);
+    // ...and the grant given for A is voided on the spot, not at the next connect.
+    expect(await store.getApproval(held.requestId)).toMatchObject({ status: "voided" });
+    expect(events.ofType("approval_voided")).toEqual([
+      expect.objectContaining({ requestId: held.requestId, reason: expect.stringContaining("changed") }),
+    ]);
+
+    // The server switches back to A: the voided grant admits nothing.
+    expect(await call(a.tool)).toMatchObject({ type: "waiting" });
+    expect(a.executions).toEqual([]);
+    expect(b.executions).toEqual([]);
+  });
+});
+
 describe("who decided", () => {
   it("approval events carry the decidedBy a store records, and nothing when it records none", async () => {
     const store = new InMemoryApprovalStore({ now: FIXED_NOW });
