@@ -26,3 +26,4 @@ export {
   type ToolCallRecord,
 } from "./run-state.js";
 export { applyRunChange, assertRunFormat, type RunChange, type RunStore } from "./run-store.js";
+export type { UnknownOutcomeDecision } from "./unknown-outcomes.js";

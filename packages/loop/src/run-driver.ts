@@ -8,7 +8,7 @@ import {
 import { type AgentEnvironment, DEFAULT_MAX_CONCURRENT_CALLS, type RunResult } from "./agent-environment.js";
 import { CallIds } from "./call-ids.js";
 import { messageOf } from "./error-message.js";
-import { LoopError } from "./errors.js";
+import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import { type OfferedTools, OfferedToolsCache } from "./offered-tools.js";
 import { budgetError, isOverBudget, RUN_ERROR_CODES } from "./run-budget.js";
 import type { PendingCall, RunError, RunState, RunStopReason, ToolCallRecord } from "./run-state.js";
@@ -24,6 +24,13 @@ import {
   soleOpenCall,
   type TurnCallsEnvironment,
 } from "./turn-calls.js";
+import {
+  describeLost,
+  describeUnsaved,
+  isOutcomeUnknown,
+  markOutcomesUnknown,
+  unknownOutcomeError,
+} from "./unknown-outcomes.js";
 
 /** Drives one run in this process (started or claimed by `startRun` / `resumeRun`), keeping the saved record in step with every decision. */
 export class RunDriver {
@@ -61,6 +68,7 @@ export class RunDriver {
       cap: { maxChars: env.maxToolOutputChars ?? DEFAULT_TOOL_OUTPUT_MAX_CHARS },
       concurrency: env.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
       filterObservation: env.filterObservation,
+      unsaved: new Set(),
     };
   }
 
@@ -75,15 +83,31 @@ export class RunDriver {
     } catch (error) {
       // Another process owns the run now: leave its record alone.
       if (LoopError.isInstance(error) && error.code === "run_conflict") throw error;
-      await this.#writer
-        .commit({
+      const { unsaved } = this.#calls;
+      let pending = this.#state.pending;
+      // Saved with everything a store failure left unsaved, so a call that settled keeps its outcome.
+      const saved = await this.#writer.salvage(() => {
+        // Built once every update in flight settled: a call still running now may finish unrecorded.
+        pending = markOutcomesUnknown(
+          this.#state.pending,
+          (call) => call.status === "queued" && unsaved.has(call.callId),
+        );
+        return {
           set: {
             status: "failed",
             error: { code: RUN_ERROR_CODES.internalError, message: messageOf(error) },
+            pending,
           },
-        })
-        ?.catch(() => undefined);
-      throw error;
+        };
+      });
+      if (unsaved.size === 0) throw error;
+      throw new LoopError(
+        LOOP_ERROR_CODES.runNotSaved,
+        `Run ${this.#state.runId} could not be saved (${messageOf(error)}). ${
+          saved ? describeLost(pending) : describeUnsaved(this.#state.pending, unsaved)
+        }`,
+        { cause: error },
+      );
     }
   }
 
@@ -93,6 +117,10 @@ export class RunDriver {
       // A run past its budget does nothing more (a resume given no bigger budget stops here).
       if (isOverBudget(state)) return this.#stop("failed", budgetError(state));
       if (state.pending.length > 0) {
+        // A call that may have run is never run again, nor its turn answered, until someone decides.
+        if (state.pending.some(isOutcomeUnknown)) {
+          return this.#stop("failed", unknownOutcomeError(state.runId, state.pending));
+        }
         this.#calls.turn = state.turns;
         const sole = soleOpenCall(state.pending);
         if (sole !== undefined && !this.#signal.aborted) {
@@ -101,6 +129,8 @@ export class RunDriver {
           const outcome = await runCall(call, this.#calls);
           const settlement = settleCall(sole, call, outcome, this.#calls);
           // Awaited only when the store went asynchronous: an await is a turn of the event loop.
+          // Interrupted by the run's signal: it did not complete, and runs again on resume.
+          if (!settlement) this.#calls.unsaved.delete(call.callId);
           const saved = settlement && this.#settled(settlement, outcome);
           if (saved) await saved;
         } else await this.#answerPending();
@@ -179,11 +209,23 @@ export class RunDriver {
     state.pending[index] = pending;
     if (record) state.calls.push(record);
     // The turn's last answer: its results go to the transcript in the same update.
-    if (allDone(state.pending)) return this.#flushResults(record);
+    if (allDone(state.pending)) return this.#saved(pending.callId, this.#flushResults(record));
     // A copy: with calls running concurrently, this update may be applied after the next settles.
     const change: RunChange = { set: { pending: state.pending.slice() } };
     if (record) change.appendCalls = [record];
-    return this.#writer.commit(change);
+    return this.#saved(pending.callId, this.#writer.commit(change));
+  }
+
+  /** Forgets `callId` as unsaved once `saving` is done (at once for a store that answered at once). */
+  #saved(callId: string, saving: Promise<void> | undefined): Promise<void> | undefined {
+    const { unsaved } = this.#calls;
+    if (!saving) {
+      unsaved.delete(callId);
+      return undefined;
+    }
+    return saving.then(() => {
+      unsaved.delete(callId);
+    });
   }
 
   /** Moves the answered calls' results into the transcript, saving that with `record` if given. */

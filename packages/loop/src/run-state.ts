@@ -46,8 +46,14 @@ export interface PendingCall {
   toolName: string;
   /** The arguments exactly as the model wrote them. */
   arguments: string;
-  /** `queued`: not run (or interrupted); `held`: waiting for approval; `done`: `result` is final. */
-  status: "queued" | "held" | "done";
+  /**
+   * `queued`: not run (or interrupted); `held`: waiting for approval; `done`: `result` is final;
+   * `outcome_unknown`: it may have run, but its outcome could not be saved (the store failed, or the
+   * process driving it vanished): it is never run again unless someone decides so (see
+   * `ResumeRunOptions.unknownOutcomes`). Added within format 2: a reader of format 2 that predates it
+   * only ever finds it in a run that stopped `failed` with `call_outcome_unknown`.
+   */
+  status: "queued" | "held" | "done" | "outcome_unknown";
   /** The approval request holding it, when held. */
   requestId?: string;
   /** What the model will read, capped, once done. */

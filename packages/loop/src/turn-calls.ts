@@ -29,6 +29,11 @@ export interface TurnCallsEnvironment {
   cap: { maxChars: number };
   concurrency: number;
   filterObservation: ((observation: Observation) => Observation) | undefined;
+  /**
+   * Ids of the calls handed to the executor whose settlement the run has not saved yet: if the run
+   * cannot be saved, these may have run without their outcome kept. The run removes each once saved.
+   */
+  unsaved: Set<string>;
 }
 
 /** The executor's environment for a run's calls, with only the options that are set. */
@@ -84,6 +89,8 @@ export async function runTurnCalls(
       const outcome = await runCall(call, env);
       const settlement = settleCall(index, call, outcome, env);
       if (settlement) await settle(settlement, outcome);
+      // Interrupted by the run's signal: it did not complete, and runs again on resume.
+      else env.unsaved.delete(call.callId);
     }
   };
   const workers = Array.from({ length: Math.min(env.concurrency, open.length) }, worker);
@@ -112,6 +119,7 @@ export function runCall(
   } catch (error) {
     return rejectUnparsable(call, messageOf(error), env);
   }
+  env.unsaved.add(call.callId);
   return executeToolCall({ name: call.toolName, input, callId: call.callId }, env.execution);
 }
 
