@@ -4,6 +4,7 @@ import type { Pool } from "pg";
 import { CLI_POSTGRES_MIGRATIONS, PostgresCallRuns } from "./postgres-call-runs.js";
 import type { RunOwner } from "./run-owner.js";
 import type { StateStore } from "./state-store.js";
+import { retryingRunStore } from "./while-unavailable.js";
 
 /** The shared state of a team: the stores, the audit trail's table, and the identity key every machine uses. */
 export interface PostgresStateBackend {
@@ -40,7 +41,8 @@ export async function openPostgresStateBackend(options: {
     const store: StateStore = {
       kind: "postgres",
       approvals: state.approvals,
-      agentRuns: state.runs,
+      // A database restart while a call of `agent run` runs must not cost the call's outcome.
+      agentRuns: retryingRunStore(state.runs),
       createRun: (run) => runs.createRun(run),
       getRun: (id) => runs.getRun(id),
       updateRun: (id, patch) => runs.updateRun(id, patch),
