@@ -57,6 +57,7 @@ export interface ResumeRunOptions {
 export async function startRun(env: AgentEnvironment, options: StartRunOptions): Promise<RunResult> {
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   assertPositiveInteger("maxTurns", maxTurns);
+  assertTurnLimits(env);
   if (options.maxTokens !== undefined) assertPositiveInteger("maxTokens", options.maxTokens);
   const now = env.now ?? (() => new Date());
   const at = now().toISOString();
@@ -109,6 +110,7 @@ export async function resumeRun(env: AgentEnvironment, options: ResumeRunOptions
   if (!state) throw new LoopError(LOOP_ERROR_CODES.runNotFound, `No run ${options.runId}.`);
   assertRunFormat(state);
   assertResumable(state, options);
+  assertTurnLimits(env);
   if (options.maxTokens !== undefined) assertPositiveInteger("maxTokens", options.maxTokens);
   const now = env.now ?? (() => new Date());
   const { pending, records } = pendingOnResume(state, options);
@@ -174,6 +176,11 @@ function assertResumable(state: RunState, options: ResumeRunOptions): void {
       `Run ${state.runId} is running in another process; resume it when that one stops.`,
     );
   }
+}
+
+function assertTurnLimits(env: AgentEnvironment): void {
+  if (env.maxCallsPerTurn !== undefined) assertPositiveInteger("maxCallsPerTurn", env.maxCallsPerTurn);
+  if (env.maxArgumentChars !== undefined) assertPositiveInteger("maxArgumentChars", env.maxArgumentChars);
 }
 
 function assertPositiveInteger(name: string, value: number): void {

@@ -5,7 +5,13 @@ import {
   emitEvent,
   type ToolCallOutcome,
 } from "@agent/tools";
-import { type AgentEnvironment, DEFAULT_MAX_CONCURRENT_CALLS, type RunResult } from "./agent-environment.js";
+import {
+  type AgentEnvironment,
+  DEFAULT_MAX_ARGUMENT_CHARS,
+  DEFAULT_MAX_CALLS_PER_TURN,
+  DEFAULT_MAX_CONCURRENT_CALLS,
+  type RunResult,
+} from "./agent-environment.js";
 import { CallIds } from "./call-ids.js";
 import { messageOf } from "./error-message.js";
 import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
@@ -24,6 +30,7 @@ import {
   soleOpenCall,
   type TurnCallsEnvironment,
 } from "./turn-calls.js";
+import { refuseOverLimits, type TurnLimits } from "./turn-limits.js";
 import {
   describeLost,
   describeUnsaved,
@@ -41,6 +48,7 @@ export class RunDriver {
   readonly #offered: OfferedToolsCache;
   readonly #calls: TurnCallsEnvironment;
   readonly #callIds = new CallIds();
+  readonly #limits: TurnLimits;
   // Made once per run, not once per call: the hot path allocates only what it saves.
   readonly #settle: SettleCall = (settlement, outcome) => this.#settled(settlement, outcome);
 
@@ -69,6 +77,10 @@ export class RunDriver {
       concurrency: env.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
       filterObservation: env.filterObservation,
       unsaved: new Set(),
+    };
+    this.#limits = {
+      maxCalls: env.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN,
+      maxArgumentChars: env.maxArgumentChars ?? DEFAULT_MAX_ARGUMENT_CHARS,
     };
   }
 
@@ -155,8 +167,15 @@ export class RunDriver {
         toolCalls: result.toolCalls,
       };
       state.messages.push(assistant);
-      if (result.toolCalls.length > 0) state.pending = this.#pendingCalls(result.toolCalls);
-      const turn = {
+      let refused: ToolCallRecord[] | undefined;
+      if (result.toolCalls.length > 0) {
+        state.pending = this.#pendingCalls(result.toolCalls);
+        // Past the turn's limits: answered now, never run, their arguments not kept.
+        this.#calls.turn = state.turns;
+        refused = refuseOverLimits(state.pending, assistant, this.#limits, this.#calls);
+        if (refused) state.calls.push(...refused);
+      }
+      const turn: RunChange & { appendMessages: ModelMessage[] } = {
         appendMessages: [assistant],
         set: {
           turns: state.turns,
@@ -165,6 +184,7 @@ export class RunDriver {
           pending: state.pending,
         },
       };
+      if (refused) turn.appendCalls = refused;
       if (result.toolCalls.length === 0) {
         state.output = result.text;
         return this.#stop("completed", undefined, turn);

@@ -4,9 +4,11 @@ import {
   type ExecutionEnvironment,
   emitEvent,
   executeToolCall,
+  type FailureDetails,
   failureObservation,
   NULL_EVENT_SINK,
   type Observation,
+  type ObservationErrorCode,
   type ToolCallOutcome,
   type ToolGate,
   type ToolProgress,
@@ -171,23 +173,26 @@ function parseArguments(text: string): unknown {
 
 /** Arguments that are not JSON never reach the executor, but the audit trail still shows the call. */
 function rejectUnparsable(call: PendingCall, reason: string, env: TurnCallsEnvironment): Observation {
+  return refuseCall(call, "invalid_arguments", `The arguments are not valid JSON: ${reason}`, env, {
+    issues: [{ path: [], message: "Expected a JSON object of arguments." }],
+  });
+}
+
+/**
+ * The observation of a call the run answers itself, without the executor (nothing runs, no gate is
+ * asked); the audit trail still shows the call start and finish with its code.
+ */
+export function refuseCall(
+  call: PendingCall,
+  code: ObservationErrorCode,
+  message: string,
+  env: TurnCallsEnvironment,
+  details?: FailureDetails,
+): Observation {
   const events = env.events ?? NULL_EVENT_SINK;
   const ids = { runId: env.runId, callId: call.callId, toolName: call.toolName };
   emitEvent(events, { type: "tool_call_started", ...ids });
-  const observation = failureObservation(
-    ids,
-    "invalid_arguments",
-    `The arguments are not valid JSON: ${reason}`,
-    {
-      issues: [{ path: [], message: "Expected a JSON object of arguments." }],
-    },
-  );
-  emitEvent(events, {
-    type: "tool_call_finished",
-    ...ids,
-    ok: false,
-    code: "invalid_arguments",
-    durationMs: 0,
-  });
+  const observation = failureObservation(ids, code, message, details);
+  emitEvent(events, { type: "tool_call_finished", ...ids, ok: false, code, durationMs: 0 });
   return observation;
 }
