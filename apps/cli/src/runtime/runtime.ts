@@ -8,6 +8,7 @@ import {
   ACTION_DIGEST_VERSION,
   type ApprovalRecord,
   type ApprovalStore,
+  createApprovalVoidingSink,
   createPolicyGate,
   DIGEST_VERSION_CHANGED_REASON,
   type Policy,
@@ -15,7 +16,7 @@ import {
   TOOL_REMOVED_REASON,
   voidApprovalRequests,
 } from "@agent/policy";
-import { type EventSink, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
+import { type EventSink, fanOutEvents, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
 import {
   type AgentConfig,
   launchFilesOf,
@@ -23,6 +24,7 @@ import {
   resolveConfigPath,
   type ServerConfig,
 } from "../config/index.js";
+import { messageOf } from "../error-message.js";
 import {
   createLocalTools,
   createRunCommandTool,
@@ -179,13 +181,26 @@ export async function openRuntime(
     if (authProvider) authProviders.set(server.name, authProvider);
     return { authProvider };
   };
+  // A rediscovery (list_changed, reconnect) during a long command voids the approvals of the tools
+  // it changed or removed at once, not only at the next connect.
+  const approvalVoiding = createApprovalVoidingSink({
+    approvals: state.approvals,
+    registry,
+    events: audit,
+    onError: (error) =>
+      writeLine(
+        io.stderr,
+        `warning: approvals of a changed tool could not be voided now (${safeText(messageOf(error))}); each call of it still voids them first`,
+      ),
+  });
+  const discoveryEvents = fanOutEvents(audit, approvalVoiding);
   const connections = config.servers
     .filter((server) => !server.disabled)
     .map((server) =>
       createServerConnection(
         server,
         registry,
-        audit,
+        discoveryEvents,
         redactor,
         identityKey,
         reachOf(server),
@@ -244,6 +259,7 @@ export async function openRuntime(
     },
     async close() {
       await closeServers();
+      await approvalVoiding.settled();
       await durable.close();
     },
   };
