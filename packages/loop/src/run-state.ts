@@ -50,8 +50,8 @@ export interface PendingCall {
    * `queued`: not run (or interrupted); `held`: waiting for approval; `done`: `result` is final;
    * `outcome_unknown`: it may have run, but its outcome could not be saved (the store failed, or the
    * process driving it vanished): it is never run again unless someone decides so (see
-   * `ResumeRunOptions.unknownOutcomes`). Added within format 2: a reader of format 2 that predates it
-   * only ever finds it in a run that stopped `failed` with `call_outcome_unknown`.
+   * `ResumeRunOptions.unknownOutcomes`). Added within format 2, so a loop older than it would take
+   * the call for one still to run: only the next format bump (which older loops refuse) closes that.
    */
   status: "queued" | "held" | "done" | "outcome_unknown";
   /** The approval request holding it, when held. */
