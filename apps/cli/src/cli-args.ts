@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import type { UnknownOutcomeDecision } from "@agent/loop";
 import { type AuditFilter, parseSince, parseTail } from "./commands/audit-filter.js";
 import { MAX_RUN_TURNS } from "./config/model-config.js";
 import { CliExit, EXIT_CODES, usageError } from "./exit-codes.js";
@@ -59,6 +60,11 @@ export interface CliArgs {
   attach: string[];
   /** `--arg k=v`, repeatable (`prompts get`): the prompt's arguments, in order given (a later one wins). */
   promptArgs: Record<string, string>;
+  /**
+   * `agent resume`'s decisions about calls whose outcome is unknown, by call id: `--rerun <callId>`
+   * and `--answer-unknown <callId>`, each repeatable.
+   */
+  unknownOutcomes: Record<string, UnknownOutcomeDecision>;
 }
 
 /** The usage text. */
@@ -79,6 +85,7 @@ Commands:
   run <prompt> [--json] [--max-turns N]    an agent run: the configured model calls tools through the gate
       [--prompt <server>:<name> [--arg k=v]...] [--attach <server>:<uri>]...   start from an MCP prompt, attach resources
   resume <runId> [--json]                  continue a run: re-check held calls, run them if approved, go on
+      [--rerun <callId>]... [--answer-unknown <callId>]...   decide about calls whose outcome is unknown
   runs list [--json]                       agent runs and one-call runs, newest first
   runs show <runId> [--json]               one run: status, transcript, pending calls
   audit [--json] [--follow]                the audit trail; filters: --run ID, --tool PATTERN,
@@ -120,6 +127,8 @@ const OPTIONS = {
   arg: { type: "string", multiple: true },
   prompt: { type: "string" },
   attach: { type: "string", multiple: true },
+  rerun: { type: "string", multiple: true },
+  "answer-unknown": { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -140,7 +149,7 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = Object.fr
   "approvals show": ["json"],
   "approvals approve": [],
   "approvals deny": [],
-  resume: ["json"],
+  resume: ["json", "rerun", "answer-unknown"],
   run: ["json", "max-turns", "prompt", "attach", "arg"],
   "runs list": ["json"],
   "runs show": ["json"],
@@ -265,7 +274,25 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
     promptArgs: readPromptArgs(values.arg ?? []),
     fromPrompt: values.prompt,
     attach: values.attach ?? [],
+    unknownOutcomes: readUnknownOutcomes(values.rerun ?? [], values["answer-unknown"] ?? []),
   };
+}
+
+function readUnknownOutcomes(
+  rerun: readonly string[],
+  answerUnknown: readonly string[],
+): Record<string, UnknownOutcomeDecision> {
+  const decisions: Record<string, UnknownOutcomeDecision> = {};
+  for (const callId of rerun) decisions[callId] = "rerun";
+  for (const callId of answerUnknown) {
+    if (decisions[callId] === "rerun") {
+      throw usageError(
+        `call ${callId} is given both --rerun and --answer-unknown; choose one: run it again, or tell the model its outcome is unknown.`,
+      );
+    }
+    decisions[callId] = "answer_unknown";
+  }
+  return decisions;
 }
 
 /** An option token as parseArgs reports it in non-strict mode. */

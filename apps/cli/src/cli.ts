@@ -127,7 +127,12 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
       );
     case "resume":
       return withRuntime(args, scope, (runtime) =>
-        resumeCommand(runtime, io, { runId: operand(args), json: args.json }, signal),
+        resumeCommand(
+          runtime,
+          io,
+          { runId: operand(args), json: args.json, unknownOutcomes: args.unknownOutcomes },
+          signal,
+        ),
       );
     case "run":
       return withRuntime(args, scope, (runtime) =>

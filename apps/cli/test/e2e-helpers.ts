@@ -99,6 +99,8 @@ export interface RunOptions {
   terminal?: boolean;
   /** Give the process a stdin pipe (to answer prompts); otherwise stdin is /dev/null. */
   stdin?: boolean;
+  /** How long it may take before it is killed and the test fails; default 20 seconds. */
+  limitMs?: number;
   /**
    * Run stdio servers inside bubblewrap. Off by default: the test servers record their pids and
    * write record files on the host, which a sandbox (own pid namespace, private /tmp) rightly
@@ -252,11 +254,12 @@ export class E2eSandbox {
     child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
+    const limitMs = options.limitMs ?? RUN_LIMIT_MS;
     const exited = new Promise<AgentResult>((resolve, reject) => {
       const limit = setTimeout(() => {
         child.kill("SIGKILL");
-        reject(new Error(`agent ${args.join(" ")} did not exit within ${RUN_LIMIT_MS} ms:\n${stderr}`));
-      }, RUN_LIMIT_MS);
+        reject(new Error(`agent ${args.join(" ")} did not exit within ${limitMs} ms:\n${stderr}`));
+      }, limitMs);
       child.on("error", (error) => {
         clearTimeout(limit);
         reject(error);

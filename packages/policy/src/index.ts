@@ -19,6 +19,7 @@ export {
   previewInput,
   summarizeAction,
 } from "./approval-summary.js";
+export { type ApprovalVoidingSinkOptions, createApprovalVoidingSink } from "./approval-voiding-sink.js";
 export {
   type Authorization,
   authorize,

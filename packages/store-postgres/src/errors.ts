@@ -70,7 +70,7 @@ export function translateDatabaseError(error: unknown, doing: string): never {
   if (isConnection) {
     throw new StorePostgresError(
       STORE_POSTGRES_ERROR_CODES.unavailable,
-      `the PostgreSQL state store could not ${doing}: the database is unreachable or the connection broke (${typeof code === "string" ? code : "no code"}); nothing was lost, retry the command once it is back`,
+      `the PostgreSQL state store could not ${doing}: the database is unreachable or the connection broke (${typeof code === "string" ? code : "no code"}); retry the command once it is back`,
       { cause: error },
     );
   }

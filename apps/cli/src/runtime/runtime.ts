@@ -14,6 +14,7 @@ import {
   ACTION_DIGEST_VERSION,
   type ApprovalRecord,
   type ApprovalStore,
+  createApprovalVoidingSink,
   createPolicyGate,
   DIGEST_VERSION_CHANGED_REASON,
   type Policy,
@@ -23,6 +24,7 @@ import {
 } from "@agent/policy";
 import {
   type EventSink,
+  fanOutEvents,
   type RegisteredTool,
   type ToolGate,
   ToolRegistry,
@@ -35,6 +37,7 @@ import {
   resolveConfigPath,
   type ServerConfig,
 } from "../config/index.js";
+import { messageOf } from "../error-message.js";
 import {
   createLocalTools,
   createRunCommandTool,
@@ -219,13 +222,26 @@ export async function openRuntime(
     if (authProvider) authProviders.set(server.name, authProvider);
     return { authProvider };
   };
+  // A rediscovery (list_changed, reconnect) during a long command voids the approvals of the tools
+  // it changed or removed at once, not only at the next connect.
+  const approvalVoiding = createApprovalVoidingSink({
+    approvals: state.approvals,
+    registry,
+    events: audit,
+    onError: (error) =>
+      writeLine(
+        io.stderr,
+        `warning: approvals of a changed tool could not be voided now (${safeText(messageOf(error))}); each call of it still voids them first`,
+      ),
+  });
+  const discoveryEvents = fanOutEvents(audit, approvalVoiding);
   const connections = config.servers
     .filter((server) => !server.disabled)
     .map((server) =>
       createServerConnection(
         server,
         registry,
-        audit,
+        discoveryEvents,
         redactor,
         identityKey,
         reachOf(server),
@@ -293,6 +309,7 @@ export async function openRuntime(
     },
     async close() {
       await closeServers();
+      await approvalVoiding.settled();
       await durable.close();
     },
   };

@@ -11,6 +11,7 @@ import { CLI_POSTGRES_MIGRATIONS, PostgresCallRuns } from "./postgres-call-runs.
 import type { RunOwner } from "./run-owner.js";
 import { loadSigningKeyFile } from "./signing-key-file.js";
 import type { StateStore } from "./state-store.js";
+import { retryingRunStore } from "./while-unavailable.js";
 
 /** The shared state of a team: the stores and the audit trail's table. */
 export interface PostgresStateBackend {
@@ -57,7 +58,8 @@ export async function openPostgresStateBackend(options: {
     const store: StateStore = {
       kind: "postgres",
       approvals: state.approvals,
-      agentRuns: state.runs,
+      // A database restart while a call of `agent run` runs must not cost the call's outcome.
+      agentRuns: retryingRunStore(state.runs),
       taintedFiles: state.taintedFiles,
       taintWindows: state.taintedFiles,
       createRun: (run) => runs.createRun(run),
