@@ -163,7 +163,9 @@ describe("run_command", () => {
     const { workspace } = world();
     const strict = createRunCommandTool({
       guard: new PathGuard({ workspaceRoot: workspace }),
-      confinement: async () => undefined,
+      confinement: async () => {
+        throw new Error("not reached: refused before it is launched");
+      },
       env: { PATH: "/usr/bin:/bin" },
       allowShell: false,
       network: "deny",

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
-import type { Confinement } from "@agent/policy/bwrap";
+import type { ConfinedProcess, Confinement } from "@agent/policy/bwrap";
 import {
   defineTool,
   type EventSink,
@@ -70,8 +70,8 @@ export interface RunCommandOutput {
   stderrBytes: number;
   /** Whether stdout or stderr had more bytes than were kept. */
   truncated: boolean;
-  /** `bwrap` when it ran in the sandbox, `none` when isolation is optional and unavailable. */
-  isolation: "bwrap" | "none";
+  /** Always `bwrap`: a command never runs unisolated. */
+  isolation: "bwrap";
 }
 
 /** Options of {@link createRunCommandTool}. */
@@ -80,8 +80,8 @@ export interface RunCommandToolOptions {
   guard: PathGuard;
   /** Receives `local_path_refused` for a working directory refused for safety. */
   events?: EventSink;
-  /** The sandbox to run in, asked for at each call; `undefined` runs the command unisolated. */
-  confinement: () => Promise<Confinement | undefined>;
+  /** The sandbox to run in, asked for at each call; when it rejects, the command is not run (never unisolated). */
+  confinement: () => Promise<Confinement>;
   /** The environment a command gets (PATH, HOME); nothing else of the agent's environment. */
   env: Readonly<Record<string, string>>;
   /** Whether `sh -c …` and other shells with `-c` may run. */
@@ -129,16 +129,10 @@ export function createRunCommandTool(
           `${JSON.stringify(checked.relative)} is not a directory.`,
         );
       }
-      const confinement = await options.confinement();
       const spec = { command: input.command, args, env: { ...options.env }, cwd: checked.absolute };
-      let plan: {
-        command: string;
-        args: readonly string[];
-        env: Record<string, string>;
-        dispose?: () => Promise<void>;
-      };
+      let plan: ConfinedProcess;
       try {
-        plan = confinement ? await confinement.launch(spec) : spec;
+        plan = await (await options.confinement()).launch(spec);
       } catch (error) {
         return toolFailure(
           OBSERVATION_ERROR_CODES.toolError,
@@ -152,10 +146,10 @@ export function createRunCommandTool(
           input.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
           context.signal,
         );
-        const result: RunCommandOutput = { ...output, isolation: confinement ? "bwrap" : "none" };
+        const result: RunCommandOutput = { ...output, isolation: "bwrap" };
         return result;
       } finally {
-        await plan.dispose?.();
+        await plan.dispose();
       }
     },
   });
