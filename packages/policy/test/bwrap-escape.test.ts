@@ -219,6 +219,31 @@ describe("bubblewrap: processes and resources", () => {
     expect(existsSync("/tmp/fill")).toBe(false);
   });
 
+  it.each(["/dev/shm", "/run"])("fills only its own size-limited %s", async (directory) => {
+    const world = createWorld();
+    const limit = 1024 * 1024;
+    const server = await startEscapeServer(
+      sandboxFor(world, { tmpBytes: limit }).confine({ network: "deny" }),
+      world,
+    );
+    const outcome = await server.call("fill", { path: `${directory}/agent-fill`, bytes: 64 * limit });
+    const written = JSON.parse(String(outcome.stdout)) as { written: number; error?: string };
+    expect(written.error).toBe("ENOSPC");
+    expect(written.written).toBeLessThanOrEqual(limit);
+    expect(existsSync(`${directory}/agent-fill`)).toBe(false);
+  });
+
+  it("cannot write into /dev itself, a tmpfs bubblewrap leaves unbounded", async () => {
+    const world = createWorld();
+    const server = await startEscapeServer(sandboxFor(world).confine({ network: "deny" }), world);
+    expect(await server.call("write", { path: "/dev/agent-fill", content: "x" })).toEqual({
+      ok: false,
+      error: "EROFS",
+    });
+    // Device nodes still work on the read-only /dev.
+    expect(await server.call("write", { path: "/dev/null", content: "x" })).toEqual({ ok: true });
+  });
+
   it("cannot write a file past the size limit, even where it may write", async () => {
     const world = createWorld();
     const limit = 512 * 1024;
