@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
-import { basename } from "node:path";
 import type { ConfinedProcess, Confinement } from "@agent/policy/bwrap";
 import {
   defineTool,
@@ -11,6 +10,7 @@ import {
   toolFailure,
 } from "@agent/tools";
 import { z } from "zod";
+import { findInlineCode } from "./inline-code.js";
 import type { PathGuard } from "./path-guard.js";
 import { refusePath } from "./tool-refusal.js";
 
@@ -23,23 +23,8 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 /** The longest a call may ask a command to run, in milliseconds. */
 export const MAX_COMMAND_TIMEOUT_MS = 600_000;
 
-// Shells that take a command line with -c: refused unless shells are allowed, so what an operator
-// approves is one program and its arguments, not a script hidden in a string. Not a security
-// boundary (the sandbox is): just an honest shape for what gets approved.
 // How long the output pipes may stay open after the command exited.
 const PIPE_DRAIN_MS = 500;
-
-const SHELLS: ReadonlySet<string> = new Set([
-  "sh",
-  "bash",
-  "dash",
-  "zsh",
-  "ksh",
-  "mksh",
-  "fish",
-  "busybox",
-  "ash",
-]);
 
 const runCommandSchema = z.object({
   command: z.string().min(1).describe("The program to run (a name looked up on PATH, or a path). No shell."),
@@ -84,7 +69,7 @@ export interface RunCommandToolOptions {
   confinement: () => Promise<Confinement>;
   /** The environment a command gets (PATH, HOME); nothing else of the agent's environment. */
   env: Readonly<Record<string, string>>;
-  /** Whether `sh -c …` and other shells with `-c` may run. */
+  /** Whether programs given code in their arguments (`sh -c …`, `node -e …`; see inline-code.ts) may run. */
   allowShell: boolean;
   /** Part of the fingerprint: the network policy commands run under. */
   network: unknown;
@@ -113,12 +98,6 @@ export function createRunCommandTool(
     },
     async execute(input, context) {
       const args = input.args ?? [];
-      if (!options.allowShell && SHELLS.has(basename(input.command)) && args.some(isCommandFlag)) {
-        return toolFailure(
-          OBSERVATION_ERROR_CODES.toolError,
-          `${JSON.stringify(input.command)} with -c runs a shell command line, which is refused; pass the program and its arguments directly (or set runCommand.allowShell in the configuration).`,
-        );
-      }
       const requested = input.cwd ?? ".";
       const checked = await guard.check(requested);
       if (!checked.ok)
@@ -127,6 +106,15 @@ export function createRunCommandTool(
         return toolFailure(
           OBSERVATION_ERROR_CODES.toolError,
           `${JSON.stringify(checked.relative)} is not a directory.`,
+        );
+      }
+      const inlineCode = options.allowShell
+        ? undefined
+        : findInlineCode(input.command, args, { cwd: checked.absolute, path: options.env.PATH });
+      if (inlineCode !== undefined) {
+        return toolFailure(
+          OBSERVATION_ERROR_CODES.toolError,
+          `${inlineCode} would run code written in its arguments (like a shell with -c, node -e or python -c), which is refused; run a program or a script file with its arguments (or set runCommand.allowShell in the configuration).`,
         );
       }
       const spec = { command: input.command, args, env: { ...options.env }, cwd: checked.absolute };
@@ -161,10 +149,6 @@ async function isDirectory(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function isCommandFlag(arg: string): boolean {
-  return /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg);
 }
 
 type RunOutcome = Omit<RunCommandOutput, "isolation">;
