@@ -314,10 +314,11 @@ describe("bubblewrap: the network", () => {
     const decisions: ProxyDecision[] = [];
     const confinement = sandbox.confine({
       exposeScriptProjects: true,
-      network: { allowHosts: ["allowed.test"] },
+      // Loopback only with its port: both names resolve there.
+      network: { allowHosts: [`allowed.test:${allowed.port}`] },
       onProxyDecision: (decision) => decisions.push(decision),
     });
-    expect(confinement.sandbox.network).toEqual({ allowHosts: ["allowed.test"] });
+    expect(confinement.sandbox.network).toEqual({ allowHosts: [`allowed.test:${allowed.port}`] });
     const server = await startEscapeServer(confinement, world);
 
     const tunnel = await server.call("proxy_connect", { host: "allowed.test", port: allowed.port });
