@@ -8,6 +8,8 @@ export const POLICY_ERROR_CODES = {
   /** The sandbox cannot be set up here (bubblewrap missing or unable to create its namespaces). */
   sandboxUnavailable: "sandbox_unavailable",
   unrepresentableInput: "unrepresentable_input",
+  /** A sandbox was asked to launch a command that is no executable file (not found on its `PATH`, or not executable). */
+  commandNotFound: "command_not_found",
 } as const;
 
 /** A code of {@link POLICY_ERROR_CODES}. */

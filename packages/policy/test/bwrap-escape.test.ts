@@ -363,4 +363,14 @@ describe("bubblewrap: failing closed", () => {
       confinement.launch({ command: "true", args: [], env: {}, cwd: undefined }),
     ).rejects.toMatchObject({ code: "sandbox_unavailable", message: expect.stringContaining("sandbox") });
   });
+
+  it("refuses, naming it, a command that is no executable file, instead of a bare exit code 1", async () => {
+    const world = createWorld();
+    const confinement = sandboxFor(world).confine({ network: "deny" });
+    for (const command of [join(world.root, "no-such-server"), "no-such-program-on-path", "./missing"]) {
+      await expect(
+        confinement.launch({ command, args: [], env: { PATH: "/usr/bin:/bin" }, cwd: world.workspace }),
+      ).rejects.toMatchObject({ code: "command_not_found", message: expect.stringContaining(command) });
+    }
+  });
 });

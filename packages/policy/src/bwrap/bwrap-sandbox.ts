@@ -129,6 +129,13 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
               `the sandbox is unavailable: ${ready.reason}`,
             );
           }
+          // Inside, bwrap would only say "execvp: No such file" on stderr and exit 1; say it here.
+          if (executableOf(spec) === undefined) {
+            throw new PolicyError(
+              POLICY_ERROR_CODES.commandNotFound,
+              `${JSON.stringify(spec.command)} is not an executable file (command not found: check the command and the PATH passed in env)`,
+            );
+          }
           const profile: SandboxProfile = {
             read: [
               ...(grants.exposeLaunchPaths === false
@@ -200,17 +207,23 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
 function ownFiles(spec: ProcessSpec, withScriptProjects: boolean): string[] {
   const files: string[] = [];
   if (spec.cwd !== undefined) files.push(resolve(spec.cwd));
-  const executable = isAbsolute(spec.command)
-    ? spec.command
-    : spec.command.includes("/") && spec.cwd !== undefined
-      ? resolve(spec.cwd, spec.command)
-      : findExecutable(spec.command, spec.env.PATH);
+  const executable = executableOf(spec);
   if (executable !== undefined) files.push(executable);
   for (const arg of withScriptProjects ? spec.args : []) {
     const script = resolve(spec.cwd ?? process.cwd(), arg);
     if (isFile(script)) files.push(projectOf(script));
   }
   return files;
+}
+
+// The executable a spec starts (a PATH lookup uses the environment it will get), if it is one.
+function executableOf(spec: ProcessSpec): string | undefined {
+  const named = isAbsolute(spec.command)
+    ? spec.command
+    : spec.command.includes("/")
+      ? resolve(spec.cwd ?? process.cwd(), spec.command)
+      : spec.command;
+  return findExecutable(named, spec.env.PATH);
 }
 
 function isFile(path: string): boolean {
