@@ -33,6 +33,7 @@ describe("findInlineCode (what runCommand.allowShell: false refuses)", () => {
     ["awk", ["-f", "report.awk", "data.txt"]],
     ["env", ["FOO=1", "ls", "-c"]],
     ["watch", ["-x", "ls"]],
+    ["find", [".", "-name", "awk"]],
   ])("lets %s %j run", (command, args) => {
     expect(findInlineCode(command, args, lookup)).toBeUndefined();
   });

@@ -44,7 +44,8 @@ const INTERPRETERS: readonly { name: RegExp; runsCode: RunsCode }[] = [
   {
     // The first operand is the program, unless one is read from a file.
     name: /^(awk|gawk|mawk|nawk)$/,
-    runsCode: (args) => !anyArg(/^-f/, /^--file(=|$)/)(args) || anyArg(/^-e$/, /^--source(=|$)/)(args),
+    runsCode: (args) =>
+      args.length > 0 && (!anyArg(/^-f/, /^--file(=|$)/)(args) || anyArg(/^-e$/, /^--source(=|$)/)(args)),
   },
   // They hand a command line to a shell.
   { name: /^(su|runuser|script|flock)$/, runsCode: anyArg(SHELL_FLAG, /^--command(=|$)/) },
