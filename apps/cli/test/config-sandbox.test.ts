@@ -44,6 +44,38 @@ describe("a stdio server's sandbox", () => {
   });
 
   it.each([
+    "localhost",
+    "LOCALHOST.",
+    "api.localhost",
+    "127.0.0.1",
+    "127.1",
+    "2130706433",
+    "0x7f.0.0.1",
+    "0.0.0.0",
+    "::1",
+    "[::1]",
+    "ip6-localhost",
+  ])("refuses the loopback name %j without a port, saying how to admit one port", (host) => {
+    const error = loadError(
+      writeConfig({ mcpServers: { s: { command: "run", sandbox: { network: [host] } } } }),
+    );
+    expect(error.code).toBe("config_invalid");
+    expect(error.message).toContain("mcpServers.s.sandbox.network[0]");
+    expect(error.message).toContain(":PORT");
+  });
+
+  it("admits loopback as host:port, and keeps the port of any entry", () => {
+    const file = writeConfig({
+      mcpServers: {
+        s: { command: "run", sandbox: { network: ["localhost:8080", "[::1]:9000", "Example.org:443"] } },
+      },
+    });
+    expect(stdio(file).sandbox.network).toEqual({
+      allowHosts: ["[::1]:9000", "example.org:443", "localhost:8080"],
+    });
+  });
+
+  it.each([
     [{ network: "all" }, "mcpServers.s.sandbox.network"],
     [{ network: ["https://example.org"] }, "mcpServers.s.sandbox.network[0]"],
     [{ writes: ["."] }, "mcpServers.s.sandbox"],

@@ -65,22 +65,24 @@ export function buildBwrapCommand(invocation: BwrapInvocation): BwrapCommand {
     "--ro-bind",
     "/",
     "/",
+    // bwrap's /dev is a tmpfs of no size limit, and its /dev/shm a directory in it: a sized
+    // world-writable /dev/shm of its own, then /dev read-only (device nodes stay usable).
     "--dev",
+    "/dev",
+    ...sizedTmpfs(profile.limits.tmpBytes, "/dev/shm", "1777"),
+    "--remount-ro",
     "/dev",
     "--proc",
     "/proc",
-    "--size",
-    String(profile.limits.tmpBytes),
-    "--tmpfs",
-    "/tmp",
+    ...sizedTmpfs(profile.limits.tmpBytes, "/tmp"),
     // Sockets are not files: a read-only bind still lets a process connect() to the host's
     // D-Bus session (systemd-run runs anything outside), docker.sock or a database's socket. /run
     // is where they live; an empty one replaces it (and /var/run, a link to it or a directory).
-    ...runtimeDirectoryMounts(),
+    ...runtimeDirectoryMounts(profile.limits.tmpBytes),
   ];
   const home = realOrSelf(profile.home);
   const hidesHome = home !== "/";
-  if (hidesHome) args.push("--size", String(profile.limits.tmpBytes), "--tmpfs", home);
+  if (hidesHome) args.push(...sizedTmpfs(profile.limits.tmpBytes, home));
 
   const read = existingRealPaths(profile.read);
   const write = existingRealPaths(profile.write);
@@ -152,11 +154,11 @@ export function buildBwrapCommand(invocation: BwrapInvocation): BwrapCommand {
 // An empty /run (and /var/run when it is a directory of its own), with the resolver's file kept
 // readable where /etc/resolv.conf points into /run (systemd-resolved), so DNS still works when the
 // network is allowed.
-function runtimeDirectoryMounts(): string[] {
+function runtimeDirectoryMounts(sizeBytes: number): string[] {
   const mounts: string[] = [];
   for (const directory of ["/run", "/var/run"]) {
     if (existsSync(directory) && realOrSelf(directory) === directory && statSync(directory).isDirectory()) {
-      mounts.push("--tmpfs", directory);
+      mounts.push(...sizedTmpfs(sizeBytes, directory));
     }
   }
   const resolver = realOrSelf("/etc/resolv.conf");
@@ -164,6 +166,11 @@ function runtimeDirectoryMounts(): string[] {
     mounts.push("--ro-bind", resolver, resolver);
   }
   return mounts;
+}
+
+// Every writable tmpfs has a size: an unbounded one lets a sandboxed process fill the host's memory.
+function sizedTmpfs(sizeBytes: number, path: string, mode?: string): string[] {
+  return [...(mode === undefined ? [] : ["--perms", mode]), "--size", String(sizeBytes), "--tmpfs", path];
 }
 
 // Symbolic links resolved, so a bind lands where the kernel will look; missing paths are left out

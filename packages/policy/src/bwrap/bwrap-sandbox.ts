@@ -6,7 +6,7 @@ import type { Sandbox } from "../sandbox.js";
 import { type AllowListProxy, type ProxyDecision, startAllowListProxy } from "./allow-list-proxy.js";
 import { buildBwrapCommand } from "./bwrap-arguments.js";
 import { type BwrapPreflight, preflightBwrap } from "./bwrap-preflight.js";
-import { launchPathsOf } from "./launch-paths.js";
+import { executableOf, launchPathsOf } from "./launch-paths.js";
 import { createPidsCgroup } from "./pids-cgroup.js";
 import { releaseReservedNames } from "./reserved-names.js";
 import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits, type SandboxProfile } from "./sandbox-profile.js";
@@ -126,6 +126,13 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
             throw new PolicyError(
               POLICY_ERROR_CODES.sandboxUnavailable,
               `the sandbox is unavailable: ${ready.reason}`,
+            );
+          }
+          // Inside, bwrap would only say "execvp: No such file" on stderr and exit 1; say it here.
+          if (executableOf(spec) === undefined) {
+            throw new PolicyError(
+              POLICY_ERROR_CODES.commandNotFound,
+              `${JSON.stringify(spec.command)} is not an executable file (command not found: check the command and the PATH passed in env)`,
             );
           }
           const profile: SandboxProfile = {

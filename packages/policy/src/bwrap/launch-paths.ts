@@ -29,11 +29,7 @@ export function launchPathsOf(
   const uncoversRoot = (path: string): boolean => roots.some((root) => isSameOrInside(path, root));
   const paths: string[] = [];
   if (spec.cwd !== undefined) paths.push(resolve(spec.cwd));
-  const executable = isAbsolute(spec.command)
-    ? spec.command
-    : spec.command.includes("/") && spec.cwd !== undefined
-      ? resolve(spec.cwd, spec.command)
-      : findExecutable(spec.command, spec.env.PATH);
+  const executable = executableOf(spec);
   if (executable !== undefined) paths.push(executable);
   for (const arg of withScriptProjects ? spec.args : []) {
     const file = realFileOf(resolve(spec.cwd ?? process.cwd(), arg));
@@ -63,4 +59,14 @@ function realFileOf(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The executable a spec starts (a PATH lookup uses the environment it will get), if it is one. */
+export function executableOf(spec: Pick<LaunchPathsInput, "command" | "cwd" | "env">): string | undefined {
+  const named = isAbsolute(spec.command)
+    ? spec.command
+    : spec.command.includes("/")
+      ? resolve(spec.cwd ?? process.cwd(), spec.command)
+      : spec.command;
+  return findExecutable(named, spec.env.PATH);
 }

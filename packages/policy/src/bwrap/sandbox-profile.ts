@@ -2,7 +2,7 @@ import type { NetworkPolicy } from "../policy.js";
 
 /** Bounds on what one sandboxed process tree may use, so it cannot exhaust the host. */
 export interface ResourceLimits {
-  /** Size of the private `/tmp` (and of the empty home that hides the real one), in bytes. */
+  /** Size of each writable tmpfs (the private `/tmp`, `/dev/shm`, `/run`, the empty home that hides the real one), in bytes. */
   tmpBytes: number;
   /** RLIMIT_FSIZE: the largest file the sandbox may write, in bytes. */
   fileBytes: number;
