@@ -1,29 +1,17 @@
 import {
   type TaintedFile,
+  type TaintedFileRow,
   type TaintedFileStore,
   type TaintWindow,
+  type TaintWindowRow,
   type TaintWindowStore,
+  taintedFileOfRow,
+  taintedFileRow,
+  taintWindowOfRow,
   UNCLOSED_WINDOW_MS,
   WINDOW_SLACK_MS,
 } from "@agent/policy";
-import type { FlowSource } from "@agent/tools";
 import type Database from "better-sqlite3";
-
-interface TaintedFileRow {
-  path: string;
-  sha256: string;
-  run_id: string;
-  sources_json: string;
-  marked_at: string;
-}
-
-interface TaintWindowRow {
-  id: string;
-  run_id: string;
-  sources_json: string;
-  started_at: number;
-  ended_at: number | null;
-}
 
 /**
  * The flow guard's {@link TaintedFileStore} and {@link TaintWindowStore} in the state database: marks
@@ -38,17 +26,18 @@ export class SqliteTaintedFileStore implements TaintedFileStore, TaintWindowStor
   }
 
   async markTainted(file: TaintedFile): Promise<void> {
-    this.#statements.mark.run({
-      path: file.path,
-      sha256: file.sha256,
-      run_id: file.runId,
-      sources_json: JSON.stringify(file.sources),
-      marked_at: file.markedAt,
-    });
+    this.#statements.mark.run(taintedFileRow(file));
   }
 
   async clearTaint(path: string): Promise<void> {
     this.#statements.clear.run(path);
+  }
+
+  async findTainted(paths: readonly string[]): Promise<TaintedFile[]> {
+    return paths.flatMap((path) => {
+      const row = this.#statements.byPath.get(path) as TaintedFileRow | undefined;
+      return row ? [taintedFileOfRow(row)] : [];
+    });
   }
 
   async openWindow(window: Omit<TaintWindow, "endedAt">): Promise<void> {
@@ -65,38 +54,12 @@ export class SqliteTaintedFileStore implements TaintedFileStore, TaintWindowStor
   }
 
   async windowAt(changedAtMs: number): Promise<TaintWindow | undefined> {
-    const changedAt = Math.floor(changedAtMs);
     const row = this.#statements.windowAt.get({
-      changed_at: changedAt,
+      changed_at: Math.floor(changedAtMs),
       slack: WINDOW_SLACK_MS,
       unclosed: UNCLOSED_WINDOW_MS,
     }) as TaintWindowRow | undefined;
-    return (
-      row && {
-        id: row.id,
-        runId: row.run_id,
-        sources: JSON.parse(row.sources_json) as FlowSource[],
-        startedAt: row.started_at,
-        endedAt: row.ended_at,
-      }
-    );
-  }
-
-  async findTainted(paths: readonly string[]): Promise<TaintedFile[]> {
-    return paths.flatMap((path) => {
-      const row = this.#statements.byPath.get(path) as TaintedFileRow | undefined;
-      return row
-        ? [
-            {
-              path: row.path,
-              sha256: row.sha256,
-              runId: row.run_id,
-              sources: JSON.parse(row.sources_json) as FlowSource[],
-              markedAt: row.marked_at,
-            },
-          ]
-        : [];
-    });
+    return row && taintWindowOfRow(row);
   }
 }
 
