@@ -92,10 +92,14 @@ export class RunTaint {
       if ((sources[index]?.length ?? 0) > 0) bringing.push(index);
     }
     const run = this.#state.taint;
+    // A call is never tainted by its own result, but it is by a file it acts on: a command run on
+    // (or running) a file a tainted run wrote executes that run's content.
     const taintBy = (except: number): readonly FlowSource[] | undefined => {
       let taint: readonly FlowSource[] = run;
-      for (const index of bringing)
-        if (index !== except) taint = mergeFlowSources(taint, sources[index] ?? []);
+      for (const index of bringing) {
+        const brought = sources[index] ?? [];
+        taint = mergeFlowSources(taint, index === except ? brought.filter(isFile) : brought);
+      }
       return taint.length > 0 ? taint : undefined;
     };
     this.#turnTaint = taintBy(-1);
@@ -133,6 +137,10 @@ export class RunTaint {
     }
     return { toolName: call.toolName, tool: this.#tools.get(call.toolName), input };
   }
+}
+
+function isFile(source: FlowSource): boolean {
+  return source.kind === "file";
 }
 
 // A call judged clean although the turn is tainted (only its own result would taint it).

@@ -52,6 +52,17 @@ export class PostgresTaintedFileStore implements TaintedFileStore, TaintWindowSt
     return rows.map(taintedFileOfRow);
   }
 
+  async findTaintedUnder(root: string): Promise<TaintedFile[]> {
+    const prefix = root.endsWith("/") ? root : `${root}/`;
+    // starts_with, not LIKE: a path's own % and _ mean nothing here.
+    const rows = await this.#query<TaintedFileRow>(
+      "look up tainted files",
+      "SELECT * FROM agent_tainted_files WHERE starts_with(path, $1) ORDER BY path",
+      [prefix],
+    );
+    return rows.map(taintedFileOfRow);
+  }
+
   async openWindow(window: Omit<TaintWindow, "endedAt">): Promise<void> {
     await this.#query(
       "open a taint window",

@@ -40,6 +40,13 @@ export class SqliteTaintedFileStore implements TaintedFileStore, TaintWindowStor
     });
   }
 
+  async findTaintedUnder(root: string): Promise<TaintedFile[]> {
+    const prefix = root.endsWith("/") ? root : `${root}/`;
+    // Every path starting with "<root>/" sorts between it and "<root>0" ("0" follows "/").
+    const rows = this.#statements.under.all({ prefix, after: `${prefix.slice(0, -1)}0` }) as TaintedFileRow[];
+    return rows.map(taintedFileOfRow);
+  }
+
   async openWindow(window: Omit<TaintWindow, "endedAt">): Promise<void> {
     this.#statements.openWindow.run({
       id: window.id,
@@ -73,6 +80,10 @@ function prepareStatements(database: Database.Database) {
     ),
     clear: database.prepare("DELETE FROM tainted_files WHERE path = ?"),
     byPath: database.prepare("SELECT * FROM tainted_files WHERE path = ?"),
+    // A range, not LIKE: LIKE ignores case and gives % and _ in a path a meaning.
+    under: database.prepare(
+      "SELECT * FROM tainted_files WHERE path >= @prefix AND path < @after ORDER BY path",
+    ),
     openWindow: database.prepare(
       "INSERT INTO taint_windows (id, run_id, sources_json, started_at) VALUES (@id, @run_id, @sources_json, @started_at)",
     ),
