@@ -65,14 +65,16 @@ export async function benchStages(modules, cleanup, { progress, ...options }) {
   const request = { tool, input: prepared.input, runId: "bench", callId: "call_1", cwd: process.cwd() };
   const signal = new AbortController().signal;
   const taint = [{ kind: "tool", name: "mcp__web__fetch", server: "web", turn: 1 }];
-  const call = (environment, tainted = false) => async () => {
-    const outcome = await modules.executeToolCall(
-      tainted ? { name: ECHO, input: INPUT, taint } : { name: ECHO, input: INPUT },
-      environment,
-    );
-    if (outcome.type !== "observation" || !outcome.ok)
-      throw new Error(`stages: the call failed: ${outcome.type}`);
-  };
+  const call =
+    (environment, tainted = false) =>
+    async () => {
+      const outcome = await modules.executeToolCall(
+        tainted ? { name: ECHO, input: INPUT, taint } : { name: ECHO, input: INPUT },
+        environment,
+      );
+      if (outcome.type !== "observation" || !outcome.ok)
+        throw new Error(`stages: the call failed: ${outcome.type}`);
+    };
   const measured = {
     lookup: () => silent.registry.get(ECHO),
     validate: () => tool.prepare(INPUT),
