@@ -62,7 +62,8 @@ const STRENGTH = DECISION_STRENGTH;
  * A deny or ask rule naming all of a server's tools (`mcp__docs__*`, `mcp__*`) also governs what the
  * server offers besides them (resources, prompts, sampling); allowing those takes a rule naming them.
  * Given `tainted` (a call of a run that took in untrusted content) and a policy whose `flows` is
- * `guard`, each rule decides its `tainted` decision, and a sink's `allow` without one becomes `ask`.
+ * `guard`, each rule that has a `tainted` decision decides by it; where no matching rule has one, a
+ * sink's `allow` becomes `ask` (held by the guard).
  */
 export function resolvePolicyDecision(
   policy: Policy,
@@ -73,32 +74,33 @@ export function resolvePolicyDecision(
   const wholeServer = serverToolsPatternOf(tool.name);
   let strongest: PolicyRule | undefined;
   let strongestDecision: PolicyDecision = "allow";
+  // Whether a matching rule says what it decides in a tainted run: then the rules speak for
+  // themselves, and the guard adds no hold of its own (a specific rule's `tainted: "allow"` is not
+  // outweighed by a server-wide `allow` that says nothing about taint).
+  let declared = false;
   for (const rule of policy.rules) {
     if (!ruleGoverns(rule, tool.name, wholeServer)) continue;
-    const decision = guard ? taintedDecision(rule.tainted, rule.decision, guard) : rule.decision;
+    const decision =
+      guard && rule.tainted !== undefined ? strongerOf(rule.tainted, rule.decision) : rule.decision;
+    if (guard && rule.tainted !== undefined) declared = true;
     if (!strongest || STRENGTH[decision] > STRENGTH[strongestDecision]) {
       strongest = rule;
       strongestDecision = decision;
     }
   }
-  const clean = strongest ? strongestDecision : policy.defaults[tool.effect];
+  const decided = strongest ? strongestDecision : policy.defaults[tool.effect];
+  // A sink of a tainted run is held where the policy would let it run and no rule said otherwise.
+  const held = guard !== undefined && !declared && guard.sink && decided === "allow";
   const match: PolicyMatch = strongest
-    ? { decision: strongestDecision, rule: strongest }
-    : { decision: guard ? taintedDecision(undefined, clean, guard) : clean };
-  if (guard && match.decision === "ask" && resolvePolicyDecision(policy, tool).decision === "allow") {
-    match.heldByGuard = true;
-  }
+    ? { decision: held ? "ask" : strongestDecision, rule: strongest }
+    : { decision: held ? "ask" : decided };
+  if (held) match.heldByGuard = true;
   return match;
 }
 
-/** A decision in a tainted run: the rule's own `tainted` one, or a sink's `allow` raised to `ask`. */
-function taintedDecision(
-  declared: PolicyDecision | undefined,
-  clean: PolicyDecision,
-  call: TaintedCall,
-): PolicyDecision {
-  if (declared !== undefined) return STRENGTH[declared] >= STRENGTH[clean] ? declared : clean;
-  return call.sink && clean === "allow" ? "ask" : clean;
+/** The stronger of two decisions: a rule's `tainted` decision never relaxes its `decision`. */
+function strongerOf(first: PolicyDecision, second: PolicyDecision): PolicyDecision {
+  return STRENGTH[first] >= STRENGTH[second] ? first : second;
 }
 
 /**

@@ -24,7 +24,7 @@ export interface PolicyRule {
   readonly reason?: string;
   /**
    * What the rule decides in a tainted run (one that took in untrusted content; see the flow guard),
-   * never weaker than `decision`. Unset: `decision`, except that a sink's `allow` becomes `ask`.
+   * never weaker than `decision`. Where no rule matching a call has one, a sink's `allow` becomes `ask`.
    */
   readonly tainted?: PolicyDecision;
 }

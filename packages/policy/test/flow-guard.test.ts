@@ -81,6 +81,28 @@ describe("the flow guard at the gate", () => {
     expect(send.executions).toHaveLength(0);
   });
 
+  it("a specific rule's tainted allow is not outweighed by a server-wide allow that says nothing of taint", async () => {
+    const policy = definePolicy({
+      rules: [
+        { tool: "mcp__mail__*", decision: "allow" },
+        { tool: "mcp__mail__read", decision: "allow", tainted: "allow" },
+      ],
+    });
+    const { read, send, call } = guarded(policy);
+    expect(await call("mcp__mail__read", [WEB])).toMatchObject({ ok: true });
+    expect(read.executions).toHaveLength(1);
+    expect(await call("mcp__mail__send", [WEB])).toMatchObject({ type: "waiting", heldBy: "tainted_flow" });
+    expect(send.executions).toHaveLength(0);
+    // An explicit ask of another matching rule still holds it.
+    const asking = definePolicy({
+      rules: [
+        { tool: "mcp__mail__*", decision: "allow", tainted: "ask" },
+        { tool: "mcp__mail__read", decision: "allow", tainted: "allow" },
+      ],
+    });
+    expect((await guarded(asking).call("mcp__mail__read", [WEB])).type).toBe("waiting");
+  });
+
   it("a rule may deny in tainted runs only, saying so", async () => {
     const policy = definePolicy({ rules: [{ tool: "mcp__mail__send", decision: "allow", tainted: "deny" }] });
     const { send, call } = guarded(policy);

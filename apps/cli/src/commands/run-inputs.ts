@@ -43,8 +43,10 @@ export async function composeRunPrompt(
 ): Promise<{ ok: true; prompt: string; taint: FlowSource[] } | { ok: false; exitCode: ExitCode }> {
   const parts: string[] = [];
   const taint: FlowSource[] = [];
-  const served = (kind: "prompt" | "resource", server: string, name: string): void => {
-    if (runtime.flows.trustOf(server) === "untrusted") taint.push({ kind, name, server, turn: 0 });
+  // Labelled as the run's own calls are: an untrusted server's content, or a tainted file it served.
+  const served = async (toolName: string, input: JsonValue): Promise<void> => {
+    const tool = runtime.registry.get(toolName);
+    taint.push(...(await runtime.flows.sourcesOfFetch({ toolName, tool, input })));
   };
   if (inputs.fromPrompt !== undefined) {
     const [server, name] = splitReference("--prompt", inputs.fromPrompt);
@@ -57,7 +59,7 @@ export async function composeRunPrompt(
       options,
     );
     if (!fetched.ok) return fetched;
-    served("prompt", server, name);
+    await served(serverToolName(server, "get_prompt"), { name, ...args });
     parts.push(promptText(fetched.observation));
   }
   for (const reference of inputs.attach) {
@@ -70,7 +72,7 @@ export async function composeRunPrompt(
       options,
     );
     if (!fetched.ok) return fetched;
-    served("resource", server, uri);
+    await served(serverToolName(server, "read_resource"), { uri });
     parts.push(
       `Attached resource ${uri} (from the MCP server "${server}"):\n${capToolOutput(fetched.observation).text}`,
     );

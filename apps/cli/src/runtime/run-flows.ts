@@ -9,7 +9,7 @@ import {
   type TaintedFileStore,
   type TrackedCall,
 } from "@agent/policy";
-import type { TrustLabel } from "@agent/tools";
+import type { FlowSource, RegisteredTool, TrustLabel } from "@agent/tools";
 import type { ServerConfig } from "../config/index.js";
 import type { PathGuard } from "../local-tools/index.js";
 import { RUN_COMMAND_TOOL } from "./sandboxes.js";
@@ -21,6 +21,11 @@ const MAX_PATH_CANDIDATES = 64;
 export interface RunFlows {
   /** A server's trust label (`untrusted` unless its entry says `"trust": "trusted"`; unknown: untrusted). */
   trustOf(server: string): TrustLabel;
+  /**
+   * What a fetch made before a run starts (`--attach`, `--prompt`) brings into it: the server's
+   * content if it is untrusted, a tainted file if a trusted server was handed one.
+   */
+  sourcesOfFetch(call: TrackedCall): Promise<FlowSource[]>;
   /** Starts tracking one agent run: requests of untrusted servers arrive in it until the next run starts. */
   trackRun(): FlowTracker;
   /**
@@ -54,6 +59,15 @@ export function createRunFlows(options: RunFlowsOptions): RunFlows {
       const checked = await options.guard.check(path);
       return checked.ok ? [checked.absolute] : [];
     }
+    // A listing reads names: a tainted run may have parked its words in them. The directory's own
+    // status changes with every entry made (what a taint window sees), and its marked entries count.
+    if (call.toolName === "list_directory" && call.tool.group === undefined) {
+      const path = (call.input as { path?: unknown } | undefined)?.path;
+      const checked = await options.guard.check(typeof path === "string" ? path : ".");
+      if (!checked.ok) return [];
+      const marked = await options.taintedFiles.findTaintedUnder(checked.absolute);
+      return [checked.absolute, ...marked.map((file) => file.path)];
+    }
     // A command may read (or run, as make runs a Makefile) any file of the workspace: every marked one
     // counts, and those its arguments name.
     if (call.toolName === RUN_COMMAND_TOOL && call.tool.group === undefined) {
@@ -71,19 +85,24 @@ export function createRunFlows(options: RunFlowsOptions): RunFlows {
     return workspacePathsIn(call.input, options.workspaceRoot);
   };
 
+  const trackerOptions = {
+    trustOf: (tool: RegisteredTool): TrustLabel => {
+      const server = serverOfToolName(tool.name);
+      // The harness's own tools are trusted; what they read is judged by its marks (readsFiles).
+      return server === undefined ? "trusted" : trustOf(server);
+    },
+    describe: describeCall,
+    taintedFiles: options.taintedFiles,
+    readsFiles,
+  };
   return {
     trustOf,
+    async sourcesOfFetch(call) {
+      const [sources] = await createFlowTracker(trackerOptions).sourcesOf([call], 0);
+      return [...(sources ?? [])];
+    },
     trackRun() {
-      current = createFlowTracker({
-        trustOf: (tool) => {
-          const server = serverOfToolName(tool.name);
-          // The harness's own tools are trusted; what they read is judged by its marks (readsFiles).
-          return server === undefined ? "trusted" : trustOf(server);
-        },
-        describe: describeCall,
-        taintedFiles: options.taintedFiles,
-        readsFiles,
-      });
+      current = createFlowTracker(trackerOptions);
       return current;
     },
     noteServerRequest(server, kind) {
