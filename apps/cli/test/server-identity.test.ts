@@ -22,6 +22,7 @@ function server(pin: string): StdioServerConfig {
     cwd: "/srv",
     env: { PIN: pin },
     disabled: false,
+    trust: "untrusted",
     sandbox: { network: "deny", write: [], read: [] },
   };
 }

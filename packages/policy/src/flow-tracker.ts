@@ -31,7 +31,7 @@ export interface FlowTrackerOptions {
    * The absolute paths of the files a trusted call will read, where that can be told from its input
    * (a `read_file` call, a server tool given a workspace path), to check against `taintedFiles`.
    */
-  readsFiles?: (call: TrackedCall) => readonly string[];
+  readsFiles?: (call: TrackedCall) => readonly string[] | Promise<readonly string[]>;
 }
 
 /** A flow tracker for one run: what `@agent/loop` takes as its `flow`, plus a way in for other arrivals. */
@@ -66,7 +66,9 @@ export function createFlowTracker(options: FlowTrackerOptions = {}): FlowTracker
       const { taintedFiles, readsFiles } = options;
       if (!taintedFiles || !readsFiles) return sources;
       // A call already untrusted needs no file look-up: its result taints the run whatever it read.
-      const reads = calls.map((call, index) => (sources[index]?.length ? [] : readsFiles(call)));
+      const reads = await Promise.all(
+        calls.map((call, index) => (sources[index]?.length ? [] : readsFiles(call))),
+      );
       const paths = [...new Set(reads.flat())];
       if (paths.length === 0) return sources;
       const marked = new Map((await taintedFiles.findTainted(paths)).map((file) => [file.path, file]));

@@ -24,3 +24,4 @@ export {
   verifyAuditChain,
 } from "./postgres-audit-trail.js";
 export { PostgresRunStore } from "./postgres-run-store.js";
+export { PostgresTaintedFileStore } from "./postgres-tainted-files.js";

@@ -3,6 +3,7 @@ import { STORE_POSTGRES_ERROR_CODES, StorePostgresError, translateDatabaseError 
 import { migrate, type PostgresMigration } from "./migrations.js";
 import { PostgresApprovalStore } from "./postgres-approval-store.js";
 import { PostgresRunStore } from "./postgres-run-store.js";
+import { PostgresTaintedFileStore } from "./postgres-tainted-files.js";
 
 /** Options of {@link openPostgresState}. */
 export interface OpenPostgresStateOptions {
@@ -23,6 +24,8 @@ export interface OpenPostgresStateOptions {
 export interface PostgresState {
   readonly approvals: PostgresApprovalStore;
   readonly runs: PostgresRunStore;
+  /** The files tainted runs wrote (the flow guard). */
+  readonly taintedFiles: PostgresTaintedFileStore;
   readonly pool: pg.Pool;
   /** Closes every connection; idempotent. */
   close(): Promise<void>;
@@ -78,6 +81,7 @@ export async function openPostgresState(options: OpenPostgresStateOptions): Prom
   return {
     approvals: new PostgresApprovalStore(pool, storeOptions),
     runs: new PostgresRunStore(pool),
+    taintedFiles: new PostgresTaintedFileStore(pool),
     pool,
     close,
   };

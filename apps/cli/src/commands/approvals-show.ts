@@ -1,10 +1,11 @@
 import { serverOfToolName } from "@agent/mcp-client";
 import { type ApprovalRecord, computeActionDigest, type NetworkPolicy } from "@agent/policy";
-import { canonicalJson, type JsonValue } from "@agent/tools";
+import { canonicalJson, type FlowSource, flowSourceKey, type JsonValue } from "@agent/tools";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { StateRuntime } from "../runtime/state-runtime.js";
 import { describeNetwork } from "../terminal/describe-network.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import { taintLines } from "../terminal/taint-lines.js";
 
 /** Everything an approval's digest binds, as `approvals show` reports it. */
 export interface ApprovalBinding {
@@ -17,6 +18,8 @@ export interface ApprovalBinding {
   /** The cwd: the workspace root's real path when the call was made. */
   cwd: string | undefined;
   network: NetworkPolicy | undefined;
+  /** The untrusted sources the call's run had taken in (the digest binds them); empty for a clean run. */
+  taint: FlowSource[];
   actionDigest: string;
   /**
    * Whether the fields above hash to `actionDigest` (they are what the grant applies to); `null`
@@ -78,6 +81,7 @@ export async function bindingOf(
           input: record.input,
           cwd,
           network,
+          taint: (record.taint ?? []).map(flowSourceKey),
         }) === record.actionDigest;
     } catch {
       digestVerified = false;
@@ -90,6 +94,7 @@ export async function bindingOf(
     canonicalInput,
     cwd,
     network,
+    taint: record.taint ?? [],
     actionDigest: record.actionDigest,
     digestVerified,
     source: record.input === undefined ? "run" : "request",
@@ -109,6 +114,9 @@ function printApproval(io: CliIo, record: ApprovalRecord, binding: ApprovalBindi
   out("created", safeLine(record.createdAt));
   if (record.requestedOnHost !== undefined) out("waits on host", safeLine(record.requestedOnHost));
   if (record.decidedBy !== undefined) out("decided by", safeLine(record.decidedBy));
+  const taint = taintLines(record);
+  for (const line of taint.warning) writeLine(io.stdout, style.yellow(`  ${line}`));
+  for (const line of taint.sources) writeLine(io.stdout, `    ${line}`);
   writeLine(io.stdout, style.bold("What a grant applies to (the digest binds all of it):"));
   out("tool", safeLine(binding.toolName));
   out("tool fingerprint", safeLine(binding.toolFingerprint));

@@ -49,6 +49,8 @@ function toJson(runtime: Runtime, snapshot: McpServerSnapshot, auth: Map<string,
     // Only for HTTP servers: whether OAuth is in use and how it stands (never a token).
     auth: auth.get(snapshot.name) ?? null,
     isolation: isolationOf(runtime, snapshot.name)?.isolation ?? "none",
+    // Whether the server's content may steer a run (the flow guard); set by the entry's "trust".
+    trust: runtime.flows.trustOf(snapshot.name),
     protocolVersion: snapshot.protocolVersion ?? null,
     error:
       snapshot.state === "ready"
@@ -86,7 +88,10 @@ function printServers(
       ? `  auth ${authState === "login required" ? style.yellow(authState) : authState}`
       : "";
     if (snapshot.state !== "ready") {
-      writeLine(io.stdout, `${name}  ${style.red("failed")}${authText}  ${describeServerFailure(snapshot)}`);
+      writeLine(
+        io.stdout,
+        `${name}  ${style.red("failed")}${authText}  ${describeTrust(runtime, snapshot.name, style)}  ${describeServerFailure(snapshot)}`,
+      );
       if (isolationLine) writeLine(io.stdout, isolationLine);
       const stderr = runtime.serverProcesses.stderrTail(snapshot.name);
       if (stderr) {
@@ -97,7 +102,7 @@ function printServers(
     }
     writeLine(
       io.stdout,
-      `${name}  ${style.green("ready")}  protocol ${safeLine(snapshot.protocolVersion ?? "?")}  ${plural(snapshot.tools.length, "tool")}${authText}`,
+      `${name}  ${style.green("ready")}  protocol ${safeLine(snapshot.protocolVersion ?? "?")}  ${plural(snapshot.tools.length, "tool")}${authText}  ${describeTrust(runtime, snapshot.name, style)}`,
     );
     if (isolationLine) writeLine(io.stdout, isolationLine);
     const width = terminalWidth(io.stdout, io.env);
@@ -130,4 +135,9 @@ function printServers(
       `${style.bold(safeLine(server.name))}  ${style.dim("disabled in the configuration")}`,
     );
   }
+}
+
+/** The server's trust label as `mcp list` shows it: untrusted content taints the runs that read it. */
+function describeTrust(runtime: Runtime, server: string, style: ReturnType<typeof styleFor>): string {
+  return runtime.flows.trustOf(server) === "trusted" ? style.green("trusted") : style.yellow("untrusted");
 }

@@ -3,6 +3,7 @@ import {
   capToolOutput,
   digestJson,
   executeToolCall,
+  type FlowSource,
   type JsonValue,
   type Observation,
   type ToolCallOutcome,
@@ -31,15 +32,20 @@ export interface RunInputs {
  * policy asks (on a terminal at once), audited. A fetch that is held stops here with exit 3: it is
  * held under a run of its own whose id depends only on what it fetches, so once approved, running
  * the same command again uses that approval, once. A failed fetch exits 1. Nothing is sent to the
- * model until every fetch succeeded.
+ * model until every fetch succeeded. What an untrusted server served is returned as the run's
+ * starting taint (the flow guard).
  */
 export async function composeRunPrompt(
   runtime: Runtime,
   io: CliIo,
   inputs: RunInputs,
   options: { json: boolean; signal: AbortSignal },
-): Promise<{ ok: true; prompt: string } | { ok: false; exitCode: ExitCode }> {
+): Promise<{ ok: true; prompt: string; taint: FlowSource[] } | { ok: false; exitCode: ExitCode }> {
   const parts: string[] = [];
+  const taint: FlowSource[] = [];
+  const served = (kind: "prompt" | "resource", server: string, name: string): void => {
+    if (runtime.flows.trustOf(server) === "untrusted") taint.push({ kind, name, server, turn: 0 });
+  };
   if (inputs.fromPrompt !== undefined) {
     const [server, name] = splitReference("--prompt", inputs.fromPrompt);
     const args = Object.keys(inputs.promptArgs).length === 0 ? {} : { arguments: inputs.promptArgs };
@@ -51,6 +57,7 @@ export async function composeRunPrompt(
       options,
     );
     if (!fetched.ok) return fetched;
+    served("prompt", server, name);
     parts.push(promptText(fetched.observation));
   }
   for (const reference of inputs.attach) {
@@ -63,12 +70,13 @@ export async function composeRunPrompt(
       options,
     );
     if (!fetched.ok) return fetched;
+    served("resource", server, uri);
     parts.push(
       `Attached resource ${uri} (from the MCP server "${server}"):\n${capToolOutput(fetched.observation).text}`,
     );
   }
   if (inputs.prompt !== undefined) parts.push(inputs.prompt);
-  return { ok: true, prompt: parts.join("\n\n") };
+  return { ok: true, prompt: parts.join("\n\n"), taint };
 }
 
 function splitReference(option: string, reference: string): [string, string] {

@@ -58,6 +58,8 @@ export async function openAgentSession(
     // What a local tool read (a .env file) may hold a configured secret: neither the model nor the
     // run's record gets it. MCP results are redacted at their transport already.
     filterObservation: (observation) => redactJson(observation, runtime.redactor) as Observation,
+    // What each call brings into the run, by its server's trust and the files tainted runs wrote.
+    flow: runtime.flows.trackRun(),
     ...display.hooks,
   };
   return {

@@ -29,6 +29,7 @@ export async function runCommand(
   return drive(runtime, io, session, sessionOptions, () =>
     startRun(session.env, {
       prompt: first.prompt,
+      taint: first.taint,
       maxTurns: options.maxTurns ?? session.maxTurns,
       ...(session.maxTokens === undefined ? {} : { maxTokens: session.maxTokens }),
       ...(session.system === undefined ? {} : { system: session.system }),

@@ -1,7 +1,9 @@
-import { resolvePolicyDecision } from "@agent/policy";
-import type { RegisteredTool } from "@agent/tools";
+import { serverOfToolName } from "@agent/mcp-client";
+import { type NetworkPolicy, resolvePolicyDecision } from "@agent/policy";
+import type { RegisteredTool, TrustLabel } from "@agent/tools";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { RUN_COMMAND_TOOL } from "../runtime/sandboxes.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
 import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
@@ -22,18 +24,31 @@ export async function toolsCommand(
   await runtime.connect(undefined, signal);
   const interrupted = await endIfInterrupted(runtime, io, signal);
   if (interrupted !== undefined) return interrupted;
+  const { policy } = runtime.config;
   const decisionOf = (tool: RegisteredTool) =>
-    resolvePolicyDecision(runtime.config.policy, { name: tool.name, effect: tool.effect }).decision;
+    resolvePolicyDecision(policy, { name: tool.name, effect: tool.effect }).decision;
+  // What the gate decides for the tool in a run that took in untrusted content (the flow guard).
+  const taintedDecisionOf = (tool: RegisteredTool) =>
+    resolvePolicyDecision(policy, tool, { sink: isSink(tool, policy.network) }).decision;
+  const trustOf = (tool: RegisteredTool): TrustLabel => {
+    const server = serverOfToolName(tool.name);
+    return server === undefined ? "trusted" : runtime.flows.trustOf(server);
+  };
   const tools = runtime.registry.list();
   // A denied tool can never run: offering it to a model only invites calls that fail.
   const offered = tools.filter((tool) => decisionOf(tool) !== "deny");
-  if (options.format === "table") printTable(io, tools, decisionOf);
+  if (options.format === "table") printTable(io, tools, { decisionOf, taintedDecisionOf, trustOf });
   else if (options.format === "openai") writeJson(io, offered.map(toOpenAiTool));
   else if (options.format === "anthropic") writeJson(io, offered.map(toAnthropicTool));
   else
     writeJson(
       io,
-      tools.map((tool) => ({ ...(toOwnForm(tool) as object), policy: decisionOf(tool) })),
+      tools.map((tool) => ({
+        ...(toOwnForm(tool) as object),
+        policy: decisionOf(tool),
+        policyWhenTainted: taintedDecisionOf(tool),
+        trust: trustOf(tool),
+      })),
     );
   // Scripts feed this to a model: a server whose tools are missing must not go unnoticed.
   const failed = runtime.connections.filter((connection) => connection.state !== "ready");
@@ -46,16 +61,26 @@ export async function toolsCommand(
   return failed.length === 0 ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
-function printTable(io: CliIo, tools: RegisteredTool[], decisionOf: (tool: RegisteredTool) => string): void {
+/** What the tools table shows of each tool besides its name, effect and description. */
+interface ToolColumns {
+  decisionOf: (tool: RegisteredTool) => string;
+  taintedDecisionOf: (tool: RegisteredTool) => string;
+  trustOf: (tool: RegisteredTool) => TrustLabel;
+}
+
+function printTable(io: CliIo, tools: RegisteredTool[], columns: ToolColumns): void {
   const style = styleFor(io.stdout, io.env);
   const width = terminalWidth(io.stdout, io.env);
   const rows = tools.map((tool) => [
     safeLine(tool.name),
     tool.effect,
-    decisionOf(tool),
+    columns.trustOf(tool),
+    columns.decisionOf(tool),
+    columns.taintedDecisionOf(tool),
     safeLine(truncate(tool.description, width ?? 60)),
   ]);
-  for (const line of formatTable([["TOOL", "EFFECT", "POLICY", "DESCRIPTION"].map(style.dim), ...rows], {
+  const header = ["TOOL", "EFFECT", "TRUST", "POLICY", "TAINTED", "DESCRIPTION"];
+  for (const line of formatTable([header.map(style.dim), ...rows], {
     width,
   })) {
     writeLine(io.stdout, line);
@@ -96,4 +121,15 @@ export function toOwnForm(tool: RegisteredTool): unknown {
     annotations: tool.annotations ?? null,
     fingerprint: tool.fingerprint,
   };
+}
+
+/**
+ * Whether the flow guard counts a tool as a sink: an external tool, or `run_command` when commands
+ * may reach the network. (The gate decides it per call from the sandbox the call runs in.)
+ */
+function isSink(tool: RegisteredTool, network: NetworkPolicy): boolean {
+  return (
+    tool.effect === "external" ||
+    (tool.name === RUN_COMMAND_TOOL && tool.group === undefined && network !== "deny")
+  );
 }

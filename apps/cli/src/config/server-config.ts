@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { serverNameProblem } from "@agent/mcp-client";
+import type { TrustLabel } from "@agent/tools";
 import { z } from "zod";
 import { isRecord } from "../records.js";
 import { type ConfigIssue, type FieldPath, formatFieldPath, issuesFromZod } from "./config-issues.js";
@@ -22,6 +23,11 @@ interface ServerOptions {
   excludeTools?: string[];
   /** A disabled server stays in the configuration but is never started (nor its `${VAR}`s expanded). */
   disabled: boolean;
+  /**
+   * Whether what the server returns (results, resources, prompts, its requests) may steer a run:
+   * `untrusted` (the default) taints a run that takes it in, and the flow guard then holds its sinks.
+   */
+  trust: TrustLabel;
   /**
    * Variables the entry references that are not set: the server is kept so it can be shown, but it
    * fails to start, naming them, while the rest of the configuration works. Unset when all are set.
@@ -89,6 +95,14 @@ const optionShape = Object.freeze({
   includeTools: toolListSchema.optional(),
   excludeTools: toolListSchema.optional(),
   disabled: z.boolean().optional(),
+  trust: z
+    .enum(["trusted", "untrusted"], {
+      error: (issue) =>
+        typeof issue.input === "boolean"
+          ? 'must be "trusted" or "untrusted" (Gemini CLI\'s trust: true skips confirmations; here that is an "allow" rule, and "trust" says whether the server\'s content may steer a run)'
+          : 'must be "trusted" or "untrusted"',
+    })
+    .optional(),
 });
 
 const stdioEntrySchema = z.strictObject({
@@ -291,7 +305,7 @@ function transportOf(
 }
 
 function pickOptions(name: string, data: StdioEntry | HttpEntry): ServerOptions {
-  const options: ServerOptions = { name, disabled: data.disabled ?? false };
+  const options: ServerOptions = { name, disabled: data.disabled ?? false, trust: data.trust ?? "untrusted" };
   if (data.timeoutMs !== undefined) options.timeoutMs = data.timeoutMs;
   if (data.idleTimeoutMs !== undefined) options.idleTimeoutMs = data.idleTimeoutMs;
   if (data.sampling !== undefined) options.sampling = { maxTokens: data.sampling.maxTokens };

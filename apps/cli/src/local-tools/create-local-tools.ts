@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
+import type { TaintedFileStore } from "@agent/policy";
 import { type EventSink, NULL_EVENT_SINK, type RegisteredTool } from "@agent/tools";
 import { createListDirectoryTool } from "./list-directory-tool.js";
 import { PathGuard } from "./path-guard.js";
@@ -23,6 +24,8 @@ export interface LocalToolsOptions {
   protectedPaths?: ProtectedPaths;
   /** Receives `local_path_refused` for every path refused for safety. */
   events?: EventSink;
+  /** Where `write_file` marks the files tainted runs write (the flow guard); unmarked without it. */
+  taintedFiles?: TaintedFileStore;
 }
 
 /**
@@ -41,7 +44,7 @@ export function createLocalTools(options: LocalToolsOptions): RegisteredTool[] {
   return [
     createReadFileTool(guard, events),
     createListDirectoryTool(guard, events),
-    createWriteFileTool(guard, events),
+    createWriteFileTool(guard, events, options.taintedFiles),
   ];
 }
 

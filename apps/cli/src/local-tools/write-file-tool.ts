@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import type { TaintedFileStore } from "@agent/policy";
 import {
   defineTool,
   type EventSink,
@@ -30,11 +32,14 @@ export interface WriteFileOutput {
 /**
  * Creates `write_file` (effect `write`): replaces or creates a text file inside the guard's workspace
  * atomically (a temporary file in the same verified directory, then a rename), so readers never see
- * half a file; protected paths are refused.
+ * half a file; protected paths are refused. Given `taintedFiles`, a file written by a tainted run is
+ * marked tainted before it is written (a mark that cannot be saved refuses the write), and a file
+ * written by a clean run loses its mark.
  */
 export function createWriteFileTool(
   guard: PathGuard,
   events: EventSink,
+  taintedFiles?: TaintedFileStore,
 ): RegisteredTool<z.infer<typeof writeFileSchema>> {
   return defineTool({
     name: "write_file",
@@ -52,12 +57,31 @@ export function createWriteFileTool(
         );
       }
       context.signal.throwIfAborted();
+      const tainted = taintedFiles !== undefined && context.taint !== undefined && context.taint.length > 0;
+      if (tainted) {
+        const target = await guard.check(input.path);
+        if (!target.ok)
+          return refusePath(target, { toolName: "write_file", path: input.path, context, events });
+        // Marked first: a file a tainted run wrote is never on disk unmarked, not even after a crash.
+        await taintedFiles.markTainted({
+          path: target.absolute,
+          sha256: createHash("sha256").update(input.content).digest("hex"),
+          runId: context.runId,
+          sources: [...(context.taint ?? [])],
+          markedAt: new Date().toISOString(),
+        });
+      }
       const written = await guard.writeFile(input.path, input.content, {
         createDirectories: input.createDirectories === true,
         signal: context.signal,
       });
       if (!written.ok) {
         return refusePath(written, { toolName: "write_file", path: input.path, context, events });
+      }
+      // Cleared only once the clean content is in place: a failure leaves the file marked, never unmarked.
+      if (taintedFiles && !tainted) {
+        const target = await guard.check(written.relative);
+        if (target.ok) await taintedFiles.clearTaint(target.absolute);
       }
       const output: WriteFileOutput = { path: written.relative, bytes, created: written.created };
       return output;

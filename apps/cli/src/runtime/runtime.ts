@@ -33,6 +33,7 @@ import {
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
+import { createRunFlows, type RunFlows } from "./run-flows.js";
 import { createSandboxes, type Sandboxes } from "./sandboxes.js";
 import { createServerAuthProvider, redactingCredentialStore } from "./server-auth.js";
 import {
@@ -72,6 +73,8 @@ export interface Runtime extends StateRuntime {
   authProviders: ReadonlyMap<string, OAuthProvider>;
   /** The bubblewrap sandboxes of the stdio servers and of `run_command`. */
   sandboxes: Sandboxes;
+  /** The flow guard's labels: each server's trust, and the tracker of each agent run. */
+  flows: RunFlows;
   /**
    * Connects the named servers (all enabled ones by default) concurrently, showing progress, then
    * voids the approvals of tools whose definition changed ({@link Runtime.voidStaleApprovals}).
@@ -137,8 +140,15 @@ export async function openRuntime(
       alias: config.workspaceRoot,
       protectedPaths,
       events: audit,
+      taintedFiles: state.taintedFiles,
     }),
   );
+  const flows = createRunFlows({
+    servers: config.servers,
+    taintedFiles: state.taintedFiles,
+    guard: new PathGuard({ workspaceRoot: workspaceRealPath, alias: config.workspaceRoot, protectedPaths }),
+    workspaceRoot: workspaceRealPath,
+  });
   registry.register(
     createRunCommandTool({
       guard: new PathGuard({ workspaceRoot: workspaceRealPath, alias: config.workspaceRoot, protectedPaths }),
@@ -170,7 +180,7 @@ export async function openRuntime(
   // Offered to every server: the workspace root (and only it), and forms asked at the terminal.
   const features: McpClientFeatures = {
     roots: [{ uri: pathToFileURL(workspaceRealPath).href, name: "workspace" }],
-    elicitation: createElicitationHandler(io, { json: location.json ?? false }),
+    elicitation: noting(flows, "elicitation", createElicitationHandler(io, { json: location.json ?? false })),
   };
   const authProviders = new Map<string, OAuthProvider>();
   const reachOf = (server: ServerConfig): ServerReach => {
@@ -194,14 +204,18 @@ export async function openRuntime(
               ...features,
               sampling: {
                 maxTokens: server.sampling.maxTokens,
-                handler: createConfiguredSampling(server.name, {
-                  config,
-                  io,
-                  json: location.json ?? false,
-                  gate,
-                  state: { ...durable, events: audit },
-                  cwd: workspaceRealPath,
-                }),
+                handler: noting(
+                  flows,
+                  "sampling",
+                  createConfiguredSampling(server.name, {
+                    config,
+                    io,
+                    json: location.json ?? false,
+                    gate,
+                    state: { ...durable, events: audit },
+                    cwd: workspaceRealPath,
+                  }),
+                ),
               },
             }
           : features,
@@ -222,6 +236,7 @@ export async function openRuntime(
     serverProcesses,
     authProviders,
     sandboxes,
+    flows,
     async connect(names, signal) {
       // Every command that may run a tool connects first: the sandbox's answer is known before any call.
       await sandboxes.prepare();
@@ -239,13 +254,33 @@ export async function openRuntime(
       // Only the decisions: the network policy and sandbox requirement stay those the servers and
       // sandboxes of this command were started under.
       policyGate = gateFor(
-        Object.freeze({ ...config.policy, defaults: reloaded.defaults, rules: reloaded.rules }),
+        Object.freeze({
+          ...config.policy,
+          defaults: reloaded.defaults,
+          rules: reloaded.rules,
+          flows: reloaded.flows,
+        }),
       );
     },
     async close() {
       await closeServers();
       await durable.close();
     },
+  };
+}
+
+/**
+ * `handler`, first telling the flow guard that a server's request reached the run: what a server
+ * asks the person or the run's model is that server's content, and taints the run if it is untrusted.
+ */
+function noting<Request extends { server: string }, Context, Answer>(
+  flows: RunFlows,
+  kind: "sampling" | "elicitation",
+  handler: (request: Request, context: Context) => Answer,
+): (request: Request, context: Context) => Answer {
+  return (request, context) => {
+    flows.noteServerRequest(request.server, kind);
+    return handler(request, context);
   };
 }
 

@@ -41,6 +41,7 @@ export async function openPostgresStateBackend(options: {
       kind: "postgres",
       approvals: state.approvals,
       agentRuns: state.runs,
+      taintedFiles: state.taintedFiles,
       createRun: (run) => runs.createRun(run),
       getRun: (id) => runs.getRun(id),
       updateRun: (id, patch) => runs.updateRun(id, patch),

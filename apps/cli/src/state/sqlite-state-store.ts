@@ -5,6 +5,7 @@ import { openStateDatabase } from "./open-state-database.js";
 import { currentRunOwner, type RunOwner } from "./run-owner.js";
 import { SqliteApprovalStore } from "./sqlite-approval-store.js";
 import { SqliteRunStore } from "./sqlite-run-store.js";
+import { SqliteTaintedFileStore } from "./sqlite-tainted-files.js";
 import { STATE_ERROR_CODES, StateError } from "./state-error.js";
 import { stateDatabasePath } from "./state-paths.js";
 
@@ -97,6 +98,8 @@ export class SqliteStateStore {
   readonly approvals: SqliteApprovalStore;
   /** Agent runs (`agent run`), implementing `RunStore` from `@agent/loop`. */
   readonly agentRuns: SqliteRunStore;
+  /** The files tainted runs wrote (the flow guard), implementing `TaintedFileStore` from `@agent/policy`. */
+  readonly taintedFiles: SqliteTaintedFileStore;
   readonly #database: Database.Database;
   readonly #now: () => Date;
   readonly #owner: RunOwner;
@@ -109,6 +112,7 @@ export class SqliteStateStore {
     this.#owner = options.owner ?? currentRunOwner();
     this.approvals = new SqliteApprovalStore(database, now, options.decidedBy);
     this.agentRuns = new SqliteRunStore(database);
+    this.taintedFiles = new SqliteTaintedFileStore(database);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { RunStore } from "@agent/loop";
-import type { ApprovalStore } from "@agent/policy";
+import type { ApprovalStore, TaintedFileStore } from "@agent/policy";
 import type { NewRun, RunPatch, RunRecord, RunStatus, SqliteStateStore } from "./sqlite-state-store.js";
 
 /**
@@ -12,6 +12,8 @@ export interface StateStore {
   readonly approvals: ApprovalStore;
   /** Agent runs (`agent run`). */
   readonly agentRuns: RunStore;
+  /** The files tainted agent runs wrote (the flow guard's laundering marks). */
+  readonly taintedFiles: TaintedFileStore;
   /** Records a one-call run of `agent call`; throws `StateError` (`run_exists`) if its id is taken. */
   createRun(run: NewRun): Promise<RunRecord>;
   getRun(id: string): Promise<RunRecord | undefined>;
@@ -31,6 +33,7 @@ export function sqliteStateStore(store: SqliteStateStore): StateStore {
     kind: "sqlite",
     approvals: store.approvals,
     agentRuns: store.agentRuns,
+    taintedFiles: store.taintedFiles,
     createRun: async (run) => store.createRun(run),
     getRun: async (id) => store.getRun(id),
     updateRun: async (id, patch) => store.updateRun(id, patch),

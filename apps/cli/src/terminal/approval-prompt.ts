@@ -4,6 +4,7 @@ import { type ApprovalRecord, type ApprovalStore, previewInput } from "@agent/po
 import { askQuestion } from "./ask-question.js";
 import { describeNetwork } from "./describe-network.js";
 import { type CliIo, safeLine, safeText, styleFor, writeLine } from "./io.js";
+import { taintLines } from "./taint-lines.js";
 
 /** Inputs longer than this (as JSON) are shown cut value by value, every key kept. */
 export const PROMPT_MAX_INPUT_CHARS = 20_000;
@@ -116,6 +117,9 @@ function showRequest(io: CliIo, request: ApprovalRecord, input: unknown): void {
     writeLine(io.stderr, `  network    ${safeLine(describeNetwork(request.network))}`);
   }
   writeLine(io.stderr, `  request    ${safeLine(request.id)}`);
+  const taint = taintLines(request);
+  for (const line of taint.warning) writeLine(io.stderr, style.yellow(`  ${line}`));
+  for (const line of taint.sources) writeLine(io.stderr, `    ${line}`);
   // The input the digest binds (validated), else the call's own.
   const bound = request.input ?? input;
   const whole = JSON.stringify(bound ?? null, null, 2) ?? "null";

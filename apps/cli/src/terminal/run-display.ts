@@ -125,7 +125,12 @@ function describeCall(
           ? "denied"
           : "held";
   if (outcome.type === "waiting") {
-    return `${head}  ${style.yellow(`held for approval (request ${safeLine(outcome.requestId)})`)}`;
+    // The guard's hold says so: the person must know a rule allowed it and why it waits all the same.
+    const why =
+      outcome.heldBy === "tainted_flow"
+        ? `held by the flow guard: the run has read untrusted content (${(outcome.taint ?? []).map((source) => safeLine(source.name)).join(", ")})`
+        : "held for approval";
+    return `${head}  ${style.yellow(`${why} (request ${safeLine(outcome.requestId)})`)}`;
   }
   if (outcome.ok) return `${head}  ${decision} → ${style.green("ok")}`;
   return `${head}  ${decision} → ${style.red(safeLine(outcome.error))}: ${safeLine(outcome.message)}`;

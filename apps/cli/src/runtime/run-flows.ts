@@ -1,0 +1,141 @@
+import { realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { serverOfToolName, serverToolName } from "@agent/mcp-client";
+import {
+  createFlowTracker,
+  type FlowTracker,
+  type SourceDescription,
+  type TaintedFileStore,
+  type TrackedCall,
+} from "@agent/policy";
+import type { TrustLabel } from "@agent/tools";
+import type { ServerConfig } from "../config/index.js";
+import type { PathGuard } from "../local-tools/index.js";
+
+/** How many strings of one call's input are looked at as possible workspace paths. */
+const MAX_PATH_CANDIDATES = 64;
+
+/** The flow guard's labels for this CLI: which servers are trusted, and each agent run's tracker. */
+export interface RunFlows {
+  /** A server's trust label (`untrusted` unless its entry says `"trust": "trusted"`; unknown: untrusted). */
+  trustOf(server: string): TrustLabel;
+  /** Starts tracking one agent run: requests of untrusted servers arrive in it until the next run starts. */
+  trackRun(): FlowTracker;
+  /**
+   * A server's request reached the person or the model outside a call (sampling, elicitation): the
+   * current run takes it in, if the server is untrusted.
+   */
+  noteServerRequest(server: string, kind: "sampling" | "elicitation"): void;
+}
+
+/** Options of {@link createRunFlows}. */
+export interface RunFlowsOptions {
+  servers: readonly ServerConfig[];
+  taintedFiles: TaintedFileStore;
+  /** The guard of the local file tools: `read_file`'s paths resolve as the tool resolves them. */
+  guard: PathGuard;
+  /** The workspace root's real path: paths a trusted server is handed are looked up below it. */
+  workspaceRoot: string;
+}
+
+/** Builds the CLI's {@link RunFlows}. */
+export function createRunFlows(options: RunFlowsOptions): RunFlows {
+  const trust = new Map(options.servers.map((server) => [server.name, server.trust]));
+  const trustOf = (server: string): TrustLabel => trust.get(server) ?? "untrusted";
+  let current: FlowTracker | undefined;
+
+  const readsFiles = async (call: TrackedCall): Promise<readonly string[]> => {
+    if (call.tool === undefined) return [];
+    if (call.toolName === "read_file" && call.tool.group === undefined) {
+      const path = (call.input as { path?: unknown } | undefined)?.path;
+      if (typeof path !== "string") return [];
+      const checked = await options.guard.check(path);
+      return checked.ok ? [checked.absolute] : [];
+    }
+    // A trusted server handed a workspace path (its own read tool, a file:// resource) reads that file.
+    const server = serverOfToolName(call.toolName);
+    if (server === undefined) return [];
+    return workspacePathsIn(call.input, options.workspaceRoot);
+  };
+
+  return {
+    trustOf,
+    trackRun() {
+      current = createFlowTracker({
+        trustOf: (tool) => {
+          const server = serverOfToolName(tool.name);
+          // The harness's own tools are trusted; what they read is judged by its marks (readsFiles).
+          return server === undefined ? "trusted" : trustOf(server);
+        },
+        describe: describeCall,
+        taintedFiles: options.taintedFiles,
+        readsFiles,
+      });
+      return current;
+    },
+    noteServerRequest(server, kind) {
+      if (trustOf(server) === "trusted") return;
+      current?.noteArrival({ kind, name: server, server });
+    },
+  };
+}
+
+/** What an untrusted call's result is: a resource by its URI, a prompt by its name, else the tool. */
+function describeCall(call: TrackedCall): SourceDescription {
+  const server = serverOfToolName(call.toolName);
+  const input = (call.input ?? {}) as { uri?: unknown; name?: unknown };
+  if (server !== undefined) {
+    if (call.toolName === serverToolName(server, "read_resource") && typeof input.uri === "string") {
+      return { kind: "resource", name: input.uri, server };
+    }
+    if (call.toolName === serverToolName(server, "get_prompt") && typeof input.name === "string") {
+      return { kind: "prompt", name: input.name, server };
+    }
+    return { kind: "tool", name: call.toolName, server };
+  }
+  return { kind: "tool", name: call.toolName };
+}
+
+/** The existing files below `root` that strings of `input` name (paths or `file:` URIs), by real path. */
+function workspacePathsIn(input: unknown, root: string): string[] {
+  const found = new Set<string>();
+  let looked = 0;
+  const visit = (value: unknown, depth: number): void => {
+    if (looked >= MAX_PATH_CANDIDATES || depth > 8) return;
+    if (typeof value === "string") {
+      looked += 1;
+      const path = workspacePath(value, root);
+      if (path !== undefined) found.add(path);
+    } else if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1);
+    } else if (typeof value === "object" && value !== null) {
+      for (const item of Object.values(value)) visit(item, depth + 1);
+    }
+  };
+  visit(input, 0);
+  return [...found];
+}
+
+function workspacePath(text: string, root: string): string | undefined {
+  if (text.length === 0 || text.length > 4096 || text.includes("\0")) return undefined;
+  let candidate = text;
+  if (text.startsWith("file:")) {
+    try {
+      candidate = fileURLToPath(text);
+    } catch {
+      return undefined;
+    }
+  }
+  const absolute = isAbsolute(candidate) ? candidate : resolve(root, candidate);
+  let real: string;
+  try {
+    real = realpathSync(absolute);
+  } catch {
+    return undefined;
+  }
+  const below = relative(root, real);
+  return below === "" || below.startsWith(`..${sep}`) || below === ".." || isAbsolute(below)
+    ? undefined
+    : real;
+}

@@ -1,0 +1,63 @@
+import type { TaintedFile, TaintedFileStore } from "@agent/policy";
+import type { FlowSource } from "@agent/tools";
+import type { Pool } from "pg";
+import { translateDatabaseError } from "./errors.js";
+
+interface TaintedFileRow {
+  path: string;
+  sha256: string;
+  run_id: string;
+  sources_json: string;
+  marked_at: string;
+}
+
+/**
+ * The flow guard's {@link TaintedFileStore} in PostgreSQL: the files tainted runs wrote, seen by every
+ * machine that shares the database (a workspace on a shared disk is tainted for all of them).
+ */
+export class PostgresTaintedFileStore implements TaintedFileStore {
+  readonly #pool: Pool;
+
+  constructor(pool: Pool) {
+    this.#pool = pool;
+  }
+
+  async markTainted(file: TaintedFile): Promise<void> {
+    await this.#query(
+      "mark a tainted file",
+      `INSERT INTO agent_tainted_files (path, sha256, run_id, sources_json, marked_at)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (path) DO UPDATE SET sha256 = EXCLUDED.sha256, run_id = EXCLUDED.run_id,
+         sources_json = EXCLUDED.sources_json, marked_at = EXCLUDED.marked_at`,
+      [file.path, file.sha256, file.runId, JSON.stringify(file.sources), file.markedAt],
+    );
+  }
+
+  async clearTaint(path: string): Promise<void> {
+    await this.#query("clear a tainted file", "DELETE FROM agent_tainted_files WHERE path = $1", [path]);
+  }
+
+  async findTainted(paths: readonly string[]): Promise<TaintedFile[]> {
+    if (paths.length === 0) return [];
+    const rows = await this.#query<TaintedFileRow>(
+      "look up tainted files",
+      "SELECT * FROM agent_tainted_files WHERE path = ANY($1::text[])",
+      [[...paths]],
+    );
+    return rows.map((row) => ({
+      path: row.path,
+      sha256: row.sha256,
+      runId: row.run_id,
+      sources: JSON.parse(row.sources_json) as FlowSource[],
+      markedAt: row.marked_at,
+    }));
+  }
+
+  async #query<Row extends object>(doing: string, sql: string, values: unknown[]): Promise<Row[]> {
+    try {
+      return (await this.#pool.query<Row>(sql, values)).rows;
+    } catch (error) {
+      translateDatabaseError(error, doing);
+    }
+  }
+}
