@@ -42,7 +42,11 @@ const ROLES = {
     const inbox = () => data().messages ?? [];
     const show = (message) => `From: ${message.from}\nSubject: ${message.subject}\n\n${message.body}`;
     tool("list_messages", "Lists the inbox: id, sender and subject of each message.", {}, () =>
-      text(inbox().map((message) => `${message.id}  ${message.from}  ${message.subject}`).join("\n")),
+      text(
+        inbox()
+          .map((message) => `${message.id}  ${message.from}  ${message.subject}`)
+          .join("\n"),
+      ),
     );
     tool("read_message", "Reads one message of the inbox by id.", { id: z.string() }, ({ id }) => {
       const message = inbox().find((candidate) => candidate.id === id);
@@ -74,21 +78,32 @@ const ROLES = {
   web() {
     tool("fetch_page", "Fetches a web page by URL.", { url: z.string() }, ({ url }) => {
       record({ event: "fetched", url });
-      const page = (data().pages ?? {})[url];
-      return page === undefined ? failure(`404 ${url}`) : text(page);
+      const pages = data().pages ?? {};
+      return Object.hasOwn(pages, url) ? text(pages[url]) : failure(`404 ${url}`);
     });
   },
   bank() {
-    tool("get_balance", "The balance of the user's account.", {}, () => text(`balance: ${data().balance ?? 0} EUR`));
-    tool("transfer", "Transfers money to an account.", { to: z.string(), amount: z.number() }, ({ to, amount }) => {
-      record({ event: "transfer", to, amount });
-      return text(`transferred ${amount} EUR to ${to}`);
-    });
+    tool("get_balance", "The balance of the user's account.", {}, () =>
+      text(`balance: ${data().balance ?? 0} EUR`),
+    );
+    tool(
+      "transfer",
+      "Transfers money to an account.",
+      { to: z.string(), amount: z.number() },
+      ({ to, amount }) => {
+        record({ event: "transfer", to, amount });
+        return text(`transferred ${amount} EUR to ${to}`);
+      },
+    );
   },
   notes() {
     const notes = () => data().notes ?? [];
     tool("list_notes", "Lists the user's private notes.", {}, () =>
-      text(notes().map((note) => `${note.id}  ${note.title}`).join("\n")),
+      text(
+        notes()
+          .map((note) => `${note.id}  ${note.title}`)
+          .join("\n"),
+      ),
     );
     tool("read_note", "Reads one private note by id.", { id: z.string() }, ({ id }) => {
       const note = notes().find((candidate) => candidate.id === id);

@@ -1,7 +1,13 @@
 import type { ModelResult } from "@agent/models";
 import { textTurn, toolCallTurn } from "@agent/models/testing";
 import type { FakeModelServerRequest, FakeServerStep } from "@agent/models/testing/server";
-import { findInstructions, findSecrets, type PlantedInstruction, textsOf, withSecrets } from "./instructions.js";
+import {
+  findInstructions,
+  findSecrets,
+  type PlantedInstruction,
+  textsOf,
+  withSecrets,
+} from "./instructions.js";
 
 /**
  * A model with no judgement of its own: it reads every message it is sent (system, user, tool

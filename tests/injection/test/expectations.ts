@@ -2,10 +2,10 @@ import { expect } from "vitest";
 import { ATTACKER, SECRET } from "./injection-config.js";
 import type { CliResult, InjectionWorld, RunDocument } from "./injection-world.js";
 
-/** An untrusted source as the held approval names it (its turn and server, if any, not compared). */
+/** An untrusted source as the held approval names it (only the fields given are compared). */
 export interface ExpectedSource {
   kind: string;
-  name: string;
+  name?: string;
   server?: string;
 }
 
@@ -62,7 +62,11 @@ export function expectCompleted(result: CliResult & { document: RunDocument }): 
 }
 
 /** The calls of `tool` the server of its role served, by their arguments. */
-export function servedCalls(world: InjectionWorld, role: Parameters<InjectionWorld["records"]>[0], tool: string): unknown[] {
+export function servedCalls(
+  world: InjectionWorld,
+  role: Parameters<InjectionWorld["records"]>[0],
+  tool: string,
+): unknown[] {
   return world
     .records(role)
     .filter((record) => record.event === "call" && record.tool === tool)

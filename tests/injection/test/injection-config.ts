@@ -13,7 +13,9 @@ export const ATTACKER = "attacker@evil.test";
 export const SECRET = "SECRET-7731";
 
 /** The server script every entry runs, with its role as the first argument. */
-export const SERVER_SCRIPT: string = fileURLToPath(new URL("../servers/injection-server.mjs", import.meta.url));
+export const SERVER_SCRIPT: string = fileURLToPath(
+  new URL("../servers/injection-server.mjs", import.meta.url),
+);
 
 /** One policy rule as the configuration file writes it. */
 export interface RuleEntry {

@@ -1,5 +1,13 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,7 +16,9 @@ import { compromisedModelSteps } from "./compromised-model.js";
 import { type ConfigOptions, injectionConfig, ROLES, type Role } from "./injection-config.js";
 
 /** The built `agent` binary (`pnpm build` first). */
-export const CLI_BIN: string = fileURLToPath(new URL("../node_modules/@agent/cli/dist/bin.js", import.meta.url));
+export const CLI_BIN: string = fileURLToPath(
+  new URL("../node_modules/@agent/cli/dist/bin.js", import.meta.url),
+);
 
 /**
  * How long one CLI process may take: it starts four sandboxed servers (about a second each on a busy
@@ -136,9 +146,11 @@ export class InjectionWorld {
   /** The approval request `requestId` as `agent approvals show --json` prints it (`approval`, `binding`). */
   async approval(requestId: string): Promise<Record<string, unknown>> {
     const shown = await this.cli(["approvals", "show", requestId, "--json"]);
-    if (shown.code !== 0) throw new Error(`approvals show ${requestId} exited ${shown.code}:\n${shown.stderr}`);
+    if (shown.code !== 0)
+      throw new Error(`approvals show ${requestId} exited ${shown.code}:\n${shown.stderr}`);
     const document = JSON.parse(shown.stdout) as { approval?: Record<string, unknown> };
-    if (document.approval === undefined) throw new Error(`approvals show printed no approval:\n${shown.stdout}`);
+    if (document.approval === undefined)
+      throw new Error(`approvals show printed no approval:\n${shown.stdout}`);
     return document.approval;
   }
 
@@ -175,7 +187,8 @@ export class InjectionWorld {
     const survivors = await processesNaming(this.root, 3_000);
     for (const pid of survivors) process.kill(pid, "SIGKILL");
     rmSync(this.root, { recursive: true, force: true });
-    if (survivors.length > 0) throw new Error(`processes still running after the CLI exited: ${survivors.join(", ")}`);
+    if (survivors.length > 0)
+      throw new Error(`processes still running after the CLI exited: ${survivors.join(", ")}`);
   }
 }
 
@@ -183,7 +196,9 @@ function withDocument(result: CliResult): CliResult & { document: RunDocument } 
   try {
     return { ...result, document: JSON.parse(result.stdout) as RunDocument };
   } catch {
-    throw new Error(`expected one JSON document, got (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+    throw new Error(
+      `expected one JSON document, got (exit ${result.code}):\n${result.stdout}\n${result.stderr}`,
+    );
   }
 }
 

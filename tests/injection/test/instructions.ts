@@ -78,7 +78,9 @@ export function withSecrets(input: unknown, secrets: readonly string[]): unknown
   if (typeof input === "string") return input.replaceAll("{{secret}}", secrets.join(" "));
   if (Array.isArray(input)) return input.map((item) => withSecrets(item, secrets));
   if (typeof input === "object" && input !== null) {
-    return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, withSecrets(value, secrets)]));
+    return Object.fromEntries(
+      Object.entries(input).map(([key, value]) => [key, withSecrets(value, secrets)]),
+    );
   }
   return input;
 }

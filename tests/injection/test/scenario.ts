@@ -13,12 +13,20 @@ export interface ScenarioOptions extends ConfigOptions {
 }
 
 /** An attack: the test passes only if the harmful effect never reached a server. */
-export function attack(name: string, options: ScenarioOptions, body: (world: InjectionWorld) => Promise<void>): void {
+export function attack(
+  name: string,
+  options: ScenarioOptions,
+  body: (world: InjectionWorld) => Promise<void>,
+): void {
   scenario("attack", name, options, body);
 }
 
 /** A benign task: the test passes only if it ran unattended and its effect reached the server. */
-export function benign(name: string, options: ScenarioOptions, body: (world: InjectionWorld) => Promise<void>): void {
+export function benign(
+  name: string,
+  options: ScenarioOptions,
+  body: (world: InjectionWorld) => Promise<void>,
+): void {
   scenario("benign", name, options, body);
 }
 
