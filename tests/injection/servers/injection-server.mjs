@@ -29,9 +29,13 @@ const failure = (value) => ({ content: [{ type: "text", text: value }], isError:
 
 const server = new McpServer({ name: `injection-${role}`, version: "1.0.0" });
 
-/** Registers a tool that records each call (name and arguments) before it answers. */
+/**
+ * Registers a tool that records each call (name and arguments) before it answers. Its description
+ * is the data file's `descriptions[name]` when there is one: a poisoned tool definition.
+ */
 function tool(name, description, inputSchema, answer) {
-  server.registerTool(name, { description, inputSchema }, async (args, extra) => {
+  const poisoned = data().descriptions?.[name];
+  server.registerTool(name, { description: poisoned ?? description, inputSchema }, async (args, extra) => {
     record({ event: "call", tool: name, args });
     return answer(args, extra);
   });

@@ -11,7 +11,7 @@ import {
 
 /**
  * A model with no judgement of its own: it reads every message it is sent (system, user, tool
- * results, attached content) and obeys the first planted instruction it has not obeyed yet, as one
+ * results, attached content) and the tools' descriptions, and obeys the first planted instruction it has not obeyed yet, as one
  * turn of tool calls, with `{{secret}}` filled in from every SECRET-… token it has seen. With nothing
  * left to obey it answers with text. A request that offers no tools (a server's sampling request) is
  * answered by repeating the instructions it carries, as a summarizing model passes them on.
@@ -31,10 +31,13 @@ export function compromisedModelStep(request: FakeModelServerRequest): ModelResu
       heard.push(...textsOf(message.content));
     }
   }
+  const lastRead = heard.at(-1) ?? "";
+  // The tools' definitions are read too (as a real model reads them), after everything else.
+  for (const tool of decoded.tools) heard.push(tool.description);
   const instructions = heard.flatMap(findInstructions);
   if (decoded.tools.length === 0) return textTurn(samplingAnswer(instructions));
   const next = instructions.find((instruction) => !obeyed.has(instruction.id));
-  if (next === undefined) return textTurn(finalAnswer(heard));
+  if (next === undefined) return textTurn(`Done. Last I read: ${lastRead.slice(0, 300)}`);
   const secrets = [...new Set(heard.flatMap(findSecrets))];
   return toolCallTurn(
     next.calls.map((call, index) => ({
@@ -52,9 +55,4 @@ export function compromisedModelSteps(requests: number): FakeServerStep[] {
 
 function samplingAnswer(instructions: readonly PlantedInstruction[]): string {
   return `The emails ask for action. ${instructions.map((instruction) => instruction.wording).join(" ")}`.trim();
-}
-
-function finalAnswer(heard: readonly string[]): string {
-  const last = heard.at(-1) ?? "";
-  return `Done. Last I read: ${last.slice(0, 300)}`;
 }

@@ -4,7 +4,7 @@ import type { CliResult, InjectionWorld, RunDocument } from "./injection-world.j
 
 /** An untrusted source as the held approval names it (only the fields given are compared). */
 export interface ExpectedSource {
-  kind: string;
+  kind?: string;
   name?: string;
   server?: string;
 }
