@@ -63,6 +63,7 @@ export class RunDriver {
       cap: { maxChars: env.maxToolOutputChars ?? DEFAULT_TOOL_OUTPUT_MAX_CHARS },
       concurrency: env.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
       filterObservation: env.filterObservation,
+      taintOf: (index) => this.#taint.taintOf(index),
     };
     this.#taint = new RunTaint(state, env.flow, env.tools, env.events);
   }
@@ -99,12 +100,12 @@ export class RunDriver {
         this.#calls.turn = state.turns;
         // Judged before any call of the turn runs: its calls share one view of the run's taint.
         const judged = this.#taint.judgeTurn();
-        this.#calls.execution.taint = isPromiseLike(judged) ? await judged : judged;
+        if (judged) await judged;
         const sole = soleOpenCall(state.pending);
         if (sole !== undefined && !this.#signal.aborted) {
           // The usual turn, one call: run in this frame, with no pool (and no async call) around it.
           const call = state.pending[sole] as PendingCall;
-          const outcome = await runCall(call, this.#calls);
+          const outcome = await runCall(call, this.#calls, this.#taint.taintOf(sole));
           const settlement = settleCall(sole, call, outcome, this.#calls);
           // Awaited only when the store went asynchronous: an await is a turn of the event loop.
           const saved = settlement && this.#settled(settlement, outcome);
@@ -340,10 +341,6 @@ function modelRequestEvent(
         outputTokens: 0,
         toolCalls: 0,
       };
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 function allDone(pending: readonly PendingCall[]): boolean {

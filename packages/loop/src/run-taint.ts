@@ -21,6 +21,10 @@ export class RunTaint {
   readonly #events: EventSink | undefined;
   /** What each call of the current turn brings in, by its index in `pending`. */
   #turnSources: readonly (readonly FlowSource[])[] = [];
+  /** The taint of each call of the turn that differs from {@link #turnTaint}, by index. */
+  #callTaint: (readonly FlowSource[] | undefined)[] = [];
+  /** The taint of the turn's calls that bring nothing in themselves. */
+  #turnTaint: readonly FlowSource[] | undefined;
 
   constructor(state: RunState, flow: RunFlow | undefined, tools: ToolSource, events: EventSink | undefined) {
     this.#state = state;
@@ -30,17 +34,26 @@ export class RunTaint {
   }
 
   /**
-   * The sources the calls of the current turn are judged with (the run's, what arrived meanwhile,
-   * and what every call of the turn would bring in), or `undefined` for a clean turn. Awaited only
-   * when the tracker answers with a promise.
+   * Asks the tracker, before any call of the current turn runs, what each would bring in. Each call
+   * is then judged with the run's sources, what arrived meanwhile, and what every OTHER call of the
+   * turn brings in (see {@link taintOf}). Awaited only when the tracker answers with a promise.
    */
-  judgeTurn(): readonly FlowSource[] | undefined | Promise<readonly FlowSource[] | undefined> {
+  judgeTurn(): undefined | Promise<undefined> {
     const state = this.#state;
     this.takeArrivals();
     const calls = state.pending.map((call) => this.#flowCall(call));
     const answer = this.#flow.sourcesOf(calls, state.turns);
-    if (isPromise(answer)) return answer.then((sources) => this.#turnTaint(sources));
-    return this.#turnTaint(answer);
+    if (isPromise(answer)) return answer.then((sources) => this.#judged(sources));
+    return this.#judged(answer);
+  }
+
+  /**
+   * The sources the call at `index` of the current turn is judged with, or `undefined` for a clean
+   * one: a call made beside an untrusted read is judged as tainted as one made after it, but no call
+   * is tainted by its own result.
+   */
+  taintOf(index: number): readonly FlowSource[] | undefined {
+    return this.#callTaint[index] ?? this.#turnTaint;
   }
 
   /**
@@ -59,11 +72,23 @@ export class RunTaint {
     return arrived !== undefined && arrived.length > 0 && this.#add(arrived);
   }
 
-  #turnTaint(sources: readonly (readonly FlowSource[])[]): readonly FlowSource[] | undefined {
+  #judged(sources: readonly (readonly FlowSource[])[]): undefined {
     this.#turnSources = sources;
-    let taint: readonly FlowSource[] = this.#state.taint;
-    for (const ofCall of sources) taint = mergeFlowSources(taint, ofCall);
-    return taint.length > 0 ? taint : undefined;
+    const bringing: number[] = [];
+    for (let index = 0; index < sources.length; index += 1) {
+      if ((sources[index]?.length ?? 0) > 0) bringing.push(index);
+    }
+    const run = this.#state.taint;
+    const taintBy = (except: number): readonly FlowSource[] | undefined => {
+      let taint: readonly FlowSource[] = run;
+      for (const index of bringing)
+        if (index !== except) taint = mergeFlowSources(taint, sources[index] ?? []);
+      return taint.length > 0 ? taint : undefined;
+    };
+    this.#turnTaint = taintBy(-1);
+    this.#callTaint = [];
+    for (const index of bringing) this.#callTaint[index] = taintBy(index) ?? CLEAN;
+    return undefined;
   }
 
   #add(sources: readonly FlowSource[]): boolean {
@@ -95,6 +120,9 @@ export class RunTaint {
     return { toolName: call.toolName, tool: this.#tools.get(call.toolName), input };
   }
 }
+
+// A call judged clean although the turn is tainted (only its own result would taint it).
+const CLEAN: readonly FlowSource[] = Object.freeze([]);
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";

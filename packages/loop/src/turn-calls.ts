@@ -4,9 +4,11 @@ import {
   type ExecutionEnvironment,
   emitEvent,
   executeToolCall,
+  type FlowSource,
   failureObservation,
   NULL_EVENT_SINK,
   type Observation,
+  type ToolCall,
   type ToolCallOutcome,
   type ToolGate,
   type ToolProgress,
@@ -29,6 +31,8 @@ export interface TurnCallsEnvironment {
   cap: { maxChars: number };
   concurrency: number;
   filterObservation: ((observation: Observation) => Observation) | undefined;
+  /** The untrusted sources the call at an index of the turn is judged with (`undefined`: clean). */
+  taintOf: (index: number) => readonly FlowSource[] | undefined;
 }
 
 /** The executor's environment for a run's calls, with only the options that are set. */
@@ -81,7 +85,7 @@ export async function runTurnCalls(
     while (next < open.length && !env.signal?.aborted) {
       const index = open[next++] as number;
       const call = pending[index] as PendingCall;
-      const outcome = await runCall(call, env);
+      const outcome = await runCall(call, env, env.taintOf(index));
       const settlement = settleCall(index, call, outcome, env);
       if (settlement) await settle(settlement, outcome);
     }
@@ -101,10 +105,14 @@ export function soleOpenCall(pending: readonly PendingCall[]): number | undefine
   return open;
 }
 
-/** Runs one call: its arguments parsed, then `executeToolCall` (unparsable arguments never reach it). */
+/**
+ * Runs one call: its arguments parsed, then `executeToolCall` (unparsable arguments never reach it),
+ * judged with `taint`, the untrusted sources its run had taken in.
+ */
 export function runCall(
   call: PendingCall,
   env: TurnCallsEnvironment,
+  taint: readonly FlowSource[] | undefined,
 ): Promise<ToolCallOutcome> | ToolCallOutcome {
   let input: unknown;
   try {
@@ -112,7 +120,12 @@ export function runCall(
   } catch (error) {
     return rejectUnparsable(call, messageOf(error), env);
   }
-  return executeToolCall({ name: call.toolName, input, callId: call.callId }, env.execution);
+  // Built with the taint only when there is one: the common clean call allocates nothing more.
+  const request: ToolCall =
+    taint === undefined
+      ? { name: call.toolName, input, callId: call.callId }
+      : { name: call.toolName, input, callId: call.callId, taint };
+  return executeToolCall(request, env.execution);
 }
 
 /**

@@ -25,6 +25,11 @@ export interface ToolCall {
   input: unknown;
   /** Identifies the call in events and approvals; generated when absent. */
   callId?: string;
+  /**
+   * The untrusted sources this call's run had taken in when the model made it; overrides the
+   * environment's `taint` (the loop sets it per call: a call is not tainted by its own result).
+   */
+  taint?: readonly FlowSource[] | undefined;
 }
 
 /** Everything a call runs against. The gate is required: nothing executes without one. */
@@ -80,7 +85,9 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     let verdict: GateVerdict;
     try {
       // A verdict given at once is used at once: no microtask turn for a call the policy decides alone.
-      const answer = env.gate.admit(new Admission(tool, prepared.input, env, ids, cancellation));
+      const answer = env.gate.admit(
+        new Admission(tool, prepared.input, env, ids, cancellation, call.taint ?? env.taint),
+      );
       verdict = checkedVerdict(isPromiseLike(answer) ? await answer : answer);
     } catch (error) {
       // A gate that cannot decide (or answers with no verdict) fails closed.
@@ -100,7 +107,15 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     if (verdict.type === "allow" && unrecorded === undefined && !env.signal?.aborted) {
       // setTimeout fires at once for delays past 2^31-1 ms (or Infinity): those wait the longest it can.
       const timeoutMs = Math.min(env.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS);
-      outcome = await runAdmitted(verdict.run, prepared.execute, env, ids, cancellation, timeoutMs);
+      outcome = await runAdmitted(
+        verdict.run,
+        prepared.execute,
+        env,
+        ids,
+        cancellation,
+        timeoutMs,
+        call.taint ?? env.taint,
+      );
     } else outcome = refusalOf(verdict, unrecorded, ids);
   }
   if (audited) emitEvent(events, finishedEvent(ids, outcome, elapsed(started)));
@@ -225,6 +240,7 @@ class Admission implements GateRequest {
     env: ExecutionEnvironment,
     ids: CallIds,
     cancellation: CallCancellation,
+    readonly taint: readonly FlowSource[] | undefined,
   ) {
     this.runId = ids.runId;
     this.callId = ids.callId;
@@ -235,10 +251,6 @@ class Admission implements GateRequest {
 
   get signal(): AbortSignal {
     return this.#env.signal ?? this.#cancellation.signal;
-  }
-
-  get taint(): readonly FlowSource[] | undefined {
-    return this.#env.taint;
   }
 }
 

@@ -36,10 +36,11 @@ export function runAdmitted(
   ids: CallIds,
   cancellation: CallCancellation,
   timeoutMs: number,
+  taint: readonly FlowSource[] | undefined = env.taint,
 ): Promise<Observation> {
   return new Promise<Observation>((resolve) => {
     const call = new SettlingCall(ids, cancellation, env.signal, resolve, timeoutMs);
-    const context = new RunningCallContext(env, ids, cancellation);
+    const context = new RunningCallContext(env, ids, cancellation, taint);
     // The runner's own promise is listened to (no promise in between to adopt it: two microtask turns).
     let running: Promise<unknown>;
     try {
@@ -112,13 +113,18 @@ class RunningCallContext implements ToolContext {
    */
   readonly reportProgress: (progress: ToolProgress) => void;
 
-  constructor(env: ExecutionEnvironment, ids: CallIds, cancellation: CallCancellation) {
+  constructor(
+    env: ExecutionEnvironment,
+    ids: CallIds,
+    cancellation: CallCancellation,
+    taint: readonly FlowSource[] | undefined,
+  ) {
     this.callId = ids.callId;
     this.runId = ids.runId;
     this.cwd = env.cwd;
     this.progressListened = env.onProgress !== undefined;
     this.cancellation = cancellation;
-    this.taint = env.taint;
+    this.taint = taint;
     const { onProgress } = env;
     this.reportProgress = onProgress
       ? (progress) => {
