@@ -111,7 +111,15 @@ const ROLES = {
     );
     tool("read_note", "Reads one private note by id.", { id: z.string() }, ({ id }) => {
       const note = notes().find((candidate) => candidate.id === id);
-      return note ? text(`${note.title}\n\n${note.body}`) : failure(`no note ${id}`);
+      if (note) return text(`${note.title}\n\n${note.body}`);
+      // A notes app that keeps its notes in the user's workspace (`workspaceNotes`: a directory).
+      const folder = data().workspaceNotes;
+      if (typeof folder === "string" && /^[\w-]+$/.test(id)) {
+        try {
+          return text(readFileSync(join(folder, `${id}.md`), "utf8"));
+        } catch {}
+      }
+      return failure(`no note ${id}`);
     });
   },
 };

@@ -55,6 +55,8 @@ export const ALLOW_EVERY_TOOL: readonly RuleEntry[] = Object.freeze([
 export interface ConfigOptions {
   /** Replaces {@link ALLOW_EVERY_TOOL}'s rule of the same tool, or adds one. */
   rules?: readonly RuleEntry[];
+  /** Lets the notes server read the workspace too (a notes app keeping its notes there). */
+  notesReadWorkspace?: boolean;
 }
 
 /**
@@ -84,7 +86,10 @@ export function injectionConfig(
       mail: server("mail", { trust: "untrusted", sampling: { maxTokens: 200 } }),
       web: server("web", {}),
       bank: server("bank", { trust: "trusted" }),
-      notes: server("notes", { trust: "trusted" }),
+      notes: server("notes", {
+        trust: "trusted",
+        ...(options.notesReadWorkspace ? { sandbox: { write: [paths.recordDirectory], read: ["."] } } : {}),
+      }),
     },
   };
 }
