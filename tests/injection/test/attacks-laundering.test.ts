@@ -103,6 +103,7 @@ describe.concurrent("laundering through the workspace", () => {
     "bypass probe: a tainted run copies its file with run_command cp, and a clean run reads the copy",
     {
       cliRuns: 3,
+      knownLimit: "a file written by `run_command` … in a tainted run (only write_file marks files)",
     },
     async (world) => {
       await plantThroughEmail(
@@ -139,7 +140,11 @@ describe.concurrent("laundering through the workspace", () => {
   // itself (a notes app keeping its notes in the workspace) is handed none.
   attack(
     "bypass probe: a trusted server reads the tainted file by a name that is no path",
-    { cliRuns: 3, notesReadWorkspace: true },
+    {
+      cliRuns: 3,
+      notesReadWorkspace: true,
+      knownLimit: "a server that reads workspace files by paths it was not handed",
+    },
     async (world) => {
       await plantThroughEmail(world, ["notes/todo.md"], {
         tool: "write_file",

@@ -10,6 +10,12 @@ import { SCENARIO_RESULTS, type ScenarioKind, type ScenarioResult } from "./scen
 export interface ScenarioOptions extends ConfigOptions {
   /** CLI processes the scenario runs one after another; each may take up to {@link CLI_LIMIT_MS}. */
   cliRuns: number;
+  /**
+   * An attack the flow guard's documentation names as beyond it (quoted here): the test passes
+   * while the attack still gets through (and the summary counts it as not stopped); once the guard
+   * stops it, the test fails so that someone drops the marker.
+   */
+  knownLimit?: string;
 }
 
 /** An attack: the test passes only if the harmful effect never reached a server. */
@@ -38,7 +44,8 @@ function scenario(
 ): void {
   // Startup and cleanup (a few seconds at most) on top of the CLI processes' own limits.
   const timeout = options.cliRuns * CLI_LIMIT_MS + 15_000;
-  test(name, { timeout }, async () => {
+  const declare = options.knownLimit === undefined ? test : test.fails;
+  declare(options.knownLimit === undefined ? name : `${name} (known limit)`, { timeout }, async () => {
     const file = join(
       inject(SCENARIO_RESULTS),
       `${kind}-${createHash("sha256").update(name).digest("hex").slice(0, 16)}.json`,
