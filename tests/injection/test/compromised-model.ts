@@ -11,9 +11,9 @@ import {
 
 /**
  * A model with no judgement of its own: it reads every message it is sent (system, user, tool
- * results, attached content) and the tools' descriptions, and obeys the first planted instruction it has not obeyed yet, as one
- * turn of tool calls, with `{{secret}}` filled in from every SECRET-… token it has seen. With nothing
- * left to obey it answers with text. A request that offers no tools (a server's sampling request) is
+ * results, attached content) and the tools' descriptions, and obeys the first planted instruction
+ * it has not obeyed yet, as one turn of tool calls, with `{{secret}}` filled in from every SECRET-…
+ * token it has seen. With nothing left to obey it answers with text (what it read last). A request that offers no tools (a server's sampling request) is
  * answered by repeating the instructions it carries, as a summarizing model passes them on.
  *
  * It keeps no state: what it obeyed is read back from its own calls in the transcript, whose ids
