@@ -57,6 +57,8 @@ export interface ConfigOptions {
   rules?: readonly RuleEntry[];
   /** Lets the notes server read the workspace too (a notes app keeping its notes there). */
   notesReadWorkspace?: boolean;
+  /** `policy.network`: `allow` gives `run_command` the host's network (and makes it a sink). */
+  network?: "allow" | "deny";
 }
 
 /**
@@ -80,6 +82,7 @@ export function injectionConfig(
     workspaceRoot: "workspace",
     model: { provider: "openai", name: "compromised", baseUrl: paths.modelBaseUrl, maxTurns: 10 },
     policy: {
+      ...(options.network === undefined ? {} : { network: options.network }),
       rules: [...ALLOW_EVERY_TOOL.filter((rule) => !replaced.has(rule.tool)), ...(options.rules ?? [])],
     },
     mcpServers: {
