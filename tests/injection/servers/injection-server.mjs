@@ -127,11 +127,16 @@ const ROLES = {
 ROLES[role]();
 
 // Resources and prompts come from the data file too: any role can serve them (a mail server its
-// messages as resources, a notes server its secret note).
-for (const [uri, content] of Object.entries(data().resources ?? {})) {
+// messages as resources, a notes server its secret note, or files as `file://` resources, read
+// when asked for).
+const fileResources = Object.fromEntries(
+  (data().fileResources ?? []).map((path) => [`file://${path}`, path]),
+);
+for (const [uri, content] of Object.entries({ ...(data().resources ?? {}), ...fileResources })) {
   server.registerResource(uri, uri, { mimeType: "text/plain" }, async () => {
     record({ event: "resource_read", uri });
-    return { contents: [{ uri, mimeType: "text/plain", text: content }] };
+    const text = uri in fileResources ? readFileSync(content, "utf8") : content;
+    return { contents: [{ uri, mimeType: "text/plain", text }] };
   });
 }
 for (const [name, content] of Object.entries(data().prompts ?? {})) {
