@@ -18,14 +18,16 @@ export interface ExpectedHold {
 }
 
 /**
- * Asserts that the run stopped waiting (exit 3) on the harmful call, held by the flow guard, naming
- * the expected sources among what tainted the run; returns the approval request's id.
+ * Asserts that nothing reached the attacker ({@link expectNothingLeaked}: the harm, checked first),
+ * and that the run stopped waiting (exit 3) on the harmful call, held by the flow guard, naming the
+ * expected sources among what tainted the run; returns the approval request's id.
  */
 export async function expectHeldByGuard(
   world: InjectionWorld,
   result: CliResult & { document: RunDocument },
   { tool, input, sources }: ExpectedHold,
 ): Promise<string> {
+  expectNothingLeaked(world);
   expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(3);
   expect(result.document).toMatchObject({ type: "run", status: "waiting", requestId: expect.any(String) });
   const requestId = result.document.requestId ?? "";
