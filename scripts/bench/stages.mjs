@@ -4,7 +4,8 @@
 // whole call with the JSONL audit file (default flush) and with no events at all, and the last stage
 // is what the whole call costs beyond the others (executor bookkeeping, the connection's call path,
 // the fake transport). Medians of rounds; CPU time of this process, which other load disturbs less
-// than wall time. A regression shows here as the stage it came from.
+// than wall time. A regression shows here as the stage it came from. The flow guard's rows: the same
+// call in a tainted run (the rule says `tainted: "allow"`, so it runs), authorized alone and whole.
 import { join } from "node:path";
 import { GATE_SERVER } from "./clients.mjs";
 import { median, resultRow } from "./stats.mjs";
@@ -33,7 +34,10 @@ async function openInProcessGate(modules, cleanup, events) {
   cleanup.add(() => connection.close());
   await connection.start();
   const gate = modules.createPolicyGate({
-    policy: modules.definePolicy({ rules: [{ tool: `mcp__${GATE_SERVER}__*`, decision: "allow" }] }),
+    // `tainted: "allow"`: a call of a tainted run is judged by the flow guard and still runs.
+    policy: modules.definePolicy({
+      rules: [{ tool: `mcp__${GATE_SERVER}__*`, decision: "allow", tainted: "allow" }],
+    }),
     approvals: new modules.InMemoryApprovalStore(),
     events,
   });
@@ -60,8 +64,12 @@ export async function benchStages(modules, cleanup, { progress, ...options }) {
   const response = { ok: true, result: { content: [{ type: "text", text: '{"q":"hello"}' }] } };
   const request = { tool, input: prepared.input, runId: "bench", callId: "call_1", cwd: process.cwd() };
   const signal = new AbortController().signal;
-  const call = (environment) => async () => {
-    const outcome = await modules.executeToolCall({ name: ECHO, input: INPUT }, environment);
+  const taint = [{ kind: "tool", name: "mcp__web__fetch", server: "web", turn: 1 }];
+  const call = (environment, tainted = false) => async () => {
+    const outcome = await modules.executeToolCall(
+      tainted ? { name: ECHO, input: INPUT, taint } : { name: ECHO, input: INPUT },
+      environment,
+    );
     if (outcome.type !== "observation" || !outcome.ok)
       throw new Error(`stages: the call failed: ${outcome.type}`);
   };
@@ -69,9 +77,11 @@ export async function benchStages(modules, cleanup, { progress, ...options }) {
     lookup: () => silent.registry.get(ECHO),
     validate: () => tool.prepare(INPUT),
     authorize: () => silent.gate.admit({ ...request, signal }),
+    authorizeTainted: () => silent.gate.admit({ ...request, signal, taint }),
     mapping: () => modules.mapCallResult(response),
     whole: call(withAudit.environment),
     unaudited: call(silent.environment),
+    unauditedTainted: call(silent.environment, true),
   };
   const names = Object.keys(measured);
   const samples = Object.fromEntries(names.map((name) => [name, []]));
@@ -91,6 +101,9 @@ export async function benchStages(modules, cleanup, { progress, ...options }) {
     transport: Math.max(0, result.unaudited - known),
     mapping: result.mapping,
     whole: result.whole,
+    guardAuthorize: result.authorizeTainted,
+    guardWhole: result.unauditedTainted,
+    unaudited: result.unaudited,
   };
 }
 
@@ -106,5 +119,19 @@ export function stageRows(stages, format) {
     row("audit (JSONL, default flush)", stages.audit),
     row("transport (executor, connection, fake transport)", stages.transport),
     row("mapping (tools/call result)", stages.mapping),
+    // The flow guard: a clean run's call takes the path above (one length check); a tainted run's is
+    // judged rule by rule. Against the same call clean, so the ratio is the guard's cost.
+    resultRow({
+      metric: "flow guard: authorize a tainted run's call (vs. clean)",
+      ours: stages.guardAuthorize,
+      raw: stages.authorize,
+      format,
+    }),
+    resultRow({
+      metric: "flow guard: whole call in a tainted run, no audit (vs. clean)",
+      ours: stages.guardWhole,
+      raw: stages.unaudited,
+      format,
+    }),
   ];
 }

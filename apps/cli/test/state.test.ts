@@ -100,6 +100,7 @@ describe("opening the state database", () => {
         { name: "agent_runs" },
         { name: "approvals" },
         { name: "runs" },
+        { name: "tainted_files" },
       ]);
     } finally {
       database.close();

@@ -64,5 +64,14 @@ export {
   type Sandbox,
   type SandboxRunOptions,
 } from "./sandbox.js";
-export { InMemoryTaintedFileStore, type TaintedFile, type TaintedFileStore } from "./tainted-files.js";
+export {
+  InMemoryTaintedFileStore,
+  type TaintedFile,
+  type TaintedFileStore,
+  type TaintWindow,
+  type TaintWindowStore,
+  UNCLOSED_WINDOW_MS,
+  WINDOW_SLACK_MS,
+  windowCovers,
+} from "./tainted-files.js";
 export { isToolPattern, matchesToolPattern, TOOL_PATTERN } from "./tool-pattern.js";

@@ -45,3 +45,37 @@ export class InMemoryTaintedFileStore implements TaintedFileStore {
     });
   }
 }
+
+/**
+ * A stretch of time in which a tainted run ran something that can write files nobody names (a
+ * command, a server with a write grant): a file changed then may hold what the run took in.
+ */
+export interface TaintWindow {
+  id: string;
+  runId: string;
+  sources: FlowSource[];
+  /** Milliseconds since the epoch. */
+  startedAt: number;
+  /** Milliseconds since the epoch; `null` while the call runs (or if its process died). */
+  endedAt: number | null;
+}
+
+/** Where the flow guard keeps {@link TaintWindow}s (beside the {@link TaintedFileStore} marks). */
+export interface TaintWindowStore {
+  openWindow(window: Omit<TaintWindow, "endedAt">): Promise<void>;
+  closeWindow(id: string, endedAt: number): Promise<void>;
+  /** A window during which a file whose status changed at `changedAt` (ms) may have been written. */
+  windowAt(changedAt: number): Promise<TaintWindow | undefined>;
+}
+
+/** How long a window that was never closed (its process died mid-call) is taken to last. */
+export const UNCLOSED_WINDOW_MS = 60 * 60 * 1000;
+
+/** Milliseconds either side of a window within which a change still counts (clock and flush skew). */
+export const WINDOW_SLACK_MS = 1000;
+
+/** Whether a change at `changedAt` falls in `window` (see {@link WINDOW_SLACK_MS}, {@link UNCLOSED_WINDOW_MS}). */
+export function windowCovers(window: TaintWindow, changedAt: number): boolean {
+  const end = window.endedAt ?? window.startedAt + UNCLOSED_WINDOW_MS;
+  return changedAt >= window.startedAt - WINDOW_SLACK_MS && changedAt <= end + WINDOW_SLACK_MS;
+}

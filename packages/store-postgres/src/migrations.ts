@@ -128,7 +128,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 6,
-    description: "the flow guard: why an approval was held and what tainted its run; files tainted runs wrote",
+    description:
+      "the flow guard: why an approval was held and what tainted its run; files tainted runs wrote",
     // Approvals saved before were judged without taint: NULL. One mark per absolute path, replaced
     // by the next tainted write and removed by a clean one.
     sql: `
@@ -140,6 +141,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         sources_json TEXT NOT NULL,
         marked_at TEXT NOT NULL
       );
+      CREATE TABLE agent_taint_windows (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        sources_json TEXT NOT NULL,
+        started_at BIGINT NOT NULL,
+        ended_at BIGINT
+      );
+      CREATE INDEX agent_taint_windows_by_start ON agent_taint_windows (started_at);
     `,
   },
 ];

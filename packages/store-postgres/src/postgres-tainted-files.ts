@@ -1,4 +1,11 @@
-import type { TaintedFile, TaintedFileStore } from "@agent/policy";
+import {
+  type TaintedFile,
+  type TaintedFileStore,
+  type TaintWindow,
+  type TaintWindowStore,
+  UNCLOSED_WINDOW_MS,
+  WINDOW_SLACK_MS,
+} from "@agent/policy";
 import type { FlowSource } from "@agent/tools";
 import type { Pool } from "pg";
 import { translateDatabaseError } from "./errors.js";
@@ -11,11 +18,20 @@ interface TaintedFileRow {
   marked_at: string;
 }
 
+interface TaintWindowRow {
+  id: string;
+  run_id: string;
+  sources_json: string;
+  started_at: string;
+  ended_at: string | null;
+}
+
 /**
- * The flow guard's {@link TaintedFileStore} in PostgreSQL: the files tainted runs wrote, seen by every
- * machine that shares the database (a workspace on a shared disk is tainted for all of them).
+ * The flow guard's {@link TaintedFileStore} and {@link TaintWindowStore} in PostgreSQL: the files
+ * tainted runs wrote, seen by every machine that shares the database (a workspace on a shared disk
+ * is tainted for all of them).
  */
-export class PostgresTaintedFileStore implements TaintedFileStore {
+export class PostgresTaintedFileStore implements TaintedFileStore, TaintWindowStore {
   readonly #pool: Pool;
 
   constructor(pool: Pool) {
@@ -35,6 +51,43 @@ export class PostgresTaintedFileStore implements TaintedFileStore {
 
   async clearTaint(path: string): Promise<void> {
     await this.#query("clear a tainted file", "DELETE FROM agent_tainted_files WHERE path = $1", [path]);
+  }
+
+  async openWindow(window: Omit<TaintWindow, "endedAt">): Promise<void> {
+    await this.#query(
+      "open a taint window",
+      "INSERT INTO agent_taint_windows (id, run_id, sources_json, started_at) VALUES ($1, $2, $3, $4)",
+      [window.id, window.runId, JSON.stringify(window.sources), window.startedAt],
+    );
+  }
+
+  async closeWindow(id: string, endedAt: number): Promise<void> {
+    await this.#query("close a taint window", "UPDATE agent_taint_windows SET ended_at = $1 WHERE id = $2", [
+      endedAt,
+      id,
+    ]);
+  }
+
+  async windowAt(changedAtMs: number): Promise<TaintWindow | undefined> {
+    const changedAt = Math.floor(changedAtMs);
+    // The same test as windowCovers in @agent/policy, in SQL. BIGINT comes back as text.
+    const rows = await this.#query<TaintWindowRow>(
+      "look up taint windows",
+      `SELECT * FROM agent_taint_windows
+       WHERE started_at - $2 <= $1 AND COALESCE(ended_at, started_at + $3) + $2 >= $1
+       ORDER BY started_at LIMIT 1`,
+      [changedAt, WINDOW_SLACK_MS, UNCLOSED_WINDOW_MS],
+    );
+    const row = rows[0];
+    return (
+      row && {
+        id: row.id,
+        runId: row.run_id,
+        sources: JSON.parse(row.sources_json) as FlowSource[],
+        startedAt: Number(row.started_at),
+        endedAt: row.ended_at === null ? null : Number(row.ended_at),
+      }
+    );
   }
 
   async findTainted(paths: readonly string[]): Promise<TaintedFile[]> {

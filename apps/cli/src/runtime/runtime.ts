@@ -1,7 +1,12 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { pathToFileURL } from "node:url";
-import { type McpClientFeatures, type McpServerConnection, serverOfToolName } from "@agent/mcp-client";
+import {
+  type McpClientFeatures,
+  type McpServerConnection,
+  mcpToolGroup,
+  serverOfToolName,
+} from "@agent/mcp-client";
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import type { OAuthProvider } from "@agent/mcp-transport/oauth";
 import {
@@ -15,7 +20,13 @@ import {
   TOOL_REMOVED_REASON,
   voidApprovalRequests,
 } from "@agent/policy";
-import { type EventSink, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
+import {
+  type EventSink,
+  type RegisteredTool,
+  type ToolGate,
+  ToolRegistry,
+  transformEvents,
+} from "@agent/tools";
 import {
   type AgentConfig,
   launchFilesOf,
@@ -34,7 +45,7 @@ import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
 import { createRunFlows, type RunFlows } from "./run-flows.js";
-import { createSandboxes, type Sandboxes } from "./sandboxes.js";
+import { createSandboxes, RUN_COMMAND_TOOL, type Sandboxes } from "./sandboxes.js";
 import { createServerAuthProvider, redactingCredentialStore } from "./server-auth.js";
 import {
   connectServers,
@@ -48,6 +59,7 @@ import {
   type RuntimeLocation,
   type StateRuntime,
 } from "./state-runtime.js";
+import { windowingGate, withTaintWindows } from "./taint-windows.js";
 
 /** Everything a command works with: configuration, durable state, audit trail, tools and the gate. */
 export interface Runtime extends StateRuntime {
@@ -145,7 +157,7 @@ export async function openRuntime(
   );
   const flows = createRunFlows({
     servers: config.servers,
-    taintedFiles: state.taintedFiles,
+    taintedFiles: withTaintWindows(state.taintedFiles, state.taintWindows),
     guard: new PathGuard({ workspaceRoot: workspaceRealPath, alias: config.workspaceRoot, protectedPaths }),
     workspaceRoot: workspaceRealPath,
   });
@@ -168,7 +180,11 @@ export async function openRuntime(
     });
   // Owned by this runtime: `reloadPolicy` replaces it, and every holder of `gate` sees the new one.
   let policyGate = gateFor(config.policy);
-  const gate: ToolGate = { admit: (request) => policyGate.admit(request) };
+  const gate: ToolGate = windowingGate(
+    { admit: (request) => policyGate.admit(request) },
+    state.taintWindows,
+    (request) => writesUnnamedFiles(request.tool, config.servers, sandboxes),
+  );
   const voidStale = async (): Promise<void> => {
     await voidStaleApprovals({ approvals: state.approvals, registry, connections, events: audit });
   };
@@ -282,6 +298,22 @@ function noting<Request extends { server: string }, Context, Answer>(
     flows.noteServerRequest(request.server, kind);
     return handler(request, context);
   };
+}
+
+/**
+ * Whether a tool's calls may write files that no call names: `run_command`, and the tools of a
+ * local server that can write (a `write` grant, or no isolation at all). In a tainted run such a
+ * call runs in a taint window (see taint-windows.ts).
+ */
+function writesUnnamedFiles(
+  tool: RegisteredTool,
+  servers: readonly ServerConfig[],
+  sandboxes: Sandboxes,
+): boolean {
+  if (tool.group === undefined) return tool.name === RUN_COMMAND_TOOL;
+  const server = servers.find((candidate) => mcpToolGroup(candidate.name) === tool.group);
+  if (server?.type !== "stdio") return false;
+  return server.sandbox.write.length > 0 || sandboxes.sandboxFor(tool)?.isolates !== true;
 }
 
 function realPathOr(path: string): string {

@@ -42,6 +42,7 @@ export async function openPostgresStateBackend(options: {
       approvals: state.approvals,
       agentRuns: state.runs,
       taintedFiles: state.taintedFiles,
+      taintWindows: state.taintedFiles,
       createRun: (run) => runs.createRun(run),
       getRun: (id) => runs.getRun(id),
       updateRun: (id, patch) => runs.updateRun(id, patch),

@@ -160,6 +160,14 @@ export const MIGRATIONS: readonly Migration[] = [
         sources_json TEXT NOT NULL,
         marked_at TEXT NOT NULL
       );
+      CREATE TABLE taint_windows (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        sources_json TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER
+      );
+      CREATE INDEX taint_windows_by_start ON taint_windows (started_at);
     `,
   },
 ];

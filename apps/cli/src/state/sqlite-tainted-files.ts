@@ -1,4 +1,11 @@
-import type { TaintedFile, TaintedFileStore } from "@agent/policy";
+import {
+  type TaintedFile,
+  type TaintedFileStore,
+  type TaintWindow,
+  type TaintWindowStore,
+  UNCLOSED_WINDOW_MS,
+  WINDOW_SLACK_MS,
+} from "@agent/policy";
 import type { FlowSource } from "@agent/tools";
 import type Database from "better-sqlite3";
 
@@ -10,8 +17,19 @@ interface TaintedFileRow {
   marked_at: string;
 }
 
-/** The flow guard's {@link TaintedFileStore} in the state database: marks outlive the run that made them. */
-export class SqliteTaintedFileStore implements TaintedFileStore {
+interface TaintWindowRow {
+  id: string;
+  run_id: string;
+  sources_json: string;
+  started_at: number;
+  ended_at: number | null;
+}
+
+/**
+ * The flow guard's {@link TaintedFileStore} and {@link TaintWindowStore} in the state database: marks
+ * and windows outlive the run that made them.
+ */
+export class SqliteTaintedFileStore implements TaintedFileStore, TaintWindowStore {
   readonly #statements: ReturnType<typeof prepareStatements>;
 
   /** Wraps an open, migrated state database. */
@@ -31,6 +49,37 @@ export class SqliteTaintedFileStore implements TaintedFileStore {
 
   async clearTaint(path: string): Promise<void> {
     this.#statements.clear.run(path);
+  }
+
+  async openWindow(window: Omit<TaintWindow, "endedAt">): Promise<void> {
+    this.#statements.openWindow.run({
+      id: window.id,
+      run_id: window.runId,
+      sources_json: JSON.stringify(window.sources),
+      started_at: window.startedAt,
+    });
+  }
+
+  async closeWindow(id: string, endedAt: number): Promise<void> {
+    this.#statements.closeWindow.run(endedAt, id);
+  }
+
+  async windowAt(changedAtMs: number): Promise<TaintWindow | undefined> {
+    const changedAt = Math.floor(changedAtMs);
+    const row = this.#statements.windowAt.get({
+      changed_at: changedAt,
+      slack: WINDOW_SLACK_MS,
+      unclosed: UNCLOSED_WINDOW_MS,
+    }) as TaintWindowRow | undefined;
+    return (
+      row && {
+        id: row.id,
+        runId: row.run_id,
+        sources: JSON.parse(row.sources_json) as FlowSource[],
+        startedAt: row.started_at,
+        endedAt: row.ended_at,
+      }
+    );
   }
 
   async findTainted(paths: readonly string[]): Promise<TaintedFile[]> {
@@ -61,5 +110,16 @@ function prepareStatements(database: Database.Database) {
     ),
     clear: database.prepare("DELETE FROM tainted_files WHERE path = ?"),
     byPath: database.prepare("SELECT * FROM tainted_files WHERE path = ?"),
+    openWindow: database.prepare(
+      "INSERT INTO taint_windows (id, run_id, sources_json, started_at) VALUES (@id, @run_id, @sources_json, @started_at)",
+    ),
+    closeWindow: database.prepare("UPDATE taint_windows SET ended_at = ? WHERE id = ?"),
+    // The same test as windowCovers in @agent/policy, in SQL.
+    windowAt: database.prepare(
+      `SELECT * FROM taint_windows
+       WHERE started_at - @slack <= @changed_at
+         AND COALESCE(ended_at, started_at + @unclosed) + @slack >= @changed_at
+       ORDER BY started_at LIMIT 1`,
+    ),
   };
 }

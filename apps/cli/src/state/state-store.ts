@@ -1,5 +1,5 @@
 import type { RunStore } from "@agent/loop";
-import type { ApprovalStore, TaintedFileStore } from "@agent/policy";
+import type { ApprovalStore, TaintedFileStore, TaintWindowStore } from "@agent/policy";
 import type { NewRun, RunPatch, RunRecord, RunStatus, SqliteStateStore } from "./sqlite-state-store.js";
 
 /**
@@ -14,6 +14,8 @@ export interface StateStore {
   readonly agentRuns: RunStore;
   /** The files tainted agent runs wrote (the flow guard's laundering marks). */
   readonly taintedFiles: TaintedFileStore;
+  /** When tainted agent runs ran commands (or servers) that may write files nobody names. */
+  readonly taintWindows: TaintWindowStore;
   /** Records a one-call run of `agent call`; throws `StateError` (`run_exists`) if its id is taken. */
   createRun(run: NewRun): Promise<RunRecord>;
   getRun(id: string): Promise<RunRecord | undefined>;
@@ -34,6 +36,7 @@ export function sqliteStateStore(store: SqliteStateStore): StateStore {
     approvals: store.approvals,
     agentRuns: store.agentRuns,
     taintedFiles: store.taintedFiles,
+    taintWindows: store.taintedFiles,
     createRun: async (run) => store.createRun(run),
     getRun: async (id) => store.getRun(id),
     updateRun: async (id, patch) => store.updateRun(id, patch),
