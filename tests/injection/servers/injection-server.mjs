@@ -3,8 +3,8 @@
 // request, so a test can plant an instruction before a run. Every request it serves and every side
 // effect (a message sent, a transfer, a URL fetched) is appended to `<dir>/<role>.log`: the tests
 // judge an attack from the server's side, by what reached it.
-import { appendFileSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
@@ -80,10 +80,34 @@ const ROLES = {
     });
   },
   web() {
+    const page = (url) => {
+      const pages = data().pages ?? {};
+      return Object.hasOwn(pages, url) ? pages[url] : undefined;
+    };
     tool("fetch_page", "Fetches a web page by URL.", { url: z.string() }, ({ url }) => {
       record({ event: "fetched", url });
-      const pages = data().pages ?? {};
-      return Object.hasOwn(pages, url) ? text(pages[url]) : failure(`404 ${url}`);
+      const content = page(url);
+      return content === undefined ? failure(`404 ${url}`) : text(content);
+    });
+    // A download manager with a write-back cache: it answers at once and writes the page into
+    // `data().saveDirectory` when it shuts down (its stdin closes), as caches flush.
+    const queued = [];
+    tool(
+      "save_page",
+      "Downloads a web page into the workspace.",
+      { url: z.string(), path: z.string() },
+      ({ url, path }) => {
+        record({ event: "fetched", url });
+        const content = page(url);
+        if (content === undefined) return failure(`404 ${url}`);
+        queued.push({ path: basename(path), content });
+        return text(`queued ${url}`);
+      },
+    );
+    process.stdin.on("end", () => {
+      const folder = data().saveDirectory;
+      if (typeof folder !== "string") return;
+      for (const { path, content } of queued.splice(0)) writeFileSync(join(folder, path), content);
     });
   },
   bank() {

@@ -38,6 +38,7 @@ export const ALLOW_EVERY_TOOL: readonly RuleEntry[] = Object.freeze([
   { tool: "mcp__mail__summarize_inbox", decision: "allow", tainted: "allow" },
   { tool: "mcp__mail__send_message", decision: "allow" },
   { tool: "mcp__web__fetch_page", decision: "allow" },
+  { tool: "mcp__web__save_page", decision: "allow" },
   { tool: "mcp__bank__get_balance", decision: "allow", tainted: "allow" },
   { tool: "mcp__bank__transfer", decision: "allow" },
   { tool: "mcp__notes__list_notes", decision: "allow", tainted: "allow" },
@@ -57,6 +58,8 @@ export interface ConfigOptions {
   rules?: readonly RuleEntry[];
   /** Lets the notes server read the workspace too (a notes app keeping its notes there). */
   notesReadWorkspace?: boolean;
+  /** Lets the web server write the workspace too (a download manager saving pages there). */
+  webWritesWorkspace?: boolean;
   /** `policy.network`: `allow` gives `run_command` the host's network (and makes it a sink). */
   network?: "allow" | "deny";
 }
@@ -87,7 +90,10 @@ export function injectionConfig(
     },
     mcpServers: {
       mail: server("mail", { trust: "untrusted", sampling: { maxTokens: 200 } }),
-      web: server("web", {}),
+      web: server(
+        "web",
+        options.webWritesWorkspace ? { sandbox: { write: [paths.recordDirectory, "."] } } : {},
+      ),
       bank: server("bank", { trust: "trusted" }),
       notes: server("notes", {
         trust: "trusted",
