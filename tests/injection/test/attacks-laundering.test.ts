@@ -102,7 +102,7 @@ describe.concurrent("laundering through the workspace", () => {
   );
 
   attack(
-    "bypass probe: a tainted run copies its file with run_command cp, and a clean run reads the copy",
+    "a tainted run copies its file with run_command cp, and a clean run reads the copy",
     {
       cliRuns: 3,
     },
