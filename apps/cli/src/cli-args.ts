@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import type { UnknownOutcomeDecision } from "@agent/loop";
 import { type AuditFilter, parseSince, parseTail } from "./commands/audit-filter.js";
 import { MAX_RUN_TURNS } from "./config/model-config.js";
 import { CliExit, EXIT_CODES, usageError } from "./exit-codes.js";
@@ -43,6 +44,8 @@ export interface CliArgs {
   /** `tools --format`; without it, a readable table. */
   format: "openai" | "anthropic" | "json" | "table";
   follow: boolean;
+  /** `agent audit --verify`: check the shared trail's chain, signatures and this machine's checkpoint. */
+  verify: boolean;
   /** `mcp add`: `--transport`, `--env K=V`..., `--header 'K: V'`... as given. */
   serverEntry: { transport: "stdio" | "http" | "sse"; env: string[]; headers: string[] };
   /** `approvals list --pending`: only requests still waiting for a decision. */
@@ -57,6 +60,11 @@ export interface CliArgs {
   attach: string[];
   /** `--arg k=v`, repeatable (`prompts get`): the prompt's arguments, in order given (a later one wins). */
   promptArgs: Record<string, string>;
+  /**
+   * `agent resume`'s decisions about calls whose outcome is unknown, by call id: `--rerun <callId>`
+   * and `--answer-unknown <callId>`, each repeatable.
+   */
+  unknownOutcomes: Record<string, UnknownOutcomeDecision>;
 }
 
 /** The usage text. */
@@ -77,10 +85,12 @@ Commands:
   run <prompt> [--json] [--max-turns N]    an agent run: the configured model calls tools through the gate
       [--prompt <server>:<name> [--arg k=v]...] [--attach <server>:<uri>]...   start from an MCP prompt, attach resources
   resume <runId> [--json]                  continue a run: re-check held calls, run them if approved, go on
+      [--rerun <callId>]... [--answer-unknown <callId>]...   decide about calls whose outcome is unknown
   runs list [--json]                       agent runs and one-call runs, newest first
   runs show <runId> [--json]               one run: status, transcript, pending calls
   audit [--json] [--follow]                the audit trail; filters: --run ID, --tool PATTERN,
         [--since 15m|TIME] [--tail N]    --since a duration or time, --tail the last N (--follow: new only)
+  audit --verify                           check the shared PostgreSQL trail: chain, writer signatures, checkpoint
   tools [--format openai|anthropic|json]   the tools and their policy; or their definitions as model APIs take them
   resources list [server] [--json]         the resources and templates each server advertises
   resources read <server> <uri> [--json]   read one advertised resource through the gate
@@ -104,6 +114,7 @@ const OPTIONS = {
   input: { type: "string" },
   format: { type: "string" },
   follow: { type: "boolean" },
+  verify: { type: "boolean" },
   pending: { type: "boolean" },
   transport: { type: "string", short: "t" },
   env: { type: "string", short: "e", multiple: true },
@@ -116,6 +127,8 @@ const OPTIONS = {
   arg: { type: "string", multiple: true },
   prompt: { type: "string" },
   attach: { type: "string", multiple: true },
+  rerun: { type: "string", multiple: true },
+  "answer-unknown": { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -136,11 +149,11 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = Object.fr
   "approvals show": ["json"],
   "approvals approve": [],
   "approvals deny": [],
-  resume: ["json"],
+  resume: ["json", "rerun", "answer-unknown"],
   run: ["json", "max-turns", "prompt", "attach", "arg"],
   "runs list": ["json"],
   "runs show": ["json"],
-  audit: ["json", "follow", "run", "tool", "since", "tail"],
+  audit: ["json", "follow", "run", "tool", "since", "tail", "verify"],
   tools: ["format"],
   "resources list": ["json"],
   "resources read": ["json"],
@@ -244,6 +257,7 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
     input: values.input,
     format,
     follow: values.follow ?? false,
+    verify: values.verify ?? false,
     pending: values.pending ?? false,
     serverEntry: {
       transport: readTransport(values.transport),
@@ -260,7 +274,25 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
     promptArgs: readPromptArgs(values.arg ?? []),
     fromPrompt: values.prompt,
     attach: values.attach ?? [],
+    unknownOutcomes: readUnknownOutcomes(values.rerun ?? [], values["answer-unknown"] ?? []),
   };
+}
+
+function readUnknownOutcomes(
+  rerun: readonly string[],
+  answerUnknown: readonly string[],
+): Record<string, UnknownOutcomeDecision> {
+  const decisions: Record<string, UnknownOutcomeDecision> = {};
+  for (const callId of rerun) decisions[callId] = "rerun";
+  for (const callId of answerUnknown) {
+    if (decisions[callId] === "rerun") {
+      throw usageError(
+        `call ${callId} is given both --rerun and --answer-unknown; choose one: run it again, or tell the model its outcome is unknown.`,
+      );
+    }
+    decisions[callId] = "answer_unknown";
+  }
+  return decisions;
 }
 
 /** An option token as parseArgs reports it in non-strict mode. */

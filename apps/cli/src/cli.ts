@@ -127,7 +127,12 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
       );
     case "resume":
       return withRuntime(args, scope, (runtime) =>
-        resumeCommand(runtime, io, { runId: operand(args), json: args.json }, signal),
+        resumeCommand(
+          runtime,
+          io,
+          { runId: operand(args), json: args.json, unknownOutcomes: args.unknownOutcomes },
+          signal,
+        ),
       );
     case "run":
       return withRuntime(args, scope, (runtime) =>
@@ -191,8 +196,9 @@ async function withState<T>(
 ): Promise<T> {
   const { io } = guard;
   announceConfigFile(args, io);
-  const runtime = await openStateRuntime(args, io);
+  // Before the state opens: without the configuration's secrets nothing stored may be printed.
   guard.protect(stateOnlyRedactor(args, io));
+  const runtime = await openStateRuntime(args, io);
   try {
     return await run(runtime);
   } finally {

@@ -16,11 +16,21 @@ describe("the model key of the configuration", () => {
       apiKeyEnv: "OPENAI_API_KEY",
       maxTurns: 20,
       maxTokens: undefined,
+      maxCallsPerTurn: undefined,
+      maxArgumentChars: undefined,
       system: undefined,
     });
     const anthropic = loadConfig(
       writeConfig({
-        model: { provider: "anthropic", name: "claude", maxTurns: 5, maxTokens: 50_000, system: "Be brief." },
+        model: {
+          provider: "anthropic",
+          name: "claude",
+          maxTurns: 5,
+          maxTokens: 50_000,
+          maxCallsPerTurn: 8,
+          maxArgumentChars: 20_000,
+          system: "Be brief.",
+        },
       }),
       {},
     );
@@ -28,6 +38,8 @@ describe("the model key of the configuration", () => {
       apiKeyEnv: "ANTHROPIC_API_KEY",
       maxTurns: 5,
       maxTokens: 50_000,
+      maxCallsPerTurn: 8,
+      maxArgumentChars: 20_000,
       system: "Be brief.",
     });
     expect(loadConfig(writeConfig({}), {}).model).toBeUndefined();
@@ -43,6 +55,8 @@ describe("the model key of the configuration", () => {
           apiKeyEnv: "NOT-A-NAME",
           maxTurns: 0,
           maxTokens: -5,
+          maxCallsPerTurn: 0,
+          maxArgumentChars: 1.5,
           apiKey: "sk-do-not-print-me",
         },
       }),
@@ -54,6 +68,8 @@ describe("the model key of the configuration", () => {
       "model.apiKeyEnv",
       "model.maxTurns",
       "model.maxTokens",
+      "model.maxCallsPerTurn",
+      "model.maxArgumentChars",
       "model.apiKey",
     ]) {
       expect(error.message).toContain(field);

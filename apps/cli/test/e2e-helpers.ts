@@ -1,19 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  assertNoProcessesAlive,
-  isProcessAlive,
   type MisbehavingServerName,
   misbehavingServerPath,
   readRecordFile,
@@ -21,6 +11,7 @@ import {
   scriptableServerPath,
 } from "@agent/mcp-testing/servers";
 import { test } from "vitest";
+import { assertNothingLeftBehind } from "./e2e-leftovers.js";
 
 /** The built `agent` binary the end-to-end tests spawn (`pnpm turbo run build --filter=@agent/cli...`). */
 export const CLI_BIN: string = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
@@ -39,8 +30,11 @@ export const E2E_TIMEOUT_MS = 45_000;
 /** Whether bubblewrap is installed here (CI installs it; tests that need the sandbox skip without it). */
 export const BWRAP_AVAILABLE = existsSync("/usr/bin/bwrap") || existsSync("/usr/local/bin/bwrap");
 
-/** How long one CLI run may take before the helper kills it and fails the test. */
-const RUN_LIMIT_MS = 20_000;
+/**
+ * How long one CLI run may take before the helper kills it and fails the test: a bound on a hang,
+ * not a timing assertion. Sandboxed servers cost a bwrap start each, felt most on a loaded machine.
+ */
+const RUN_LIMIT_MS = 30_000;
 
 /** A test tool the scriptable server offers (see MCP_TESTING_TOOLS in scriptable-server.mjs). */
 export interface ScriptedTool {
@@ -99,10 +93,14 @@ export interface RunOptions {
   terminal?: boolean;
   /** Give the process a stdin pipe (to answer prompts); otherwise stdin is /dev/null. */
   stdin?: boolean;
+  /** How long it may take before it is killed and the test fails; default 20 seconds. */
+  limitMs?: number;
   /**
-   * Run stdio servers inside bubblewrap. Off by default: the test servers record their pids and
-   * write record files on the host, which a sandbox (own pid namespace, private /tmp) rightly
-   * prevents. Without it AGENT_BWRAP points at nothing, and configs default to sandbox "optional".
+   * Run stdio servers and commands inside bubblewrap: the default wherever it is installed, so the
+   * whole suite exercises the sandbox. Each test server may write its record file (a `write` grant);
+   * pids it records inside the sandbox are not host pids (see e2e-leftovers.ts). `false` makes
+   * AGENT_BWRAP point at nothing (configs default to sandbox "optional"), for tests that must see a
+   * server's host pid or run without bubblewrap on purpose.
    */
   isolated?: boolean;
 }
@@ -209,11 +207,13 @@ export class E2eSandbox {
     extraArgs: string[] = [],
   ): ServerEntry {
     const recordFile = this.recordFile(server);
-    const args = options.wire ? [this.#wireProxy, recordFile, script, ...extraArgs] : [script, ...extraArgs];
+    const args = options.wire ? [this.#wireProxy, script, ...extraArgs] : [script, ...extraArgs];
     return {
       command: process.execPath,
       args,
       env: { MCP_TESTING_RECORD_FILE: recordFile, ...env, ...options.env },
+      // Under the sandbox the records directory (in the hidden home) is all a test server may write.
+      sandbox: { write: [this.#records] },
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     };
   }
@@ -238,7 +238,7 @@ export class E2eSandbox {
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         HOME: this.root,
-        ...(options.isolated ? {} : { AGENT_BWRAP: join(this.root, "no-bwrap-here") }),
+        ...((options.isolated ?? BWRAP_AVAILABLE) ? {} : { AGENT_BWRAP: join(this.root, "no-bwrap-here") }),
         ...options.env,
       },
       stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
@@ -252,11 +252,12 @@ export class E2eSandbox {
     child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
+    const limitMs = options.limitMs ?? RUN_LIMIT_MS;
     const exited = new Promise<AgentResult>((resolve, reject) => {
       const limit = setTimeout(() => {
         child.kill("SIGKILL");
-        reject(new Error(`agent ${args.join(" ")} did not exit within ${RUN_LIMIT_MS} ms:\n${stderr}`));
-      }, RUN_LIMIT_MS);
+        reject(new Error(`agent ${args.join(" ")} did not exit within ${limitMs} ms:\n${stderr}`));
+      }, limitMs);
       child.on("error", (error) => {
         clearTimeout(limit);
         reject(error);
@@ -283,8 +284,9 @@ export class E2eSandbox {
   }
 
   /**
-   * Fails if a CLI process or any server process that recorded `started` is still alive (killing
-   * them first, so one failure does not leak into the next test), then removes the directory.
+   * Fails if a CLI process, a server process that recorded `started` (on the host) or any process
+   * mentioning this test's directory (a sandbox) is still alive, killing them first so one failure
+   * does not leak into the next test; then removes the directory.
    */
   async cleanup(): Promise<void> {
     const problems: string[] = [];
@@ -294,18 +296,9 @@ export class E2eSandbox {
         problems.push(`agent process ${child.pid} was still running`);
       }
     }
-    // Servers record their own pid when they start, and the pid of any child they spawn.
-    const serverPids = readdirSync(this.#records).flatMap((file) =>
-      readRecordFile(join(this.#records, file))
-        .filter(
-          (record) => ["started", "grandchild"].includes(record.event) && typeof record.pid === "number",
-        )
-        .map((record) => record.pid as number),
-    );
     try {
-      await assertNoProcessesAlive(serverPids, 3_000);
+      await assertNothingLeftBehind(this.root, this.#records, 3_000);
     } catch (error) {
-      for (const pid of serverPids.filter(isProcessAlive)) process.kill(pid, "SIGKILL");
       problems.push((error as Error).message);
     }
     rmSync(this.root, { recursive: true, force: true });
@@ -379,11 +372,15 @@ export function firstText(observation: Record<string, unknown>): string {
 // server's stdout and stderr go straight to the client. It stays in the server's process group.
 const WIRE_PROXY_SOURCE = `
 import { spawn } from "node:child_process";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readlinkSync } from "node:fs";
 import { createInterface } from "node:readline";
 
-const [recordFile, ...command] = process.argv.slice(2);
-const record = (fields) => appendFileSync(recordFile, "mcp-testing " + JSON.stringify(fields) + "\\n");
+// From the environment, not an argument: an argument naming a file is a launch file, kept read-only.
+const recordFile = process.env.MCP_TESTING_RECORD_FILE;
+const command = process.argv.slice(2);
+const pidNamespace = readlinkSync("/proc/self/ns/pid");
+const record = (fields) =>
+  appendFileSync(recordFile, "mcp-testing " + JSON.stringify({ ...fields, pidNamespace }) + "\\n");
 const server = spawn(process.execPath, command, { stdio: ["pipe", "inherit", "inherit"] });
 record({ event: "started", pid: process.pid, server: "wire-proxy" });
 server.stdin.on("error", () => {});

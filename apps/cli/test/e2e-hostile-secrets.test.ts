@@ -196,4 +196,30 @@ describe("no configured value is ever shown", () => {
     expect(call.code).toBe(0);
     expect(call.stdout).toContain("hi");
   });
+
+  test("a credential too short to redact is refused before any server can echo it", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    const SHORT = "Q7z";
+    sandbox.writeConfig({
+      policy: { rules: [{ tool: "mcp__leaky__*", decision: "allow" }] },
+      mcpServers: {
+        leaky: sandbox.misbehavingServer("leaky", "echo-secrets", {
+          env: { API_TOKEN: SHORT, MCP_TESTING_ECHO_VARIABLES: "API_TOKEN" },
+        }),
+      },
+    });
+    const results = await Promise.all([
+      sandbox.run(["call", "mcp__leaky__leak", "--json"]),
+      sandbox.run(["mcp", "list"]),
+    ]);
+    for (const result of results) {
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        "mcpServers.leaky.env.API_TOKEN: is a credential shorter than 4 characters",
+      );
+      expect(result.stdout + result.stderr).not.toContain(SHORT);
+    }
+    expect(sandbox.records("leaky")).toEqual([]);
+  });
 });

@@ -73,9 +73,10 @@ describe("agent mcp add / get / remove", () => {
       headers: { Authorization: "Bearer ${WEB_TOKEN}" },
     });
 
-    // The added server works; get prints the entry as written, literal secrets redacted.
+    // The added server works; get prints the entry as written, literal secrets redacted. Unisolated:
+    // `mcp add` writes no sandbox grant, and the test server must write its record file.
     const [list, get, duplicate] = await Promise.all([
-      sandbox.run(["mcp", "list", "--json"], { env: TOKEN_ENV }),
+      sandbox.run(["mcp", "list", "--json"], { env: TOKEN_ENV, isolated: false }),
       sandbox.run(["mcp", "get", "added"], { env: TOKEN_ENV }),
       sandbox.run(["mcp", "add", "web", "--", "node"]),
     ]);

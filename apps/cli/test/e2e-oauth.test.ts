@@ -70,7 +70,7 @@ describe("agent mcp login, call, refresh, logout", () => {
     expect(login.stdout).toContain("Logged in to secure");
     expect(login.code).toBe(0);
 
-    const tokenFile = join(sandbox.stateDir, "oauth-tokens.json");
+    const tokenFile = join(sandbox.stateDir, "oauth-tokens.secure.json");
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
     const [firstToken] = server.issuedAccessTokens();
     expect(firstToken).toBeDefined();

@@ -1,18 +1,26 @@
+import { randomBytes } from "node:crypto";
 import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
-import { startThrowawayCluster, type ThrowawayCluster } from "@agent/store-postgres/testing";
+import { openPostgresState } from "@agent/store-postgres";
+import {
+  reserveThrowawayCluster,
+  THROWAWAY_CLUSTER_TIMEOUT_MS,
+  type ThrowawayCluster,
+  type ThrowawayClusterHandle,
+} from "@agent/store-postgres/testing";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { type AgentResult, E2E_TIMEOUT_MS, type E2eSandbox, e2eTest, waitFor } from "./e2e-helpers.js";
 
 // One throwaway PostgreSQL server for this file (these tests restart it); each test gets a database.
+// The handle is taken before the start is awaited, so a hook that times out cannot orphan the server.
 let cluster: ThrowawayCluster;
+let throwaway: ThrowawayClusterHandle | undefined;
 let databases = 0;
 beforeAll(async () => {
-  cluster = await startThrowawayCluster();
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
+  throwaway = reserveThrowawayCluster();
+  cluster = await throwaway.ready;
+}, THROWAWAY_CLUSTER_TIMEOUT_MS);
+afterAll(() => throwaway?.stop(), THROWAWAY_CLUSTER_TIMEOUT_MS);
 
 function freshDatabase(): Promise<string> {
   databases += 1;
@@ -26,11 +34,15 @@ function freshDatabase(): Promise<string> {
 async function team(sandbox: E2eSandbox) {
   const url = await freshDatabase();
   sandbox.writeConfig({
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} reference the CLI expands.
-    state: { url: "${AGENT_STATE_URL}" },
+    state: {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} reference the CLI expands.
+      url: "${AGENT_STATE_URL}",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the team's shared key, never in the database.
+      identityKey: "${AGENT_IDENTITY_KEY}",
+    },
     mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
   });
-  const env = { AGENT_STATE_URL: url };
+  const env = { AGENT_STATE_URL: url, AGENT_IDENTITY_KEY: randomBytes(32).toString("hex") };
   const argv = (machine: "a" | "b", args: string[]) => [
     "--config",
     sandbox.configPath,
@@ -61,7 +73,7 @@ describe("a team on one PostgreSQL state", () => {
   e2eTest(
     "a call held on machine A is listed and approved on machine B, then resumes on A, once",
     async ({ sandbox }) => {
-      const { a, b, noSecret, executions } = await team(sandbox);
+      const { url, a, b, noSecret, executions } = await team(sandbox);
       const held = noSecret(await a(["call", "mcp__s__echo", "--input", '{"message":"hi"}', "--json"]));
       expect(held.code, held.stderr).toBe(3);
       const { runId, requestId } = JSON.parse(held.stdout) as { runId: string; requestId: string };
@@ -94,6 +106,16 @@ describe("a team on one PostgreSQL state", () => {
       expect(types).toEqual(
         expect.arrayContaining(["approval_requested", "approval_granted", "approval_consumed"]),
       );
+      // The key of server identities never reached the database, which every role of the team reads.
+      const settings = await openPostgresState({ url });
+      try {
+        const rows = await settings.pool.query(
+          "SELECT row_to_json(s)::text AS row FROM agent_cli_settings s",
+        );
+        expect(rows.rows).toEqual([]);
+      } finally {
+        await settings.close();
+      }
     },
     E2E_TIMEOUT_MS * 2,
   );

@@ -101,6 +101,33 @@ describe.concurrent("agent resources and prompts", () => {
     expect(sandbox.received("everything", "prompts/get")).toHaveLength(1);
   });
 
+  test("a deny of the server's tools denies its resources and prompts: nothing is read", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    configure(sandbox, {
+      defaults: { external: "allow" },
+      rules: [{ tool: "mcp__everything__*", decision: "deny", reason: "everything is off" }],
+    });
+    const [read, prompt] = await Promise.all([
+      sandbox.run([
+        "resources",
+        "read",
+        "everything",
+        "demo://resource/static/document/architecture.md",
+        "--json",
+      ]),
+      sandbox.run(["prompts", "get", "everything", "simple-prompt", "--json"]),
+    ]);
+    for (const result of [read, prompt]) {
+      expect(result.code, result.stderr).toBe(1);
+      expect(observationOf(result.stdout)).toMatchObject({ ok: false, error: "policy_denied" });
+      expect(result.stdout).toContain("everything is off");
+    }
+    expect(read.stdout + read.stderr).not.toContain("Everything Server – Architecture");
+    expect(sandbox.received("everything", "resources/read")).toEqual([]);
+    expect(sandbox.received("everything", "prompts/get")).toEqual([]);
+  });
+
   test("usage errors exit 2", { timeout: E2E_TIMEOUT_MS }, async ({ sandbox }) => {
     configure(sandbox);
     const results = await Promise.all([

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { escapeServerPath } from "@agent/mcp-testing/servers";
 import { describe, expect } from "vitest";
@@ -22,7 +22,33 @@ function escapeServer(sandbox: Record<string, unknown>): Record<string, unknown>
   return { command: process.execPath, args: [escapeServerPath()], sandbox };
 }
 
+// These tests are about running where bubblewrap cannot.
+const WITHOUT_BWRAP = { isolated: false };
+
 describe.concurrent("the sandbox, end to end", () => {
+  test.skipIf(!BWRAP_AVAILABLE)(
+    "the test harness isolates by default: a server's calls run under bwrap",
+    {
+      timeout: E2E_TIMEOUT_MS,
+    },
+    async ({ sandbox }) => {
+      sandbox.writeConfig({
+        policy: { rules: [{ tool: "mcp__s__*", decision: "allow" }] },
+        mcpServers: { s: sandbox.scriptableServer("s") },
+      });
+      const call = await sandbox.run(["call", "mcp__s__echo", "--input", '{"message":"hi"}', "--json"]);
+      expect(call.code, call.stderr).toBe(0);
+      const decided = sandbox.auditEvents().filter((event) => event.type === "tool_call_decided");
+      expect(decided).toContainEqual(
+        expect.objectContaining({ toolName: "mcp__s__echo", isolation: "bwrap" }),
+      );
+      // From outside: the server ran in a pid namespace of its own.
+      const started = sandbox.records("s").find((record) => record.event === "started");
+      expect(started?.pidNamespace).toBeDefined();
+      expect(started?.pidNamespace).not.toBe(readlinkSync("/proc/self/ns/pid"));
+    },
+  );
+
   test("fails closed: a required sandbox that cannot start spawns no server and says why", {
     timeout: E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {
@@ -30,17 +56,20 @@ describe.concurrent("the sandbox, end to end", () => {
       policy: { sandbox: "required" },
       mcpServers: { s: sandbox.scriptableServer("s") },
     });
-    const listed = await sandbox.run(["mcp", "list", "--json"]);
+    const listed = await sandbox.run(["mcp", "list", "--json"], WITHOUT_BWRAP);
     expect(listed.code).toBe(1);
     const [server] = (parseSingleJson(listed.stdout) as { servers: Listed[] }).servers;
     expect(server).toMatchObject({ name: "s", status: "failed", isolation: "none" });
     expect(server?.error?.message).toContain("AGENT_BWRAP");
     expect(server?.error?.message).toContain("apt-get install bubblewrap");
 
-    const human = await sandbox.run(["mcp", "list"]);
+    const human = await sandbox.run(["mcp", "list"], WITHOUT_BWRAP);
     expect(human.stdout).toContain("not started: isolation is required");
 
-    const call = await sandbox.run(["call", "mcp__s__echo", "--input", '{"message":"hi"}', "--json"]);
+    const call = await sandbox.run(
+      ["call", "mcp__s__echo", "--input", '{"message":"hi"}', "--json"],
+      WITHOUT_BWRAP,
+    );
     expect(call.code).toBe(1);
     expect(call.stderr).toContain("sandbox is unavailable");
     // From outside: the server never started (it records "started" first thing).
@@ -57,12 +86,15 @@ describe.concurrent("the sandbox, end to end", () => {
       policy: { sandbox: "optional" },
       mcpServers: { s: sandbox.scriptableServer("s") },
     });
-    const listed = await sandbox.run(["mcp", "list", "--json"]);
+    const listed = await sandbox.run(["mcp", "list", "--json"], WITHOUT_BWRAP);
     expect(listed.code).toBe(0);
     expect((parseSingleJson(listed.stdout) as { servers: Listed[] }).servers[0]?.isolation).toBe("none");
-    const human = await sandbox.run(["mcp", "list"]);
+    const human = await sandbox.run(["mcp", "list"], WITHOUT_BWRAP);
     expect(human.stdout).toContain("NOT ISOLATED");
-    const call = await sandbox.run(["call", "mcp__s__echo", "--input", '{"message":"hi"}', "--json"], {});
+    const call = await sandbox.run(
+      ["call", "mcp__s__echo", "--input", '{"message":"hi"}', "--json"],
+      WITHOUT_BWRAP,
+    );
     expect(call.code).toBe(3);
     expect(sandbox.auditEvents()).toContainEqual(
       expect.objectContaining({ type: "sandbox_unavailable", subject: "mcp:s", required: false }),
@@ -115,6 +147,44 @@ describe.concurrent("the sandbox, end to end", () => {
       const decided = sandbox.auditEvents().filter((event) => event.type === "tool_call_decided");
       expect(decided.length).toBeGreaterThan(0);
       expect(decided.every((event) => event.isolation === "bwrap")).toBe(true);
+    },
+  );
+
+  test.skipIf(!BWRAP_AVAILABLE)(
+    "a file in $HOME named in a server's args grants that file, never the home: ~/.ssh/id_rsa stays unreadable",
+    { timeout: E2E_TIMEOUT_MS },
+    async ({ sandbox }) => {
+      const home = join(sandbox.root, "home");
+      mkdirSync(join(home, ".ssh"), { recursive: true });
+      const key = join(home, ".ssh", "id_rsa");
+      writeFileSync(key, "-----BEGIN OPENSSH PRIVATE KEY----- planted");
+      const envFile = join(home, ".server.env");
+      writeFileSync(envFile, "TOKEN=for-the-server");
+      sandbox.writeConfig({
+        policy: { sandbox: "required", rules: [{ tool: "mcp__jail__*", decision: "allow" }] },
+        mcpServers: {
+          jail: {
+            command: process.execPath,
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config names the file as users write it.
+            args: [escapeServerPath(), "--env-file", "${HOME}/.server.env"],
+          },
+        },
+      });
+      const read = async (path: string) => {
+        const result = await sandbox.run(
+          ["call", "mcp__jail__read", "--input", JSON.stringify({ path }), "--json"],
+          {
+            isolated: true,
+            env: { HOME: home },
+          },
+        );
+        expect(result.code, result.stderr).toBe(0);
+        return firstText(observationOf(result.stdout));
+      };
+      const stolen = await read(key);
+      expect(JSON.parse(stolen)).toMatchObject({ ok: false });
+      expect(stolen).not.toContain("PRIVATE KEY");
+      expect(JSON.parse(await read(envFile))).toEqual({ ok: true, content: "TOKEN=for-the-server" });
     },
   );
 });

@@ -217,3 +217,48 @@ describe("listProtectedPaths", () => {
     ]);
   });
 });
+
+describe("what the host runs later is off limits for writing", () => {
+  const hostRun = () => ({
+    ...paths,
+    hostRunPaths: [".git/config", ".git/commondir", ".git/hooks", ".envrc", ".vscode"].map((name) =>
+      join(root, name),
+    ),
+  });
+
+  it("refuses .git/config, commondir, a hook, .envrc and editor tasks, existing or not, creating nothing", async () => {
+    mkdirSync(join(root, ".git", "hooks"), { recursive: true });
+    writeFileSync(join(root, ".git", "config"), "[core]\n");
+    for (const path of [
+      ".git/config",
+      ".git/commondir",
+      ".git/hooks/post-checkout",
+      ".envrc",
+      ".vscode/tasks.json",
+    ]) {
+      const observation = await call(
+        "write_file",
+        { path, content: "evil\n", createDirectories: true },
+        hostRun(),
+      );
+      expect(observation, path).toMatchObject({ ok: false, error: "tool_error" });
+      if (!observation.ok) expect(observation.message).toContain("the host runs what is there later");
+    }
+    expect(readFileSync(join(root, ".git", "config"), "utf8")).toBe("[core]\n");
+    expect(readdirSync(join(root, ".git")).sort()).toEqual(["config", "hooks"]);
+    expect(readdirSync(join(root, ".git", "hooks"))).toEqual([]);
+    expect(readdirSync(root).sort()).toEqual([
+      ".agent",
+      ".git",
+      "agent.config.json",
+      "notes.txt",
+      "secrets.env",
+    ]);
+  });
+
+  it("refuses a file named .git where none exists: a gitdir pointer would redefine .git/config", async () => {
+    const observation = await call("write_file", { path: ".git", content: "gitdir: elsewhere\n" }, hostRun());
+    expect(observation).toMatchObject({ ok: false, error: "tool_error" });
+    expect(readdirSync(root)).not.toContain(".git");
+  });
+});

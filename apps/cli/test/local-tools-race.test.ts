@@ -7,6 +7,8 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { createLocalTools } from "../src/local-tools/index.js";
 
 const ROUNDS = 300;
+// More rounds only if the first ROUNDS never caught a swap mid-call (a very loaded machine).
+const MAX_ROUNDS = 1500;
 const OUTSIDE_TEXT = "OUTSIDE: must never be read or overwritten";
 
 const ALLOW_ALL: ToolGate = {
@@ -33,6 +35,18 @@ for (;;) {
 }
 `;
 
+/** The refusal code a failed local tool call carries (`data.refusal`), or its error code. */
+function refusalOf(observation: Observation): string {
+  if (observation.ok) return "ok";
+  const data = (observation as { data?: { refusal?: unknown } }).data;
+  return typeof data?.refusal === "string" ? data.refusal : observation.error;
+}
+
+/** Whether calls met both states and at least one was caught between its check and its open. */
+function raceWasHit(endings: ReadonlyMap<string, number>): boolean {
+  return ["ok", "outside_workspace", "path_changed"].every((ending) => (endings.get(ending) ?? 0) > 0);
+}
+
 let base: string;
 let flipper: ChildProcess | undefined;
 
@@ -51,7 +65,7 @@ afterEach(async () => {
 });
 
 // A budget for a loaded machine, not a timing assertion: the test asserts only what happened to files.
-it(`stays inside the workspace while another process swaps a directory for a link, ${ROUNDS} rounds`, {
+it(`stays inside the workspace while another process swaps a directory for a link mid-call, ${ROUNDS}+ rounds`, {
   timeout: 60_000,
 }, async () => {
   const ws = join(base, "ws");
@@ -79,14 +93,30 @@ it(`stays inside the workspace while another process swaps a directory for a lin
   await new Promise<void>((resolve) => flipper?.stdout?.once("data", () => resolve()));
 
   const seen: string[] = [];
-  for (let round = 0; round < ROUNDS; round += 1) {
+  // How each call ended: "ok", or the refusal code of a failed one.
+  const endings = new Map<string, number>();
+  const tally = (observation: Observation): void => {
+    const ending = observation.ok ? "ok" : refusalOf(observation);
+    endings.set(ending, (endings.get(ending) ?? 0) + 1);
+  };
+  for (let round = 0; round < ROUNDS || !raceWasHit(endings); round += 1) {
+    if (round >= MAX_ROUNDS) break;
     const read = await run("read_file", { path: "d/file" });
     if (read.ok) seen.push((read.output as { content: string }).content);
     const listed = await run("list_directory", { path: "d" });
     if (listed.ok) seen.push(JSON.stringify(listed.output));
-    await run("write_file", { path: "d/file", content: `round ${round}` });
+    const written = await run("write_file", { path: "d/file", content: `round ${round}` });
+    for (const observation of [read, listed, written]) tally(observation);
   }
   flipper.kill("SIGKILL");
+
+  // Not vacuous: calls met the directory, met the link, and were caught mid-swap (a component
+  // changed between its check and its open), so the swaps did land inside calls.
+  expect(Object.fromEntries(endings)).toMatchObject({
+    ok: expect.any(Number),
+    outside_workspace: expect.any(Number),
+    path_changed: expect.any(Number),
+  });
 
   // Judged from outside: the outside file is intact, nothing was created next to it, and no answer
   // ever carried its content.

@@ -2,13 +2,18 @@
  * The CLI's side of OAuth without a network: the `oauth` config key (validated, `${VAR}` expanded,
  * values never echoed) and the token file (0600, bound to the URL, a foreign file left untouched).
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { storedTokenState } from "@agent/mcp-transport/oauth";
 import { afterEach, describe, expect, it } from "vitest";
 import { readServerEntry } from "../src/config/server-config.js";
-import { createFileCredentialStore, oauthTokensPath, StateError } from "../src/state/index.js";
+import {
+  createFileCredentialStore,
+  oauthServerTokensPath,
+  oauthTokensPath,
+  StateError,
+} from "../src/state/index.js";
 
 const directories: string[] = [];
 function temporaryDirectory(): string {
@@ -79,11 +84,24 @@ describe("the token file", () => {
     const tokens = { access_token: "at-123456", token_type: "Bearer", expires_in: 60 };
     await store.save("a", { url: "https://a.example/mcp", tokens, savedAt: 1_000 });
     await store.save("b", { url: "https://b.example/mcp" });
-    expect(statSync(oauthTokensPath(stateDir)).mode & 0o777).toBe(0o600);
+    expect(statSync(oauthServerTokensPath(stateDir, "a")).mode & 0o777).toBe(0o600);
     expect(await store.load("a")).toMatchObject({ tokens });
     await store.remove("a");
     expect(await store.load("a")).toBeUndefined();
     expect(await store.load("b")).toEqual({ url: "https://b.example/mcp" });
+  });
+
+  it("reads the one file of earlier versions, and splits it into files of their own on the first write", async () => {
+    const stateDir = temporaryDirectory();
+    const servers = { a: { url: "https://a.example/mcp" }, b: { url: "https://b.example/mcp" } };
+    writeFileSync(oauthTokensPath(stateDir), JSON.stringify({ version: 1, servers }), { mode: 0o600 });
+    const store = createFileCredentialStore(stateDir);
+    expect(await store.load("b")).toEqual(servers.b);
+    await store.save("a", { url: "https://a.example/mcp", savedAt: 5 });
+    expect(existsSync(oauthTokensPath(stateDir))).toBe(false);
+    expect(await store.load("a")).toEqual({ url: "https://a.example/mcp", savedAt: 5 });
+    expect(await store.load("b")).toEqual(servers.b);
+    expect(statSync(oauthServerTokensPath(stateDir, "b")).mode & 0o777).toBe(0o600);
   });
 
   it("leaves a file it did not write untouched and says so", async () => {

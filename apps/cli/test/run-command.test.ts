@@ -5,6 +5,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { createServer, type Socket } from "node:net";
@@ -19,6 +20,21 @@ import {
   PathGuard,
   type RunCommandOutput,
 } from "../src/local-tools/index.js";
+
+/** `run_command` with shells not allowed, in the real sandbox, writing `workspace`. */
+function strictTool(workspace: string) {
+  const confinement = createBwrapSandbox({ home: join(workspace, "..", "home") }).confine({
+    network: "deny",
+    write: [workspace],
+  });
+  return createRunCommandTool({
+    guard: new PathGuard({ workspaceRoot: workspace }),
+    confinement: async () => confinement,
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+    allowShell: false,
+    network: "deny",
+  });
+}
 
 function world() {
   const root = mkdtempSync(join(tmpdir(), "run-command-"));
@@ -159,11 +175,51 @@ describe("run_command", () => {
     expect(outcome.truncated).toBe(true);
   });
 
+  it("refuses programs given code however they are reached; the code never runs", async () => {
+    const { workspace } = world();
+    const strict = strictTool(workspace);
+    symlinkSync("/usr/bin/bash", join(workspace, "innocent"));
+    const write = (marker: string) => `echo x > ${marker}`;
+    const attempts: [string, string[]][] = [
+      ["env", ["sh", "-c", write("m-env")]],
+      ["nice", ["-n", "5", "bash", "-c", write("m-nice")]],
+      ["/bin/sh", ["-c", write("m-bin-sh")]],
+      ["./innocent", ["-c", write("m-link")]],
+      ["timeout", ["5", "stdbuf", "-o0", "dash", "-ec", write("m-nested")]],
+      ["xargs", ["sh", "-c", write("m-xargs")]],
+      ["env", ["-S", `sh -c '${write("m-split")}'`]],
+      ["nohup", ["bash", "--norc", "-c", write("m-nohup")]],
+      [process.execPath, ["-e", 'require("fs").writeFileSync("m-node", "x")']],
+      ["env", [process.execPath, "--eval", 'require("fs").writeFileSync("m-node-eval", "x")']],
+      ["perl", ["-e", 'open(F, ">m-perl")']],
+      ["awk", ['BEGIN { system("touch m-awk") }']],
+    ];
+    for (const [command, args] of attempts) {
+      expect(await run(strict, { command, args }), command).toMatchObject({
+        error: "tool_error",
+        message: expect.stringContaining("code written in its arguments"),
+      });
+    }
+    // From outside: none of them ran.
+    expect(readdirSync(workspace)).toEqual(["innocent"]);
+  });
+
+  it("still runs programs and script files when shells are not allowed", async () => {
+    const { workspace } = world();
+    const strict = strictTool(workspace);
+    writeFileSync(join(workspace, "script.sh"), "echo ran > from-script\n");
+    expect(await run(strict, { command: "sh", args: ["script.sh"] })).toMatchObject({ exitCode: 0 });
+    expect(await run(strict, { command: "env", args: ["ls", "-c"] })).toMatchObject({ exitCode: 0 });
+    expect(readFileSync(join(workspace, "from-script"), "utf8")).toBe("ran\n");
+  });
+
   it("refuses a shell command line unless shells are allowed, and a cwd outside the workspace", async () => {
     const { workspace } = world();
     const strict = createRunCommandTool({
       guard: new PathGuard({ workspaceRoot: workspace }),
-      confinement: async () => undefined,
+      confinement: async () => {
+        throw new Error("not reached: refused before it is launched");
+      },
       env: { PATH: "/usr/bin:/bin" },
       allowShell: false,
       network: "deny",

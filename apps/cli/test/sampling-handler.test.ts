@@ -16,11 +16,18 @@ import { EVERYTHING_SERVER } from "./e2e-helpers.js";
 const CALL_SAMPLING = { tool: "mcp__everything__trigger-sampling-request", decision: "allow" as const };
 
 /** server-everything offered sampling through the CLI's handler, on a scripted model, behind `policy`. */
-async function setup(policy: PolicyConfig, options: { operatorApproves?: boolean } = {}) {
+async function setup(
+  policy: PolicyConfig,
+  options: { operatorApproves?: boolean; triggerPolicy?: PolicyConfig } = {},
+) {
   const answer = "a scripted answer";
   const events = createMemoryEventSink();
   const approvals = new InMemoryApprovalStore();
   const gate = createPolicyGate({ policy: definePolicy(policy), approvals, events });
+  // The tool that makes the server ask may pass another gate: a server may ask whenever it likes.
+  const triggerGate = options.triggerPolicy
+    ? createPolicyGate({ policy: definePolicy(options.triggerPolicy), approvals, events })
+    : gate;
   const seen: unknown[] = [];
   const model = createScriptedModel([
     (request) => {
@@ -66,7 +73,7 @@ async function setup(policy: PolicyConfig, options: { operatorApproves?: boolean
         name: "mcp__everything__trigger-sampling-request",
         input: { prompt: "write a haiku", maxTokens: 500 },
       },
-      { registry, gate, runId: "run_call", cwd: "/work", timeoutMs: 20_000, events },
+      { registry, gate: triggerGate, runId: "run_call", cwd: "/work", timeoutMs: 20_000, events },
     );
   return { trigger, seen, events, approvals };
 }
@@ -114,6 +121,24 @@ describe("sampling through the gate", () => {
     });
     const outcome = await trigger();
     expect(JSON.stringify(outcome)).toContain("policy_denied");
+    expect(seen).toEqual([]);
+  });
+
+  it("is refused when a rule denies the whole server, even where sampling is allowed", async () => {
+    const { trigger, seen } = await setup(
+      {
+        defaults: { external: "allow" },
+        rules: [
+          { tool: "mcp__everything__*", decision: "deny" },
+          { tool: "mcp_sampling__everything", decision: "allow" },
+        ],
+      },
+      { triggerPolicy: { rules: [CALL_SAMPLING] } },
+    );
+    const outcome = await trigger();
+    const told = JSON.stringify(outcome);
+    expect(told).toContain("policy_denied");
+    expect(told).toContain("mcp__everything__*");
     expect(seen).toEqual([]);
   });
 });

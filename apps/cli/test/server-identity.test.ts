@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,20 +28,37 @@ function server(pin: string): StdioServerConfig {
 }
 
 describe("server identity", () => {
-  // 100,000 guesses: a few seconds on a loaded machine.
+  // 100,000 guesses, each hashed four ways: about ten seconds on a loaded machine.
   it("cannot be reversed by guessing a short secret without the key", { timeout: 120_000 }, () => {
-    const identity = serverIdentity(server("48213"), loadIdentityKey(stateDir));
-    // The attack on an unkeyed digest: try every 5-digit value. Nothing matches now.
-    let found: string | undefined;
+    const key = loadIdentityKey(stateDir);
+    const identity = serverIdentity(server("48213"), key);
+    const digest = identity.replace(/^hmac-sha256:/, "");
+    // What an attacker who holds a fingerprint can compute without the key: the unkeyed digest, an
+    // HMAC under an empty or a guessed key, an HMAC under a key of their own (another state directory).
+    const otherDir = mkdtempSync(join(tmpdir(), "agent-identity-"));
+    const otherKey = loadIdentityKey(otherDir);
+    rmSync(otherDir, { recursive: true, force: true });
+    const hmac = (secret: Buffer | string) => (text: string) =>
+      createHmac("sha256", secret).update(text).digest("hex");
+    const attempts: [string, (text: string) => string][] = [
+      ["sha256, no key", (text) => createHash("sha256").update(text).digest("hex")],
+      ["HMAC, empty key", hmac("")],
+      ["HMAC, another state directory's key", hmac(otherKey)],
+      // The control: with the key, the same guessing must find the secret.
+      ["HMAC, the key", hmac(key)],
+    ];
+    const found: Record<string, string[]> = {};
     for (let guess = 0; guess < 100_000; guess += 1) {
       const pin = String(guess).padStart(5, "0");
       const { type, command, args, cwd, env, sandbox } = server(pin);
-      const digest = createHash("sha256")
-        .update(canonicalJson({ type, command, args, cwd, env, sandbox }))
-        .digest("hex");
-      if (identity.endsWith(digest)) found = pin;
+      const text = canonicalJson({ type, command, args, cwd, env, sandbox });
+      for (const [how, hash] of attempts) {
+        if (hash(text) !== digest) continue;
+        found[how] = [...(found[how] ?? []), pin];
+      }
     }
-    expect(found).toBeUndefined();
+    // The guessing is the real attack (with the key it finds the secret at once); without it, nothing.
+    expect(found).toEqual({ "HMAC, the key": ["48213"] });
     expect(identity).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
     expect(identity).not.toContain("48213");
   });

@@ -1,16 +1,13 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { ACTION_DIGEST_VERSION, type ApprovalRequest } from "@agent/policy";
-import ts from "typescript";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteStateStore } from "../src/state/index.js";
+import { compileStateModules } from "./state-modules.js";
 
-// The children run our real opener and consume function, not a copy: the modules are compiled from
-// source with TypeScript's transpiler (types only are erased) into a temporary directory.
+// The children run our real opener and consume function, not a copy (see compileStateModules).
 const STATE_SOURCES = [
   "open-state-database",
   "grant-consumption",
@@ -19,8 +16,6 @@ const STATE_SOURCES = [
   "state-files",
   "state-paths",
 ];
-const SOURCE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "state");
-const BETTER_SQLITE3 = pathToFileURL(createRequire(import.meta.url).resolve("better-sqlite3")).href;
 
 const CHILD = `
 import { openStateDatabase } from "./open-state-database.js";
@@ -48,22 +43,7 @@ const children: ChildProcessWithoutNullStreams[] = [];
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "agent-state-race-"));
   moduleDir = join(root, "modules");
-  mkdirSync(moduleDir);
-  writeFileSync(join(moduleDir, "package.json"), '{ "type": "module" }');
-  for (const name of STATE_SOURCES) {
-    const source = readFileSync(join(SOURCE_DIR, `${name}.ts`), "utf8");
-    const { outputText } = ts.transpileModule(source, {
-      compilerOptions: {
-        module: ts.ModuleKind.ESNext,
-        target: ts.ScriptTarget.ES2022,
-        verbatimModuleSyntax: true,
-      },
-    });
-    writeFileSync(
-      join(moduleDir, `${name}.js`),
-      outputText.replaceAll('from "better-sqlite3"', `from "${BETTER_SQLITE3}"`),
-    );
-  }
+  compileStateModules(moduleDir, STATE_SOURCES);
   writeFileSync(join(moduleDir, "child.mjs"), CHILD);
 });
 

@@ -1,18 +1,25 @@
 import { openPostgresState, type PostgresState } from "@agent/store-postgres";
-import { startThrowawayCluster, type ThrowawayCluster } from "@agent/store-postgres/testing";
+import {
+  reserveThrowawayCluster,
+  THROWAWAY_CLUSTER_TIMEOUT_MS,
+  type ThrowawayCluster,
+  type ThrowawayClusterHandle,
+} from "@agent/store-postgres/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_POSTGRES_MIGRATIONS, PostgresCallRuns } from "../src/state/postgres-call-runs.js";
 
-let cluster: ThrowawayCluster;
+// The handle is taken before the start is awaited, so a hook that times out cannot orphan the server.
+let throwaway: ThrowawayClusterHandle | undefined;
 let state: PostgresState;
 beforeAll(async () => {
-  cluster = await startThrowawayCluster();
+  throwaway = reserveThrowawayCluster();
+  const cluster: ThrowawayCluster = await throwaway.ready;
   state = await openPostgresState({ url: cluster.url, extraMigrations: CLI_POSTGRES_MIGRATIONS });
-}, 60_000);
+}, THROWAWAY_CLUSTER_TIMEOUT_MS);
 afterAll(async () => {
   await state?.close();
-  await cluster?.stop();
-});
+  await throwaway?.stop();
+}, THROWAWAY_CLUSTER_TIMEOUT_MS);
 
 const machineA = { pid: 101, host: "machine-a" };
 const machineB = { pid: 202, host: "machine-b" };

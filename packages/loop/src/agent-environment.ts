@@ -19,6 +19,12 @@ export const DEFAULT_MAX_TURNS = 20;
 /** Used when a run sets no bound on tool calls running at once. */
 export const DEFAULT_MAX_CONCURRENT_CALLS = 4;
 
+/** Used when a run sets no bound on the tool calls of one model turn. */
+export const DEFAULT_MAX_CALLS_PER_TURN = 32;
+
+/** Used when a run sets no bound on the length of one call's arguments (about 25k tokens). */
+export const DEFAULT_MAX_ARGUMENT_CHARS = 100_000;
+
 /**
  * Everything a run drives and answers to. The gate is required, as for every caller of
  * `executeToolCall`: the loop has no way to run a tool around it.
@@ -42,6 +48,18 @@ export interface AgentEnvironment {
   maxToolOutputChars?: number;
   /** How many calls of one turn may run at once; default {@link DEFAULT_MAX_CONCURRENT_CALLS}. */
   maxConcurrentCalls?: number;
+  /**
+   * How many tool calls one model turn may make; default {@link DEFAULT_MAX_CALLS_PER_TURN}. The
+   * calls past it are answered `too_many_calls`: never run, never held for approval, their
+   * arguments not kept.
+   */
+  maxCallsPerTurn?: number;
+  /**
+   * The longest arguments (characters of the model's JSON text) one call may have; default
+   * {@link DEFAULT_MAX_ARGUMENT_CHARS}. A call past it is answered `arguments_too_large`: never run,
+   * never held for approval, its arguments kept only as their size.
+   */
+  maxArgumentChars?: number;
   /** Upper bound on each model turn's output tokens. */
   maxOutputTokens?: number;
   /** Receives every event of the run and of its calls. */

@@ -2,9 +2,14 @@ import { emitEvent, type FlowSource, mergeFlowSources } from "@agent/tools";
 import { type AgentEnvironment, DEFAULT_MAX_TURNS, type RunResult } from "./agent-environment.js";
 import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import { createRunId, RunDriver } from "./run-driver.js";
-import { RUN_STATE_FORMAT, type RunState } from "./run-state.js";
+import { type PendingCall, RUN_STATE_FORMAT, type RunState, type ToolCallRecord } from "./run-state.js";
 import { assertRunFormat } from "./run-store.js";
 import { RunWriter } from "./run-writer.js";
+import {
+  applyUnknownOutcomeDecisions,
+  markOutcomesUnknown,
+  type UnknownOutcomeDecision,
+} from "./unknown-outcomes.js";
 
 /** What starts a run. */
 export interface StartRunOptions {
@@ -39,6 +44,13 @@ export interface ResumeRunOptions {
    * saved with it. The tokens already used still count: the saved totals go on.
    */
   maxTokens?: number;
+  /**
+   * The operator's decision, by call id, about each call whose outcome is unknown (`outcome_unknown`:
+   * it may have run, but its result was not saved): `rerun` or `answer_unknown`. Such a call is never
+   * run again without one; while any has none, the run stops `failed` with `call_outcome_unknown`. A
+   * decision about any other call is refused (`invalid_options`).
+   */
+  unknownOutcomes?: Readonly<Record<string, UnknownOutcomeDecision>>;
 }
 
 /**
@@ -50,6 +62,7 @@ export interface ResumeRunOptions {
 export async function startRun(env: AgentEnvironment, options: StartRunOptions): Promise<RunResult> {
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   assertPositiveInteger("maxTurns", maxTurns);
+  assertTurnLimits(env);
   if (options.maxTokens !== undefined) assertPositiveInteger("maxTokens", options.maxTokens);
   const now = env.now ?? (() => new Date());
   const at = now().toISOString();
@@ -106,8 +119,10 @@ export async function resumeRun(env: AgentEnvironment, options: ResumeRunOptions
   if (!state) throw new LoopError(LOOP_ERROR_CODES.runNotFound, `No run ${options.runId}.`);
   assertRunFormat(state);
   assertResumable(state, options);
+  assertTurnLimits(env);
   if (options.maxTokens !== undefined) assertPositiveInteger("maxTokens", options.maxTokens);
   const now = env.now ?? (() => new Date());
+  const { pending, records } = pendingOnResume(state, options);
   const claim = {
     status: "running" as const,
     owner: env.owner ?? null,
@@ -117,8 +132,10 @@ export async function resumeRun(env: AgentEnvironment, options: ResumeRunOptions
     format: RUN_STATE_FORMAT,
     maxTokens: options.maxTokens ?? state.maxTokens ?? null,
     taint: state.taint ?? [],
+    ...(pending === state.pending ? {} : { pending }),
   };
-  const version = await env.store.updateRun(state.runId, state.version, { set: claim }, now());
+  const change = records.length > 0 ? { set: claim, appendCalls: records } : { set: claim };
+  const version = await env.store.updateRun(state.runId, state.version, change, now());
   if (version === undefined) {
     throw new LoopError(
       LOOP_ERROR_CODES.runConflict,
@@ -126,6 +143,7 @@ export async function resumeRun(env: AgentEnvironment, options: ResumeRunOptions
     );
   }
   Object.assign(state, claim, { version });
+  state.calls.push(...records);
   const driver = new RunDriver(env, state, new RunWriter(env.store, state.runId, version, env.now));
   if (env.events) {
     emitEvent(env.events, {
@@ -136,6 +154,23 @@ export async function resumeRun(env: AgentEnvironment, options: ResumeRunOptions
     });
   }
   return driver.drive();
+}
+
+/**
+ * The pending calls a resume starts from. A run taken over from a vanished process may have been
+ * running any of its queued calls, and its record cannot tell one that never started from one whose
+ * result died with it: they are marked `outcome_unknown`. Then the operator's decisions apply.
+ */
+function pendingOnResume(
+  state: RunState,
+  options: ResumeRunOptions,
+): { pending: PendingCall[]; records: ToolCallRecord[] } {
+  const pending =
+    state.status === "running"
+      ? markOutcomesUnknown(state.pending, (call) => call.status === "queued")
+      : state.pending;
+  if (options.unknownOutcomes === undefined) return { pending, records: [] };
+  return applyUnknownOutcomeDecisions(state.runId, state.turns, pending, options.unknownOutcomes);
 }
 
 function assertResumable(state: RunState, options: ResumeRunOptions): void {
@@ -151,6 +186,11 @@ function assertResumable(state: RunState, options: ResumeRunOptions): void {
       `Run ${state.runId} is running in another process; resume it when that one stops.`,
     );
   }
+}
+
+function assertTurnLimits(env: AgentEnvironment): void {
+  if (env.maxCallsPerTurn !== undefined) assertPositiveInteger("maxCallsPerTurn", env.maxCallsPerTurn);
+  if (env.maxArgumentChars !== undefined) assertPositiveInteger("maxArgumentChars", env.maxArgumentChars);
 }
 
 function assertPositiveInteger(name: string, value: number): void {

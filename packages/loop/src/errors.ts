@@ -8,6 +8,11 @@ export const LOOP_ERROR_CODES = {
   runConflict: "run_conflict",
   runFormatUnknown: "run_format_unknown",
   invalidOptions: "invalid_options",
+  /**
+   * The store failed while the run was driven (after what retries it makes): the run stopped here,
+   * and calls that may have run without their outcome saved are marked `outcome_unknown`.
+   */
+  runNotSaved: "run_not_saved",
 } as const;
 
 /** A code of {@link LOOP_ERROR_CODES}. */

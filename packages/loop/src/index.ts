@@ -1,5 +1,7 @@
 export {
   type AgentEnvironment,
+  DEFAULT_MAX_ARGUMENT_CHARS,
+  DEFAULT_MAX_CALLS_PER_TURN,
   DEFAULT_MAX_CONCURRENT_CALLS,
   DEFAULT_MAX_TURNS,
   type RunResult,
@@ -27,3 +29,4 @@ export {
   type ToolCallRecord,
 } from "./run-state.js";
 export { applyRunChange, assertRunFormat, type RunChange, type RunStore } from "./run-store.js";
+export type { UnknownOutcomeDecision } from "./unknown-outcomes.js";

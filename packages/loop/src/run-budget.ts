@@ -6,6 +6,11 @@ export const RUN_ERROR_CODES = {
   tokenBudgetExceeded: "token_budget_exceeded",
   /** Something threw inside the loop (a store failed); the run was saved as failed. */
   internalError: "internal_error",
+  /**
+   * A call of the run may have run but its outcome was not saved (`outcome_unknown`): the run does
+   * nothing more until someone decides, per call, to run it again or to tell the model it is unknown.
+   */
+  callOutcomeUnknown: "call_outcome_unknown",
 } as const;
 
 /** Tokens the run has used so far: input plus output of every model turn. */

@@ -5,10 +5,16 @@ import {
   emitEvent,
   type ToolCallOutcome,
 } from "@agent/tools";
-import { type AgentEnvironment, DEFAULT_MAX_CONCURRENT_CALLS, type RunResult } from "./agent-environment.js";
+import {
+  type AgentEnvironment,
+  DEFAULT_MAX_ARGUMENT_CHARS,
+  DEFAULT_MAX_CALLS_PER_TURN,
+  DEFAULT_MAX_CONCURRENT_CALLS,
+  type RunResult,
+} from "./agent-environment.js";
 import { CallIds } from "./call-ids.js";
 import { messageOf } from "./error-message.js";
-import { LoopError } from "./errors.js";
+import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import { type OfferedTools, OfferedToolsCache } from "./offered-tools.js";
 import { budgetError, isOverBudget, RUN_ERROR_CODES } from "./run-budget.js";
 import type { PendingCall, RunError, RunState, RunStopReason, ToolCallRecord } from "./run-state.js";
@@ -25,6 +31,14 @@ import {
   soleOpenCall,
   type TurnCallsEnvironment,
 } from "./turn-calls.js";
+import { refuseOverLimits, type TurnLimits } from "./turn-limits.js";
+import {
+  describeLost,
+  describeUnsaved,
+  isOutcomeUnknown,
+  markOutcomesUnknown,
+  unknownOutcomeError,
+} from "./unknown-outcomes.js";
 
 /** Drives one run in this process (started or claimed by `startRun` / `resumeRun`), keeping the saved record in step with every decision. */
 export class RunDriver {
@@ -36,6 +50,7 @@ export class RunDriver {
   readonly #calls: TurnCallsEnvironment;
   readonly #callIds = new CallIds();
   readonly #taint: RunTaint;
+  readonly #limits: TurnLimits;
   // Made once per run, not once per call: the hot path allocates only what it saves.
   readonly #settle: SettleCall = (settlement, outcome) => this.#settled(settlement, outcome);
 
@@ -64,6 +79,11 @@ export class RunDriver {
       concurrency: env.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
       filterObservation: env.filterObservation,
       taintOf: (index) => this.#taint.taintOf(index),
+      unsaved: new Set(),
+    };
+    this.#limits = {
+      maxCalls: env.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN,
+      maxArgumentChars: env.maxArgumentChars ?? DEFAULT_MAX_ARGUMENT_CHARS,
     };
     this.#taint = new RunTaint(state, env.flow, env.tools, env.events);
   }
@@ -79,15 +99,31 @@ export class RunDriver {
     } catch (error) {
       // Another process owns the run now: leave its record alone.
       if (LoopError.isInstance(error) && error.code === "run_conflict") throw error;
-      await this.#writer
-        .commit({
+      const { unsaved } = this.#calls;
+      let pending = this.#state.pending;
+      // Saved with everything a store failure left unsaved, so a call that settled keeps its outcome.
+      const saved = await this.#writer.salvage(() => {
+        // Built once every update in flight settled: a call still running now may finish unrecorded.
+        pending = markOutcomesUnknown(
+          this.#state.pending,
+          (call) => call.status === "queued" && unsaved.has(call.callId),
+        );
+        return {
           set: {
             status: "failed",
             error: { code: RUN_ERROR_CODES.internalError, message: messageOf(error) },
+            pending,
           },
-        })
-        ?.catch(() => undefined);
-      throw error;
+        };
+      });
+      if (unsaved.size === 0) throw error;
+      throw new LoopError(
+        LOOP_ERROR_CODES.runNotSaved,
+        `Run ${this.#state.runId} could not be saved (${messageOf(error)}). ${
+          saved ? describeLost(pending) : describeUnsaved(this.#state.pending, unsaved)
+        }`,
+        { cause: error },
+      );
     }
   }
 
@@ -97,6 +133,10 @@ export class RunDriver {
       // A run past its budget does nothing more (a resume given no bigger budget stops here).
       if (isOverBudget(state)) return this.#stop("failed", budgetError(state));
       if (state.pending.length > 0) {
+        // A call that may have run is never run again, nor its turn answered, until someone decides.
+        if (state.pending.some(isOutcomeUnknown)) {
+          return this.#stop("failed", unknownOutcomeError(state.runId, state.pending));
+        }
         this.#calls.turn = state.turns;
         // Judged before any call of the turn runs: its calls share one view of the run's taint.
         const judged = this.#taint.judgeTurn();
@@ -108,6 +148,8 @@ export class RunDriver {
           const outcome = await runCall(call, this.#calls, this.#taint.taintOf(sole));
           const settlement = settleCall(sole, call, outcome, this.#calls);
           // Awaited only when the store went asynchronous: an await is a turn of the event loop.
+          // Interrupted by the run's signal: it did not complete, and runs again on resume.
+          if (!settlement) this.#calls.unsaved.delete(call.callId);
           const saved = settlement && this.#settled(settlement, outcome);
           if (saved) await saved;
         } else await this.#answerPending();
@@ -132,8 +174,15 @@ export class RunDriver {
         toolCalls: result.toolCalls,
       };
       state.messages.push(assistant);
-      if (result.toolCalls.length > 0) state.pending = this.#pendingCalls(result.toolCalls);
-      const turn = {
+      let refused: ToolCallRecord[] | undefined;
+      if (result.toolCalls.length > 0) {
+        state.pending = this.#pendingCalls(result.toolCalls);
+        // Past the turn's limits: answered now, never run, their arguments not kept.
+        this.#calls.turn = state.turns;
+        refused = refuseOverLimits(state.pending, assistant, this.#limits, this.#calls);
+        if (refused) state.calls.push(...refused);
+      }
+      const turn: RunChange & { appendMessages: ModelMessage[] } = {
         appendMessages: [assistant],
         set: {
           turns: state.turns,
@@ -142,6 +191,7 @@ export class RunDriver {
           pending: state.pending,
         },
       };
+      if (refused) turn.appendCalls = refused;
       if (result.toolCalls.length === 0) {
         state.output = result.text;
         return this.#stop("completed", undefined, turn);
@@ -188,7 +238,7 @@ export class RunDriver {
     // Saved with the call that brought it: a resume, or the next process, sees the run as tainted.
     const tainted = this.#taint.settle(index, outcome);
     // The turn's last answer: its results go to the transcript in the same update.
-    if (allDone(state.pending)) return this.#flushResults(record, tainted);
+    if (allDone(state.pending)) return this.#saved(pending.callId, this.#flushResults(record, tainted));
     // A copy: with calls running concurrently, this update may be applied after the next settles.
     const change: RunChange = {
       set: tainted
@@ -196,7 +246,19 @@ export class RunDriver {
         : { pending: state.pending.slice() },
     };
     if (record) change.appendCalls = [record];
-    return this.#writer.commit(change);
+    return this.#saved(pending.callId, this.#writer.commit(change));
+  }
+
+  /** Forgets `callId` as unsaved once `saving` is done (at once for a store that answered at once). */
+  #saved(callId: string, saving: Promise<void> | undefined): Promise<void> | undefined {
+    const { unsaved } = this.#calls;
+    if (!saving) {
+      unsaved.delete(callId);
+      return undefined;
+    }
+    return saving.then(() => {
+      unsaved.delete(callId);
+    });
   }
 
   /** Moves the answered calls' results into the transcript, saving that (and the taint, if it grew) with `record` if given. */

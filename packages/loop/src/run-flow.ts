@@ -51,6 +51,8 @@ const NEVER_RAN: ReadonlySet<string> = new Set([
   OBSERVATION_ERROR_CODES.invalidArguments,
   OBSERVATION_ERROR_CODES.policyDenied,
   OBSERVATION_ERROR_CODES.mcpUnavailable,
+  OBSERVATION_ERROR_CODES.tooManyCalls,
+  OBSERVATION_ERROR_CODES.argumentsTooLarge,
 ]);
 
 /** Whether a call's outcome carries what its tool returned (a result, or a source's error text). */

@@ -47,8 +47,14 @@ export interface PendingCall {
   toolName: string;
   /** The arguments exactly as the model wrote them. */
   arguments: string;
-  /** `queued`: not run (or interrupted); `held`: waiting for approval; `done`: `result` is final. */
-  status: "queued" | "held" | "done";
+  /**
+   * `queued`: not run (or interrupted); `held`: waiting for approval; `done`: `result` is final;
+   * `outcome_unknown`: it may have run, but its outcome could not be saved (the store failed, or the
+   * process driving it vanished): it is never run again unless someone decides so (see
+   * `ResumeRunOptions.unknownOutcomes`). Added within format 2, so a loop older than it would take
+   * the call for one still to run: only the next format bump (which older loops refuse) closes that.
+   */
+  status: "queued" | "held" | "done" | "outcome_unknown";
   /** The approval request holding it, when held. */
   requestId?: string;
   /** What the model will read, capped, once done. */

@@ -4,10 +4,12 @@ import {
   type ExecutionEnvironment,
   emitEvent,
   executeToolCall,
+  type FailureDetails,
   type FlowSource,
   failureObservation,
   NULL_EVENT_SINK,
   type Observation,
+  type ObservationErrorCode,
   type ToolCall,
   type ToolCallOutcome,
   type ToolGate,
@@ -33,6 +35,11 @@ export interface TurnCallsEnvironment {
   filterObservation: ((observation: Observation) => Observation) | undefined;
   /** The untrusted sources the call at an index of the turn is judged with (`undefined`: clean). */
   taintOf: (index: number) => readonly FlowSource[] | undefined;
+  /**
+   * Ids of the calls handed to the executor whose settlement the run has not saved yet: if the run
+   * cannot be saved, these may have run without their outcome kept. The run removes each once saved.
+   */
+  unsaved: Set<string>;
 }
 
 /** The executor's environment for a run's calls, with only the options that are set. */
@@ -88,6 +95,8 @@ export async function runTurnCalls(
       const outcome = await runCall(call, env, env.taintOf(index));
       const settlement = settleCall(index, call, outcome, env);
       if (settlement) await settle(settlement, outcome);
+      // Interrupted by the run's signal: it did not complete, and runs again on resume.
+      else env.unsaved.delete(call.callId);
     }
   };
   const workers = Array.from({ length: Math.min(env.concurrency, open.length) }, worker);
@@ -120,6 +129,7 @@ export function runCall(
   } catch (error) {
     return rejectUnparsable(call, messageOf(error), env);
   }
+  env.unsaved.add(call.callId);
   // Built with the taint only when there is one: the common clean call allocates nothing more.
   const request: ToolCall =
     taint === undefined
@@ -176,23 +186,26 @@ function parseArguments(text: string): unknown {
 
 /** Arguments that are not JSON never reach the executor, but the audit trail still shows the call. */
 function rejectUnparsable(call: PendingCall, reason: string, env: TurnCallsEnvironment): Observation {
+  return refuseCall(call, "invalid_arguments", `The arguments are not valid JSON: ${reason}`, env, {
+    issues: [{ path: [], message: "Expected a JSON object of arguments." }],
+  });
+}
+
+/**
+ * The observation of a call the run answers itself, without the executor (nothing runs, no gate is
+ * asked); the audit trail still shows the call start and finish with its code.
+ */
+export function refuseCall(
+  call: PendingCall,
+  code: ObservationErrorCode,
+  message: string,
+  env: TurnCallsEnvironment,
+  details?: FailureDetails,
+): Observation {
   const events = env.events ?? NULL_EVENT_SINK;
   const ids = { runId: env.runId, callId: call.callId, toolName: call.toolName };
   emitEvent(events, { type: "tool_call_started", ...ids });
-  const observation = failureObservation(
-    ids,
-    "invalid_arguments",
-    `The arguments are not valid JSON: ${reason}`,
-    {
-      issues: [{ path: [], message: "Expected a JSON object of arguments." }],
-    },
-  );
-  emitEvent(events, {
-    type: "tool_call_finished",
-    ...ids,
-    ok: false,
-    code: "invalid_arguments",
-    durationMs: 0,
-  });
+  const observation = failureObservation(ids, code, message, details);
+  emitEvent(events, { type: "tool_call_finished", ...ids, ok: false, code, durationMs: 0 });
   return observation;
 }

@@ -15,8 +15,14 @@ const others: Server[] = [];
 async function otherOrigin(): Promise<{ url: string; hits: string[] }> {
   const hits: string[] = [];
   const server = createServer((request, response) => {
-    hits.push(`${request.method} ${request.url} ${request.headers.authorization ?? ""}`);
-    response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    let body = "";
+    request.on("data", (chunk: Buffer) => {
+      body += chunk.toString("utf8");
+    });
+    request.on("end", () => {
+      hits.push(`${request.method} ${request.url} ${request.headers.authorization ?? ""} ${body}`);
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   others.push(server);
@@ -67,6 +73,56 @@ describe("hostile metadata is refused before anything is sent to it", () => {
     await expect(connection.start()).rejects.toThrow(/does not match/);
     expect(of(server, "authorize")).toEqual([]);
     expect(of(server, "token")).toEqual([]);
+  });
+});
+
+describe("endpoints stay on the authorization server's origin", () => {
+  const SECRET = "robot-secret-value";
+  const robot = { client_id: "robot", client_secret: SECRET, redirect_uris: [] };
+  const robotLogin = {
+    grant: "client_credentials" as const,
+    client: { clientId: "robot", clientSecret: SECRET },
+    interactive: false,
+  };
+  /** Whether a hit carries the secret, as sent in a form body or an HTTP Basic header. */
+  const carriesSecret = (hit: string): boolean =>
+    hit.includes(SECRET) || hit.includes(Buffer.from(`robot:${SECRET}`).toString("base64"));
+
+  // The other origin is another loopback port: as far as origins go, another host.
+  it("token and registration endpoints on another origin are refused: nothing is posted there", async () => {
+    const other = await otherOrigin();
+    const server = await serve({
+      metadataOverrides: {
+        token_endpoint: `${other.url}/token`,
+        registration_endpoint: `${other.url}/register`,
+      },
+    });
+    const { connection } = await connect(server);
+    await expect(connection.start()).rejects.toThrow(/not on its own origin .*endpointOrigins/);
+    expect(other.hits).toEqual([]);
+    expect(of(server, "register")).toEqual([]);
+  });
+
+  it("a pre-registered client secret never goes to a token endpoint on another origin", async () => {
+    const other = await otherOrigin();
+    const server = await serve({
+      clients: [robot],
+      metadataOverrides: { token_endpoint: `${other.url}/token` },
+    });
+    const { connection } = await connect(server, robotLogin);
+    await expect(connection.start()).rejects.toThrow(/token_endpoint is on/);
+    expect(other.hits).toEqual([]);
+  });
+
+  it("an origin the configuration lists is used (what the refusals above keep from happening)", async () => {
+    const other = await otherOrigin();
+    const server = await serve({
+      clients: [robot],
+      metadataOverrides: { token_endpoint: `${other.url}/token` },
+    });
+    const { connection } = await connect(server, { ...robotLogin, endpointOrigins: [other.url] });
+    await connection.start().catch(() => {});
+    expect(other.hits.filter(carriesSecret)).toHaveLength(1);
   });
 });
 

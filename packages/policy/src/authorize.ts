@@ -9,6 +9,7 @@ import {
   type PolicyDecision,
   type PolicyRule,
 } from "./policy.js";
+import { serverToolsPatternOf } from "./server-scope.js";
 import { matchesToolPattern } from "./tool-pattern.js";
 
 /** The call being authorized: which run it belongs to and where it would run. */
@@ -58,6 +59,8 @@ const STRENGTH = DECISION_STRENGTH;
 /**
  * The policy's decision for a tool by name and effect: among matching rules deny beats ask beats allow
  * (the first such rule is reported); with no match, the effect's default. Annotations play no part.
+ * A deny or ask rule naming all of a server's tools (`mcp__docs__*`, `mcp__*`) also governs what the
+ * server offers besides them (resources, prompts, sampling); allowing those takes a rule naming them.
  * Given `tainted` (a call of a run that took in untrusted content) and a policy whose `flows` is
  * `guard`, each rule decides its `tainted` decision, and a sink's `allow` without one becomes `ask`.
  */
@@ -67,10 +70,11 @@ export function resolvePolicyDecision(
   tainted?: TaintedCall,
 ): PolicyMatch {
   const guard = tainted !== undefined && policy.flows !== "off" ? tainted : undefined;
+  const wholeServer = serverToolsPatternOf(tool.name);
   let strongest: PolicyRule | undefined;
   let strongestDecision: PolicyDecision = "allow";
   for (const rule of policy.rules) {
-    if (!matchesToolPattern(rule.tool, tool.name)) continue;
+    if (!ruleGoverns(rule, tool.name, wholeServer)) continue;
     const decision = guard ? taintedDecision(rule.tainted, rule.decision, guard) : rule.decision;
     if (!strongest || STRENGTH[decision] > STRENGTH[strongestDecision]) {
       strongest = rule;
@@ -161,6 +165,12 @@ function denyReason(
   if (!match.rule) return `the policy denies ${tool.effect} tools by default`;
   const because = match.rule.reason === undefined ? "" : `: ${match.rule.reason}`;
   return `the policy rule "${match.rule.tool}" denies ${tool.name}${inTaintedRun}${because}`;
+}
+
+function ruleGoverns(rule: PolicyRule, toolName: string, wholeServer: string | undefined): boolean {
+  if (matchesToolPattern(rule.tool, toolName)) return true;
+  // An allow of a server's tools must not also let it read resources or spend the model (sampling).
+  return wholeServer !== undefined && rule.decision !== "allow" && matchesToolPattern(rule.tool, wholeServer);
 }
 
 function copySource(source: FlowSource): FlowSource {

@@ -7,7 +7,11 @@ export const POLICY_ERROR_CODES = {
   sandboxRequired: "sandbox_required",
   /** The sandbox cannot be set up here (bubblewrap missing or unable to create its namespaces). */
   sandboxUnavailable: "sandbox_unavailable",
+  /** A protected name is reached through a symbolic link a sandboxed process could replace (it sits in a write grant). */
+  replaceableProtectedLink: "replaceable_protected_link",
   unrepresentableInput: "unrepresentable_input",
+  /** A sandbox was asked to launch a command that is no executable file (not found on its `PATH`, or not executable). */
+  commandNotFound: "command_not_found",
 } as const;
 
 /** A code of {@link POLICY_ERROR_CODES}. */

@@ -1,5 +1,13 @@
 export { ACTION_DIGEST_VERSION, type ActionDigestInput, computeActionDigest } from "./action-digest.js";
 export {
+  type AllowEntry,
+  formatAllowEntry,
+  isAllowableHostName,
+  isLoopbackHost,
+  normalizeHostName,
+  parseAllowEntry,
+} from "./allow-entry.js";
+export {
   DIGEST_VERSION_CHANGED_REASON,
   denyApprovalRequest,
   grantApprovalRequest,
@@ -19,6 +27,7 @@ export {
   previewInput,
   summarizeAction,
 } from "./approval-summary.js";
+export { type ApprovalVoidingSinkOptions, createApprovalVoidingSink } from "./approval-voiding-sink.js";
 export {
   type Authorization,
   authorize,
@@ -40,8 +49,6 @@ export { InMemoryApprovalStore, type InMemoryApprovalStoreOptions } from "./in-m
 export {
   allowedHostsOf,
   allowHostsPolicy,
-  isAllowableHostName,
-  normalizeHostName,
 } from "./network-policy.js";
 export {
   DECISION_STRENGTH,

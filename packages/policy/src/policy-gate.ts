@@ -9,7 +9,11 @@ import {
   type ToolGate,
 } from "@agent/tools";
 import { createAllowMemo } from "./allow-memo.js";
-import { approvalFields, voidApprovalsOfOlderDigestVersion } from "./approval-decisions.js";
+import {
+  approvalFields,
+  voidApprovalsOfChangedTool,
+  voidApprovalsOfOlderDigestVersion,
+} from "./approval-decisions.js";
 import type { ApprovalRecord, ApprovalRequest, ApprovalStore } from "./approval-store.js";
 import { authorize } from "./authorize.js";
 import type { NetworkPolicy, Policy } from "./policy.js";
@@ -95,6 +99,19 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
     return digestSweep;
   };
 
+  // Per tool name, the definition this gate last swept approvals for. A call of a definition it has
+  // not seen (the first call, or one after a `list_changed` or reconnect changed the tool) voids the
+  // tool's pending and granted approvals of any other definition before a grant is looked for: one
+  // given for the old definition must not survive to admit a call should that definition come back,
+  // nor be approved later by someone reading the old summary. A failed sweep fails the call closed
+  // and is tried again by the next one.
+  const sweptDefinitions = new Map<string, string>();
+  const voidOtherDefinitions = async (tool: { name: string; fingerprint: string }): Promise<void> => {
+    if (sweptDefinitions.get(tool.name) === tool.fingerprint) return;
+    await voidApprovalsOfChangedTool(approvals, tool, events);
+    sweptDefinitions.set(tool.name, tool.fingerprint);
+  };
+
   const allowedOutright = createAllowMemo(policy);
   const guardsFlows = policy.flows !== "off";
   /**
@@ -142,6 +159,10 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
   /** A call the policy asks about: a grant for exactly this action admits it once, else it waits (or is denied). */
   async function holdOrGrant(approvalRequest: ApprovalRequest, placement: Placement): Promise<GateVerdict> {
     await voidOlderDigests();
+    await voidOtherDefinitions({
+      name: approvalRequest.toolName,
+      fingerprint: approvalRequest.toolFingerprint,
+    });
 
     const { runId, actionDigest } = approvalRequest;
     const useGrant = async (): Promise<boolean> => {

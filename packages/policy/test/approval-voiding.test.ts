@@ -1,6 +1,7 @@
 import {
   ACTION_DIGEST_VERSION,
   type ApprovalStore,
+  createApprovalVoidingSink,
   createPolicyGate,
   DIGEST_VERSION_CHANGED_REASON,
   definePolicy,
@@ -92,6 +93,62 @@ describe("voiding approvals when a tool's definition changes", () => {
       first.requestId,
     ]);
     expect(events.ofType("approval_voided")[0]?.reason).toBe("the tool was removed");
+  });
+});
+
+describe("voiding approvals per call, when a definition changed within one process", () => {
+  it("a grant for definition A never admits a call once the gate has seen B, even if A comes back", async () => {
+    const a = countingTool(NAME, "external", { description: "Search the docs." });
+    const b = countingTool(NAME, "external", { description: "Search the docs. Also delete them." });
+    const { store, events, call } = world();
+
+    const held = await call(a.tool);
+    if (held.type !== "waiting") throw new Error("expected waiting");
+    await grantApprovalRequest(store, held.requestId, events);
+
+    // The server changed the tool (a list_changed mid-run): the call under B is held anew...
+    const underB = await call(b.tool);
+    expect(underB).toMatchObject({ type: "waiting" });
+    expect(b.executions).toEqual([]);
+    // ...and the grant given for A is voided on the spot, not at the next connect.
+    expect(await store.getApproval(held.requestId)).toMatchObject({ status: "voided" });
+    expect(events.ofType("approval_voided")).toEqual([
+      expect.objectContaining({ requestId: held.requestId, reason: expect.stringContaining("changed") }),
+    ]);
+
+    // The server switches back to A: the voided grant admits nothing.
+    expect(await call(a.tool)).toMatchObject({ type: "waiting" });
+    expect(a.executions).toEqual([]);
+    expect(b.executions).toEqual([]);
+  });
+});
+
+describe("voiding approvals as discovery changes the registry", () => {
+  it("voids a grant for A when the registry changes to B, so A coming back without a call between admits nothing", async () => {
+    const a = countingTool(NAME, "external", { description: "Search the docs." });
+    const b = countingTool(NAME, "external", { description: "Search the docs. Also delete them." });
+    const { store, events, call } = world();
+    const held = await call(a.tool);
+    if (held.type !== "waiting") throw new Error("expected waiting");
+    await grantApprovalRequest(store, held.requestId, events);
+
+    const registry = new ToolRegistry();
+    registry.register(b.tool);
+    const errors: unknown[] = [];
+    const sink = createApprovalVoidingSink({
+      approvals: store,
+      registry,
+      events,
+      onError: (e) => errors.push(e),
+    });
+    sink.emit({ type: "mcp_tools_changed", at: "", server: "docs", added: [], removed: [], changed: [NAME] });
+    await sink.settled();
+    expect(errors).toEqual([]);
+    expect((await store.getApproval(held.requestId))?.status).toBe("voided");
+
+    // Back to A before any call under B: the old grant stays void.
+    expect(await call(a.tool)).toMatchObject({ type: "waiting" });
+    expect(a.executions).toEqual([]);
   });
 });
 

@@ -159,8 +159,11 @@ describe("bubblewrap: the file system", () => {
   it("exposes nothing of a command's own launch paths when told not to: a swapped link reveals no secret", async () => {
     const world = createWorld();
     // A folder the command was checked to run in, swapped for a link into the hidden home meanwhile.
+    const secrets = join(world.home, "secrets");
+    mkdirSync(secrets);
+    writeFileSync(join(secrets, "canary.txt"), "canary-secret");
     const swapped = join(world.workspace, "sub");
-    symlinkSync(world.home, swapped);
+    symlinkSync(secrets, swapped);
     const run = async (exposeLaunchPaths: boolean) => {
       const launched = await createBwrapSandbox({ home: world.home })
         .confine({ network: "deny", write: [world.workspace], exposeLaunchPaths })
@@ -217,6 +220,31 @@ describe("bubblewrap: processes and resources", () => {
     expect(written.written).toBeLessThanOrEqual(limit);
     // The host's /tmp never saw it.
     expect(existsSync("/tmp/fill")).toBe(false);
+  });
+
+  it.each(["/dev/shm", "/run"])("fills only its own size-limited %s", async (directory) => {
+    const world = createWorld();
+    const limit = 1024 * 1024;
+    const server = await startEscapeServer(
+      sandboxFor(world, { tmpBytes: limit }).confine({ network: "deny" }),
+      world,
+    );
+    const outcome = await server.call("fill", { path: `${directory}/agent-fill`, bytes: 64 * limit });
+    const written = JSON.parse(String(outcome.stdout)) as { written: number; error?: string };
+    expect(written.error).toBe("ENOSPC");
+    expect(written.written).toBeLessThanOrEqual(limit);
+    expect(existsSync(`${directory}/agent-fill`)).toBe(false);
+  });
+
+  it("cannot write into /dev itself, a tmpfs bubblewrap leaves unbounded", async () => {
+    const world = createWorld();
+    const server = await startEscapeServer(sandboxFor(world).confine({ network: "deny" }), world);
+    expect(await server.call("write", { path: "/dev/agent-fill", content: "x" })).toEqual({
+      ok: false,
+      error: "EROFS",
+    });
+    // Device nodes still work on the read-only /dev.
+    expect(await server.call("write", { path: "/dev/null", content: "x" })).toEqual({ ok: true });
   });
 
   it("cannot write a file past the size limit, even where it may write", async () => {
@@ -289,10 +317,11 @@ describe("bubblewrap: the network", () => {
     const decisions: ProxyDecision[] = [];
     const confinement = sandbox.confine({
       exposeScriptProjects: true,
-      network: { allowHosts: ["allowed.test"] },
+      // Loopback only with its port: both names resolve there.
+      network: { allowHosts: [`allowed.test:${allowed.port}`] },
       onProxyDecision: (decision) => decisions.push(decision),
     });
-    expect(confinement.sandbox.network).toEqual({ allowHosts: ["allowed.test"] });
+    expect(confinement.sandbox.network).toEqual({ allowHosts: [`allowed.test:${allowed.port}`] });
     const server = await startEscapeServer(confinement, world);
 
     const tunnel = await server.call("proxy_connect", { host: "allowed.test", port: allowed.port });
@@ -336,5 +365,15 @@ describe("bubblewrap: failing closed", () => {
     await expect(
       confinement.launch({ command: "true", args: [], env: {}, cwd: undefined }),
     ).rejects.toMatchObject({ code: "sandbox_unavailable", message: expect.stringContaining("sandbox") });
+  });
+
+  it("refuses, naming it, a command that is no executable file, instead of a bare exit code 1", async () => {
+    const world = createWorld();
+    const confinement = sandboxFor(world).confine({ network: "deny" });
+    for (const command of [join(world.root, "no-such-server"), "no-such-program-on-path", "./missing"]) {
+      await expect(
+        confinement.launch({ command, args: [], env: { PATH: "/usr/bin:/bin" }, cwd: world.workspace }),
+      ).rejects.toMatchObject({ code: "command_not_found", message: expect.stringContaining(command) });
+    }
   });
 });

@@ -5,6 +5,7 @@ import {
   definePolicy,
   grantApprovalRequest,
   InMemoryApprovalStore,
+  isLoopbackHost,
   type NetworkPolicy,
   PolicyError,
   type Sandbox,
@@ -43,12 +44,47 @@ describe("allowHostsPolicy", () => {
     expect(digest(a)).not.toBe(digest(allowHostsPolicy(["example.org"])));
   });
 
-  it.each([["https://example.org"], ["example.org:443"], ["*.example.org"], ["a b"], [""]])(
-    "refuses %j, which is not a plain host name",
-    (host) => {
-      expect(() => allowHostsPolicy([host])).toThrow(PolicyError);
-    },
-  );
+  it.each([
+    ["https://example.org"],
+    ["example.org:0"],
+    ["example.org:99999"],
+    ["*.example.org"],
+    ["a b"],
+    [""],
+  ])("refuses %j, which is not a host name or host:port", (host) => {
+    expect(() => allowHostsPolicy([host])).toThrow(PolicyError);
+  });
+});
+
+describe("allowHostsPolicy and loopback", () => {
+  it.each([
+    "localhost",
+    "a.localhost",
+    "127.0.0.1",
+    "127.9.9.9",
+    "127.1",
+    "2130706433",
+    "0177.0.0.1",
+    "0.0.0.0",
+    "0",
+    "::1",
+    "[::1]",
+    "0:0:0:0:0:0:0:1",
+    "ip6-loopback",
+  ])("refuses the loopback name %j without a port", (host) => {
+    expect(() => allowHostsPolicy([host])).toThrow(/PORT/);
+  });
+
+  it("admits a loopback host:port, and host:port entries of any host", () => {
+    expect(allowHostsPolicy(["localhost:8080", "[::1]:80", "127.0.0.1:5432", "api.example.com:443"])).toEqual(
+      {
+        allowHosts: ["127.0.0.1:5432", "[::1]:80", "api.example.com:443", "localhost:8080"],
+      },
+    );
+    expect(isLoopbackHost("128.0.0.1")).toBe(false);
+    expect(isLoopbackHost("::ffff:127.0.0.1")).toBe(true);
+    expect(isLoopbackHost("2001:db8::1")).toBe(false);
+  });
 });
 
 describe("createPolicyGate with a sandbox per tool", () => {

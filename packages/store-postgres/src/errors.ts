@@ -8,6 +8,12 @@ export const STORE_POSTGRES_ERROR_CODES = {
   schemaNewer: "store_schema_newer",
   /** A stored row is not what this package wrote (edited by hand, or another program's table). */
   corruptRow: "store_corrupt_row",
+  /** The database role lacks a privilege the operation needs (see the README's team setup). */
+  permissionDenied: "store_permission_denied",
+  /** A signing or verifying key is not an Ed25519 key in a form this package reads. */
+  invalidKey: "store_invalid_key",
+  /** A role or schema name is not a plain lowercase SQL name. */
+  invalidName: "store_invalid_name",
 } as const;
 
 /** A code of {@link STORE_POSTGRES_ERROR_CODES}. */
@@ -54,10 +60,17 @@ export function translateDatabaseError(error: unknown, doing: string): never {
       /Connection terminated|connection timeout|Client has encountered a connection error/i.test(
         error.message,
       ));
+  if (code === "42501") {
+    throw new StorePostgresError(
+      STORE_POSTGRES_ERROR_CODES.permissionDenied,
+      `the PostgreSQL state store could not ${doing}: this database role lacks the privilege (${error instanceof Error ? error.message : "42501"}); an agent role cannot decide approvals or change the schema, so run this as the role meant for it (see "A team setup" in @agent/store-postgres's README)`,
+      { cause: error },
+    );
+  }
   if (isConnection) {
     throw new StorePostgresError(
       STORE_POSTGRES_ERROR_CODES.unavailable,
-      `the PostgreSQL state store could not ${doing}: the database is unreachable or the connection broke (${typeof code === "string" ? code : "no code"}); nothing was lost, retry the command once it is back`,
+      `the PostgreSQL state store could not ${doing}: the database is unreachable or the connection broke (${typeof code === "string" ? code : "no code"}); retry the command once it is back`,
       { cause: error },
     );
   }

@@ -11,9 +11,15 @@ export {
   openPostgresState,
   type PostgresState,
 } from "./open-postgres-state.js";
-export { PostgresApprovalStore, type PostgresApprovalStoreOptions } from "./postgres-approval-store.js";
+export {
+  PostgresApprovalStore,
+  type PostgresApprovalStoreOptions,
+  UNSIGNED_GRANT_REASON,
+} from "./postgres-approval-store.js";
 export {
   AUDIT_CHAIN_ORIGIN,
+  type AuditChainExpectations,
+  type AuditChainHead,
   type AuditChainVerdict,
   type AuditReadFilter,
   chainHash,
@@ -25,3 +31,11 @@ export {
 } from "./postgres-audit-trail.js";
 export { PostgresRunStore } from "./postgres-run-store.js";
 export { PostgresTaintedFileStore } from "./postgres-tainted-files.js";
+export {
+  auditRowMessage,
+  type DecisionFields,
+  decisionMessage,
+  type RecordSigner,
+  type SignatureVerifier,
+} from "./signatures.js";
+export { type PostgresTeamRoles, postgresTeamGrants } from "./team-grants.js";

@@ -129,6 +129,62 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 6,
     description:
+      "signed decisions and audit rows, and the narrow paths an agent role changes approvals through",
+    // An agent role gets no UPDATE on agent_approvals (see team-grants.ts): it inserts requests without
+    // naming a status (hence the default), and consumes or voids through these two functions, which
+    // can only ever move a row to 'consumed' or 'voided'. They run as their owner (SECURITY DEFINER)
+    // with a fixed search_path, so a caller's own objects cannot stand in for the table.
+    sql: `
+      ALTER TABLE agent_approvals ALTER COLUMN status SET DEFAULT 'pending';
+      ALTER TABLE agent_approvals ADD COLUMN decision_key TEXT, ADD COLUMN decision_signature TEXT;
+      ALTER TABLE agent_audit ADD COLUMN signer TEXT, ADD COLUMN signature TEXT;
+      CREATE FUNCTION agent_consume_approval(p_id TEXT, p_signature TEXT, p_consumed_at TEXT)
+        RETURNS BOOLEAN LANGUAGE plpgsql SECURITY DEFINER AS $fn$
+        BEGIN
+          UPDATE agent_approvals SET status = 'consumed', consumed_at = p_consumed_at
+            WHERE id = p_id AND status = 'granted' AND decision_signature IS NOT DISTINCT FROM p_signature;
+          RETURN FOUND;
+        END
+      $fn$;
+      CREATE FUNCTION agent_void_approval(p_id TEXT, p_reason TEXT, p_voided_at TEXT, p_voided_by TEXT)
+        RETURNS SETOF agent_approvals LANGUAGE plpgsql SECURITY DEFINER AS $fn$
+        BEGIN
+          RETURN QUERY UPDATE agent_approvals SET status = 'voided', voided_at = p_voided_at,
+              void_reason = p_reason, decided_by = COALESCE(decided_by, p_voided_by)
+            WHERE id = p_id AND status IN ('pending', 'granted') RETURNING *;
+        END
+      $fn$;
+      DO $do$ BEGIN
+        EXECUTE format('ALTER FUNCTION agent_consume_approval(TEXT, TEXT, TEXT) SET search_path = %I, pg_temp', current_schema());
+        EXECUTE format('ALTER FUNCTION agent_void_approval(TEXT, TEXT, TEXT, TEXT) SET search_path = %I, pg_temp', current_schema());
+      END $do$;
+      -- A request moves forward only: pending to granted, denied or voided; granted to consumed or
+      -- voided. So an approver role (which may update the decision columns) cannot turn a consumed
+      -- grant back into a live one, whose signature would still verify.
+      CREATE FUNCTION agent_approvals_forward_only() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN
+          IF NEW.status IS DISTINCT FROM OLD.status AND NOT (
+            (OLD.status = 'pending' AND NEW.status IN ('granted', 'denied', 'voided')) OR
+            (OLD.status = 'granted' AND NEW.status IN ('consumed', 'voided'))
+          ) THEN
+            RAISE EXCEPTION 'agent_approvals: a % request cannot become %', OLD.status, NEW.status;
+          END IF;
+          IF OLD.status <> 'pending' AND (NEW.decision_signature IS DISTINCT FROM OLD.decision_signature
+              OR NEW.decided_at IS DISTINCT FROM OLD.decided_at) THEN
+            RAISE EXCEPTION 'agent_approvals: the decision of a % request cannot change', OLD.status;
+          END IF;
+          RETURN NEW;
+        END
+      $fn$;
+      CREATE TRIGGER agent_approvals_forward_only BEFORE UPDATE ON agent_approvals
+        FOR EACH ROW EXECUTE FUNCTION agent_approvals_forward_only();
+      REVOKE EXECUTE ON FUNCTION agent_consume_approval(TEXT, TEXT, TEXT) FROM PUBLIC;
+      REVOKE EXECUTE ON FUNCTION agent_void_approval(TEXT, TEXT, TEXT, TEXT) FROM PUBLIC;
+    `,
+  },
+  {
+    version: 7,
+    description:
       "the flow guard: why an approval was held and what tainted its run; files tainted runs wrote",
     // Approvals saved before were judged without taint: NULL. One mark per absolute path, replaced
     // by the next tainted write and removed by a clean one.
@@ -174,6 +230,19 @@ export async function migrate(
   await client.query("BEGIN");
   try {
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
+    const current = await appliedVersion(client, component);
+    const newest = migrations.at(-1)?.version ?? 0;
+    if (current > newest) {
+      throw new StorePostgresError(
+        STORE_POSTGRES_ERROR_CODES.schemaNewer,
+        `the database's ${component} schema is version ${current}, newer than this version knows (${newest}); upgrade the harness`,
+      );
+    }
+    // Up to date: no DDL at all, so a role without CREATE (an agent or approver role) opens it too.
+    if (current === newest) {
+      await client.query("COMMIT");
+      return newest;
+    }
     await client.query(`
       CREATE TABLE IF NOT EXISTS agent_schema_migrations (
         component TEXT NOT NULL,
@@ -182,18 +251,6 @@ export async function migrate(
         applied_at TIMESTAMPTZ NOT NULL DEFAULT now(),
         PRIMARY KEY (component, version)
       )`);
-    const applied = await client.query<{ version: number }>(
-      "SELECT COALESCE(MAX(version), 0)::int AS version FROM agent_schema_migrations WHERE component = $1",
-      [component],
-    );
-    const current = applied.rows[0]?.version ?? 0;
-    const newest = migrations.at(-1)?.version ?? 0;
-    if (current > newest) {
-      throw new StorePostgresError(
-        STORE_POSTGRES_ERROR_CODES.schemaNewer,
-        `the database's ${component} schema is version ${current}, newer than this version knows (${newest}); upgrade the harness`,
-      );
-    }
     for (const step of migrations) {
       if (step.version <= current) continue;
       await client.query(step.sql);
@@ -208,4 +265,17 @@ export async function migrate(
     await client.query("ROLLBACK").catch(() => {});
     throw error;
   }
+}
+
+// The version of `component` the database is at: 0 before its first migration, or before any at all.
+async function appliedVersion(client: PoolClient, component: string): Promise<number> {
+  const table = await client.query<{ present: boolean }>(
+    "SELECT to_regclass('agent_schema_migrations') IS NOT NULL AS present",
+  );
+  if (!table.rows[0]?.present) return 0;
+  const applied = await client.query<{ version: number }>(
+    "SELECT COALESCE(MAX(version), 0)::int AS version FROM agent_schema_migrations WHERE component = $1",
+    [component],
+  );
+  return applied.rows[0]?.version ?? 0;
 }

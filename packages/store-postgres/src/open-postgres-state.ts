@@ -1,7 +1,7 @@
 import pg from "pg";
 import { STORE_POSTGRES_ERROR_CODES, StorePostgresError, translateDatabaseError } from "./errors.js";
 import { migrate, type PostgresMigration } from "./migrations.js";
-import { PostgresApprovalStore } from "./postgres-approval-store.js";
+import { PostgresApprovalStore, type PostgresApprovalStoreOptions } from "./postgres-approval-store.js";
 import { PostgresRunStore } from "./postgres-run-store.js";
 import { PostgresTaintedFileStore } from "./postgres-tainted-files.js";
 
@@ -13,6 +13,10 @@ export interface OpenPostgresStateOptions {
   host?: string;
   /** Who takes the decisions made from this process (e.g. the OS user). */
   decidedBy?: string;
+  /** Signs the decisions taken from this process: an approver's key. */
+  signer?: PostgresApprovalStoreOptions["signer"];
+  /** The approvers' public keys: given, only grants one of them signed are consumed. */
+  trustedApprovers?: PostgresApprovalStoreOptions["trustedApprovers"];
   now?: () => Date;
   /** Connections this process keeps at most (default 4). */
   maxConnections?: number;
@@ -77,6 +81,8 @@ export async function openPostgresState(options: OpenPostgresStateOptions): Prom
     ...(options.now && { now: options.now }),
     ...(options.host !== undefined && { host: options.host }),
     ...(options.decidedBy !== undefined && { decidedBy: options.decidedBy }),
+    ...(options.signer && { signer: options.signer }),
+    ...(options.trustedApprovers && { trustedApprovers: options.trustedApprovers }),
   };
   return {
     approvals: new PostgresApprovalStore(pool, storeOptions),

@@ -13,6 +13,7 @@ import {
 import type { JsonValue, ToolEffect } from "@agent/tools";
 import type { Pool } from "pg";
 import { STORE_POSTGRES_ERROR_CODES, StorePostgresError, translateDatabaseError } from "./errors.js";
+import { decisionMessage, type RecordSigner, type SignatureVerifier } from "./signatures.js";
 
 interface ApprovalRow {
   id: string;
@@ -39,6 +40,8 @@ interface ApprovalRow {
   voided_at: string | null;
   void_reason: string | null;
   flow_json: string | null;
+  decision_key: string | null;
+  decision_signature: string | null;
 }
 
 /** Options of {@link PostgresApprovalStore}. */
@@ -49,7 +52,18 @@ export interface PostgresApprovalStoreOptions {
   host?: string;
   /** Recorded with each decision taken from this process: who decided. */
   decidedBy?: string;
+  /** Signs each decision taken from this process (an approver's key; see `@agent/store-postgres/keys`). */
+  signer?: RecordSigner;
+  /**
+   * The approvers' public keys. Given, a grant is consumed only if one of them signed it for exactly
+   * the action asked about; any other grant (forged in the table, or unsigned) is voided instead.
+   */
+  trustedApprovers?: SignatureVerifier;
 }
+
+/** The `void_reason` of a grant whose signature no trusted approver key verifies. */
+export const UNSIGNED_GRANT_REASON =
+  "decision_signature_invalid: no trusted approver key signed this grant for this action; ask an approver to approve it again";
 
 // seq breaks ties between requests created in the same millisecond: it is the order they were saved.
 const OLDEST_FIRST = "ORDER BY created_at, seq";
@@ -65,6 +79,8 @@ export class PostgresApprovalStore implements ApprovalStore {
   readonly #now: () => Date;
   readonly #host: string | null;
   readonly #decidedBy: string | null;
+  readonly #signer: RecordSigner | undefined;
+  readonly #trustedApprovers: SignatureVerifier | undefined;
 
   /** Wraps a pool on a database migrated with {@link migrate}. */
   constructor(pool: Pool, options: PostgresApprovalStoreOptions = {}) {
@@ -72,6 +88,8 @@ export class PostgresApprovalStore implements ApprovalStore {
     this.#now = options.now ?? (() => new Date());
     this.#host = options.host ?? null;
     this.#decidedBy = options.decidedBy ?? null;
+    this.#signer = options.signer;
+    this.#trustedApprovers = options.trustedApprovers;
   }
 
   /** Saves a pending request, or returns the one already pending for its run and digest. */
@@ -82,10 +100,11 @@ export class PostgresApprovalStore implements ApprovalStore {
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const inserted = await this.#query<ApprovalRow>(
         "save an approval request",
+        // No status: it defaults to 'pending', and an agent role may not name that column at all.
         `INSERT INTO agent_approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
-           summary, input_preview, unverified_hints, status, created_at, requested_on_host, input_json, cwd, network,
+           summary, input_preview, unverified_hints, created_at, requested_on_host, input_json, cwd, network,
            digest_version, flow_json)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13, $14, $15, $16, $17)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
          ON CONFLICT DO NOTHING
          RETURNING *`,
         [
@@ -172,24 +191,32 @@ export class PostgresApprovalStore implements ApprovalStore {
 
   /**
    * Consumes the oldest grant of this run for exactly this digest: `true` at most once per grant,
-   * across processes and machines. `SKIP LOCKED` hands concurrent consumers different grants (or
-   * none); the outer `status = 'granted'` re-checks the row it updates. If the connection breaks
-   * after the server committed, this throws: the grant is then spent without an execution, which is
-   * the safe side (a second approval is needed, never a second execution).
+   * across processes and machines. With `trustedApprovers`, a grant whose signature does not verify
+   * for this run and digest is voided, never consumed. The consuming statement (a function an agent
+   * role may call; it can only set 'consumed') re-checks the status and the signature it was shown,
+   * so of concurrent consumers exactly one gets a grant. If the connection breaks after the server
+   * committed, this throws: the grant is then spent without an execution, which is the safe side (a
+   * second approval is needed, never a second execution).
    */
   async consumeApprovalGrant(runId: string, actionDigest: string): Promise<boolean> {
-    const rows = await this.#query<{ id: string }>(
-      "consume an approval grant",
-      `UPDATE agent_approvals SET status = 'consumed', consumed_at = $1
-       WHERE id = (
-         SELECT id FROM agent_approvals
-         WHERE run_id = $2 AND action_digest = $3 AND status = 'granted'
-         ${OLDEST_FIRST} LIMIT 1 FOR UPDATE SKIP LOCKED
-       ) AND status = 'granted'
-       RETURNING id`,
-      [this.#now().toISOString(), runId, actionDigest],
+    const grants = await this.#query<ApprovalRow>(
+      "read the approval grants",
+      `SELECT * FROM agent_approvals WHERE run_id = $1 AND action_digest = $2 AND status = 'granted' ${OLDEST_FIRST}`,
+      [runId, actionDigest],
     );
-    return rows.length === 1;
+    for (const grant of grants) {
+      if (this.#trustedApprovers && !isSignedGrant(this.#trustedApprovers, grant, runId, actionDigest)) {
+        await this.voidApproval(grant.id, UNSIGNED_GRANT_REASON);
+        continue;
+      }
+      const consumed = await this.#query<{ consumed: boolean }>(
+        "consume an approval grant",
+        "SELECT agent_consume_approval($1, $2, $3) AS consumed",
+        [grant.id, grant.decision_signature, this.#now().toISOString()],
+      );
+      if (consumed[0]?.consumed === true) return true;
+    }
+    return false;
   }
 
   /**
@@ -197,13 +224,11 @@ export class PostgresApprovalStore implements ApprovalStore {
    * consumed on another machine meanwhile stays consumed; `undefined` if it was neither.
    */
   async voidApproval(id: string, reason: string): Promise<ApprovalRecord | undefined> {
+    // Voiding a grant keeps who granted it; a pending request records whose process voided it.
     const rows = await this.#query<ApprovalRow>(
       "void an approval request",
-      // Voiding a grant keeps who granted it; a pending request records whose process voided it.
-      `UPDATE agent_approvals SET status = 'voided', voided_at = $1, void_reason = $2,
-         decided_by = COALESCE(decided_by, $3)
-       WHERE id = $4 AND status IN ('pending', 'granted') RETURNING *`,
-      [this.#now().toISOString(), reason, this.#decidedBy, id],
+      "SELECT * FROM agent_void_approval($1, $2, $3, $4)",
+      [id, reason, this.#now().toISOString(), this.#decidedBy],
     );
     if (rows[0]) return toRecord(rows[0]);
     if (!(await this.getApproval(id))) throw approvalNotFound(id);
@@ -211,11 +236,27 @@ export class PostgresApprovalStore implements ApprovalStore {
   }
 
   async #decide(id: string, status: "granted" | "denied"): Promise<ApprovalRecord> {
+    const decidedAt = this.#now().toISOString();
+    const signed = this.#signer && (await this.#signDecision(id, status, decidedAt, this.#signer));
     const rows = await this.#query<ApprovalRow>(
       "record an approval decision",
-      `UPDATE agent_approvals SET status = $1, decided_at = $2, decided_by = $3
-       WHERE id = $4 AND status = 'pending' RETURNING *`,
-      [status, this.#now().toISOString(), this.#decidedBy, id],
+      // A signed decision names what it signed: the row must still be that request.
+      `UPDATE agent_approvals SET status = $1, decided_at = $2, decided_by = $3, decision_key = $5,
+         decision_signature = $6
+       WHERE id = $4 AND status = 'pending'
+         AND ($7::text IS NULL OR (run_id = $7 AND action_digest = $8 AND digest_version = $9))
+       RETURNING *`,
+      [
+        status,
+        decidedAt,
+        this.#decidedBy,
+        id,
+        signed?.keyId ?? null,
+        signed?.signature ?? null,
+        signed?.runId ?? null,
+        signed?.actionDigest ?? null,
+        signed?.digestVersion ?? null,
+      ],
     );
     if (rows[0]) return toRecord(rows[0]);
     // Lost (or never had) the race: say why with the same errors every store throws.
@@ -227,6 +268,23 @@ export class PostgresApprovalStore implements ApprovalStore {
     );
   }
 
+  async #signDecision(id: string, decision: "granted" | "denied", decidedAt: string, signer: RecordSigner) {
+    const current = await this.getApproval(id);
+    assertDecidable(id, current);
+    const { runId, actionDigest, digestVersion } = current;
+    const message = decisionMessage({
+      id,
+      runId,
+      actionDigest,
+      digestVersion,
+      decision,
+      decidedAt,
+      decidedBy: this.#decidedBy,
+      keyId: signer.keyId,
+    });
+    return { keyId: signer.keyId, signature: signer.sign(message), runId, actionDigest, digestVersion };
+  }
+
   async #query<Row extends object>(doing: string, sql: string, values: unknown[]): Promise<Row[]> {
     try {
       return (await this.#pool.query<Row>(sql, values)).rows;
@@ -234,6 +292,28 @@ export class PostgresApprovalStore implements ApprovalStore {
       translateDatabaseError(error, doing);
     }
   }
+}
+
+// Checked against the run and digest the caller asks about, not the row's own: a row edited to point
+// at another action keeps a signature that no longer verifies.
+function isSignedGrant(
+  approvers: SignatureVerifier,
+  row: ApprovalRow,
+  runId: string,
+  actionDigest: string,
+): boolean {
+  if (row.decision_key === null || row.decision_signature === null || row.decided_at === null) return false;
+  const message = decisionMessage({
+    id: row.id,
+    runId,
+    actionDigest,
+    digestVersion: row.digest_version,
+    decision: "granted",
+    decidedAt: row.decided_at,
+    decidedBy: row.decided_by,
+    keyId: row.decision_key,
+  });
+  return approvers.verify(row.decision_key, message, row.decision_signature);
 }
 
 function toRecord(row: ApprovalRow): ApprovalRecord {

@@ -26,3 +26,48 @@ export async function createTestDatabase(serverUrl: string): Promise<{ url: stri
     },
   };
 }
+
+/**
+ * Creates an agent and an approver login role (names unique to this call), runs the team grants on
+ * the migrated database at `databaseUrl` as its owner, and returns each role's URL; `drop` removes
+ * the roles (drop the database first).
+ */
+export async function createTeamRoles(
+  serverUrl: string,
+  databaseUrl: string,
+  grants: (roles: { agent: string; approver: string }) => string,
+): Promise<{ agentUrl: string; approverUrl: string; drop(): Promise<void> }> {
+  const suffix = randomUUID().replaceAll("-", "").slice(0, 12);
+  const roles = { agent: `agent_${suffix}`, approver: `approver_${suffix}` };
+  const owner = new pg.Client({ connectionString: databaseUrl });
+  await owner.connect();
+  try {
+    const database = new URL(databaseUrl).pathname.slice(1);
+    for (const role of [roles.agent, roles.approver]) {
+      await owner.query(`CREATE ROLE ${role} LOGIN PASSWORD '${role}'`);
+      await owner.query(`GRANT CONNECT ON DATABASE ${database} TO ${role}`);
+    }
+    await owner.query(grants(roles));
+  } finally {
+    await owner.end();
+  }
+  const urlOf = (role: string) => {
+    const url = new URL(databaseUrl);
+    url.username = role;
+    url.password = role;
+    return url.toString();
+  };
+  return {
+    agentUrl: urlOf(roles.agent),
+    approverUrl: urlOf(roles.approver),
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      try {
+        for (const role of [roles.agent, roles.approver]) await client.query(`DROP ROLE IF EXISTS ${role}`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

@@ -2,16 +2,23 @@ import { createServer, type Server, Socket } from "node:net";
 import { sampleApprovalRequest } from "@agent/policy/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPostgresState } from "../src/index.js";
-import { startThrowawayCluster, type ThrowawayCluster } from "../src/testing/index.js";
+import {
+  reserveThrowawayCluster,
+  startThrowawayCluster,
+  THROWAWAY_CLUSTER_TIMEOUT_MS,
+  type ThrowawayCluster,
+  type ThrowawayClusterHandle,
+} from "../src/testing/index.js";
 
 // A cluster of this file's own: these tests restart it, which other files must not feel.
+// The handle is taken before the start is awaited, so a hook that times out cannot orphan the server.
 let cluster: ThrowawayCluster;
+let throwaway: ThrowawayClusterHandle | undefined;
 beforeAll(async () => {
-  cluster = await startThrowawayCluster();
-});
-afterAll(async () => {
-  await cluster?.stop();
-});
+  throwaway = reserveThrowawayCluster();
+  cluster = await throwaway.ready;
+}, THROWAWAY_CLUSTER_TIMEOUT_MS);
+afterAll(() => throwaway?.stop(), THROWAWAY_CLUSTER_TIMEOUT_MS);
 
 const DIGEST = "a".repeat(64);
 

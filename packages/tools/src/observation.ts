@@ -12,6 +12,12 @@ export const OBSERVATION_ERROR_CODES = {
   mcpError: "mcp_error",
   mcpToolError: "mcp_tool_error",
   mcpUnavailable: "mcp_unavailable",
+  /** The call may have run, but its outcome was lost (e.g. it could not be saved); an operator chose to say so. */
+  outcomeUnknown: "outcome_unknown",
+  /** The model made more calls in one turn than the run allows; this one was not run. */
+  tooManyCalls: "too_many_calls",
+  /** The call's arguments were longer than the run allows; it was not run, nor its arguments kept. */
+  argumentsTooLarge: "arguments_too_large",
 } as const;
 
 /** A code of {@link OBSERVATION_ERROR_CODES}. */

@@ -1,6 +1,6 @@
 import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest } from "@agent/policy";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
-import type { StateRuntime } from "../runtime/state-runtime.js";
+import { assertMayGrant, type StateRuntime } from "../runtime/state-runtime.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { formatTable, terminalWidth, truncate } from "../terminal/table.js";
 
@@ -51,6 +51,7 @@ export async function approvalsDecideCommand(
   io: CliIo,
   options: { id: string; decision: "approve" | "deny" },
 ): Promise<ExitCode> {
+  if (options.decision === "approve") assertMayGrant(runtime);
   const decide = options.decision === "approve" ? grantApprovalRequest : denyApprovalRequest;
   const record = await decide(runtime.state.approvals, options.id, runtime.events);
   if (options.decision === "approve") {

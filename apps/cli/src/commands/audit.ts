@@ -1,4 +1,5 @@
-import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
+import { verifyAuditChain } from "@agent/store-postgres";
+import { EXIT_CODES, type ExitCode, interruptionExitCode, usageError } from "../exit-codes.js";
 import type { AuditSource } from "../runtime/state-runtime.js";
 import {
   type AuditEntry,
@@ -7,7 +8,7 @@ import {
   readAuditLog,
   readPostgresAudit,
 } from "../state/index.js";
-import { type CliIo, safeJson, safeLine, safeText, styleFor, writeLine } from "../terminal/io.js";
+import { type CliIo, safeJson, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { formatTable, terminalWidth } from "../terminal/table.js";
 import { type AuditFilter, countMatching, filterAuditEntries } from "./audit-filter.js";
 
@@ -37,9 +38,10 @@ const KEY_FIELDS = Object.freeze([
 export async function auditCommand(
   source: AuditSource,
   io: CliIo,
-  options: { json: boolean; follow: boolean; auditFilter: AuditFilter },
+  options: { json: boolean; follow: boolean; verify: boolean; auditFilter: AuditFilter },
   signal: AbortSignal,
 ): Promise<ExitCode> {
+  if (options.verify) return verifyAuditCommand(source, io, options);
   const read = (follow: boolean): AsyncIterable<AuditEntry> =>
     source.kind === "postgres"
       ? readPostgresAudit(source.pool, { follow, signal })
@@ -90,4 +92,39 @@ function reportCorrupt(io: CliIo, entry: Extract<AuditEntry, { type: "corrupt" }
 
 function formatValue(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/**
+ * `agent audit --verify`: re-computes the shared trail's chain and checks every row's writer
+ * signature (with `state.auditWriters`) and that this machine's checkpoint is still there. Exit 0 if
+ * it holds, 1 with the first broken row if not.
+ */
+async function verifyAuditCommand(
+  source: AuditSource,
+  io: CliIo,
+  options: { json: boolean; follow: boolean },
+): Promise<ExitCode> {
+  if (source.kind !== "postgres" || options.follow) {
+    throw usageError(
+      source.kind === "postgres"
+        ? "--verify checks the trail once; leave out --follow."
+        : '--verify checks the shared PostgreSQL trail; set state.url (and keep state.audit "postgres").',
+    );
+  }
+  const expectations = source.expectations();
+  const verdict = await verifyAuditChain(source.pool, expectations);
+  const checked = {
+    signatures: expectations.writers !== undefined,
+    checkpoint: expectations.checkpoints !== undefined,
+  };
+  if (options.json) writeJson(io, { ...verdict, checked });
+  else if (verdict.ok) {
+    writeLine(
+      io.stdout,
+      `Audit trail intact: ${verdict.rows} rows${checked.signatures ? ", each signed by a trusted writer" : " (unsigned: set state.auditWriters to check who wrote them)"}${checked.checkpoint ? ", this machine's checkpoint present" : ""}.`,
+    );
+  } else {
+    writeLine(io.stdout, safeText(`Audit trail broken at row ${verdict.brokenAt}: ${verdict.reason}.`));
+  }
+  return verdict.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
 }

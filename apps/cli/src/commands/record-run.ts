@@ -1,8 +1,7 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { StorePostgresError } from "@agent/store-postgres";
 import type { JsonValue, ToolCallOutcome } from "@agent/tools";
 import type { Runtime } from "../runtime/runtime.js";
 import type { RunStatus } from "../state/index.js";
+import { whileUnavailable } from "../state/while-unavailable.js";
 
 /** One call of a run, as recorded: replaying it exactly is what binds it to its approval. */
 export interface RunCall {
@@ -38,22 +37,6 @@ export async function recordRun(
       ...fingerprintOf(runtime, call.toolName),
     }),
   );
-}
-
-// Ten seconds: a database restart, not an outage.
-const RETRIES = 20;
-const RETRY_DELAY_MS = 500;
-
-async function whileUnavailable<T>(change: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await change();
-    } catch (error) {
-      const unavailable = StorePostgresError.isInstance(error) && error.code === "store_unavailable";
-      if (!unavailable || attempt >= RETRIES) throw error;
-      await sleep(RETRY_DELAY_MS);
-    }
-  }
 }
 
 function statusOf(outcome: ToolCallOutcome): RunStatus {

@@ -1,3 +1,4 @@
+import type { UnknownOutcomeDecision } from "@agent/loop";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { currentRunOwner, isRunOwnerGone, type RunRecord } from "../state/index.js";
@@ -15,7 +16,7 @@ import { resumeAgentRunCommand } from "./run.js";
 export async function resumeCommand(
   runtime: Runtime,
   io: CliIo,
-  options: { runId: string; json: boolean },
+  options: { runId: string; json: boolean; unknownOutcomes: Record<string, UnknownOutcomeDecision> },
   signal: AbortSignal,
 ): Promise<ExitCode> {
   const run = await runtime.state.getRun(options.runId);
@@ -27,6 +28,12 @@ export async function resumeCommand(
       EXIT_CODES.usage,
       `No run "${options.runId}". "agent approvals list" shows the runs waiting.`,
     );
+  if (Object.keys(options.unknownOutcomes).length > 0) {
+    throw new CliExit(
+      EXIT_CODES.usage,
+      `Run "${run.id}" is a one-call run; --rerun and --answer-unknown decide about calls of an agent run whose outcome is unknown.`,
+    );
+  }
   assertResumable(run);
   // Claim the run (compare-and-set on its status and owner), so two resumes never run it side by side.
   const claimed = await runtime.state.claimRun(run);

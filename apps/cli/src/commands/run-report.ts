@@ -14,6 +14,11 @@ export interface RunDocument {
   turns: number;
   requestId?: string;
   error?: { code: string; message: string };
+  /**
+   * Calls that may have run but whose outcome was not saved (the run stopped `failed` with
+   * `call_outcome_unknown`): each waits for `agent resume --rerun` or `--answer-unknown`.
+   */
+  outcomeUnknown?: { callId: string; toolName: string }[];
 }
 
 /** The {@link RunDocument} of a result. */
@@ -28,7 +33,15 @@ export function runDocument(result: RunResult): RunDocument {
   const [requestId] = result.requestIds;
   if (result.status === "waiting" && requestId !== undefined) document.requestId = requestId;
   if (result.error) document.error = { code: result.error.code, message: result.error.message };
+  const unknown = unknownCalls(result);
+  if (unknown.length > 0) document.outcomeUnknown = unknown;
   return document;
+}
+
+function unknownCalls(result: RunResult): { callId: string; toolName: string }[] {
+  return result.state.pending
+    .filter((call) => call.status === "outcome_unknown")
+    .map((call) => ({ callId: call.callId, toolName: call.toolName }));
 }
 
 /**
@@ -84,6 +97,10 @@ function describeStop(io: CliIo, result: RunResult): void {
         io.stderr,
         `${style.red(`error: ${safeText(result.error?.code ?? "failed")}`)}: ${safeText(result.error?.message ?? "")}`,
       );
+      if (result.error?.code === RUN_ERROR_CODES.callOutcomeUnknown) {
+        describeUnknown(io, result);
+        return;
+      }
       writeLine(
         io.stderr,
         result.error?.code === RUN_ERROR_CODES.tokenBudgetExceeded
@@ -91,5 +108,19 @@ function describeStop(io: CliIo, result: RunResult): void {
           : `Run ${run} failed; once the cause is fixed, continue it with: agent resume ${run}`,
       );
       return;
+  }
+}
+
+/** The calls that may have run unrecorded, and the two decisions an operator can make about each. */
+function describeUnknown(io: CliIo, result: RunResult): void {
+  const run = safeLine(result.runId);
+  for (const call of unknownCalls(result)) {
+    const id = safeLine(call.callId);
+    writeLine(io.stderr, `Call ${id} (${safeLine(call.toolName)}) may have run; its outcome was not saved.`);
+    writeLine(io.stderr, `Check its effect, then either run it again:  agent resume ${run} --rerun ${id}`);
+    writeLine(
+      io.stderr,
+      `or tell the model its outcome is unknown:    agent resume ${run} --answer-unknown ${id}`,
+    );
   }
 }

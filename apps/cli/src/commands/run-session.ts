@@ -52,6 +52,9 @@ export async function openAgentSession(
     cwd: runtime.workspaceRealPath,
     isOffered: (tool) => resolvePolicyDecision(policy, tool).decision !== "deny",
     toolTimeoutMs: runtime.config.toolTimeoutMs,
+    // Unset: the loop's defaults (32 calls a turn, 100,000 characters of arguments a call).
+    ...(modelConfig.maxCallsPerTurn === undefined ? {} : { maxCallsPerTurn: modelConfig.maxCallsPerTurn }),
+    ...(modelConfig.maxArgumentChars === undefined ? {} : { maxArgumentChars: modelConfig.maxArgumentChars }),
     events: fanOutEvents(runtime.events, display.events),
     signal: options.signal,
     owner: currentRunOwner() as unknown as JsonValue,

@@ -1,4 +1,12 @@
-import { type RunResult, resumeRun, startRun } from "@agent/loop";
+import { randomUUID } from "node:crypto";
+import {
+  LOOP_ERROR_CODES,
+  LoopError,
+  type RunResult,
+  resumeRun,
+  startRun,
+  type UnknownOutcomeDecision,
+} from "@agent/loop";
 import { serverOfToolName } from "@agent/mcp-client";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -26,8 +34,11 @@ export async function runCommand(
     session.display.finish();
     return first.exitCode;
   }
-  return drive(runtime, io, session, sessionOptions, () =>
+  // Chosen here, so that a failure before the run returns can still name it.
+  const runId = `run_${randomUUID()}`;
+  return drive(runtime, io, session, sessionOptions, runId, () =>
     startRun(session.env, {
+      runId,
       prompt: first.prompt,
       taint: first.taint,
       maxTurns: options.maxTurns ?? session.maxTurns,
@@ -44,18 +55,20 @@ export async function runCommand(
 export async function resumeAgentRunCommand(
   runtime: Runtime,
   io: CliIo,
-  options: { runId: string; json: boolean },
+  options: { runId: string; json: boolean; unknownOutcomes?: Record<string, UnknownOutcomeDecision> },
   signal: AbortSignal,
 ): Promise<ExitCode> {
   const sessionOptions: SessionOptions = { json: options.json, signal };
   const session = await openAgentSession(runtime, io, sessionOptions);
   await assertToolsPresent(runtime, options.runId);
-  return drive(runtime, io, session, sessionOptions, () =>
+  const decided = options.unknownOutcomes ?? {};
+  return drive(runtime, io, session, sessionOptions, options.runId, () =>
     resumeRun(session.env, {
       runId: options.runId,
       canTakeOver,
       // The budget configured now applies from here on; the tokens already used still count.
       ...(session.maxTokens === undefined ? {} : { maxTokens: session.maxTokens }),
+      ...(Object.keys(decided).length === 0 ? {} : { unknownOutcomes: decided }),
     }),
   );
 }
@@ -91,13 +104,28 @@ async function drive(
   io: CliIo,
   session: Awaited<ReturnType<typeof openAgentSession>>,
   options: SessionOptions,
+  runId: string,
   begin: () => Promise<RunResult>,
 ): Promise<ExitCode> {
   let result: RunResult;
   try {
     result = await settleHeldCalls(runtime, io, session, await begin(), options);
+  } catch (error) {
+    throw explainUnsavedRun(error, runId);
   } finally {
     session.display.finish();
   }
   return reportRun(io, result, options);
+}
+
+/**
+ * A run the state store failed under, with calls that ran: the loop's account of which calls may
+ * have run, and what to do once the store is back; never "nothing was lost". Anything else as it is.
+ */
+function explainUnsavedRun(error: unknown, runId: string): unknown {
+  if (!LoopError.isInstance(error) || error.code !== LOOP_ERROR_CODES.runNotSaved) return error;
+  return new CliExit(
+    EXIT_CODES.failed,
+    `${error.message} [${error.code}] Once the state store is back, "agent runs show ${runId}" says where it stands; a call marked outcome_unknown runs again only with "agent resume ${runId} --rerun <callId>", or "--answer-unknown <callId>" tells the model its outcome is unknown.`,
+  );
 }

@@ -119,8 +119,21 @@ function showAgentRun(io: CliIo, run: RunState): void {
   writeLine(io.stdout);
   for (const message of run.messages) writeLine(io.stdout, describeMessage(message, style));
   for (const call of run.pending) {
-    const state = call.status === "held" ? `held (request ${call.requestId ?? "?"})` : call.status;
-    writeLine(io.stdout, style.yellow(safeLine(`pending ${call.toolName} ${call.arguments}: ${state}`)));
+    writeLine(
+      io.stdout,
+      style.yellow(safeLine(`pending ${call.toolName} ${cut(call.arguments)}: ${pendingState(run, call)}`)),
+    );
+  }
+}
+
+function pendingState(run: RunState, call: RunState["pending"][number]): string {
+  switch (call.status) {
+    case "held":
+      return `held (request ${call.requestId ?? "?"})`;
+    case "outcome_unknown":
+      return `outcome unknown: call ${call.callId} may have run, its outcome was not saved; decide with "agent resume ${run.runId} --rerun ${call.callId}" or "--answer-unknown ${call.callId}"`;
+    default:
+      return call.status;
   }
 }
 

@@ -1,18 +1,20 @@
 import { MIN_SECRET_LENGTH } from "@agent/mcp-transport";
 import { SECRET_KEY_PATTERN } from "@agent/tools";
-import { formatFieldPath } from "./config-issues.js";
+import { type ConfigIssue, formatFieldPath } from "./config-issues.js";
 import { looksLikeToken } from "./credential-shape.js";
 import type { AgentConfig } from "./load-config.js";
 
-/** The configured values no output may show, and warnings about secrets too short to hide. */
+/** The configured values no output may show, and the credentials too short to hide (config issues). */
 export interface ConfigSecrets {
   values: string[];
-  warnings: string[];
+  tooShort: ConfigIssue[];
 }
 
 const ARGUMENT_PARTS = /[/:=,@\s]+/;
 // `--key`, `-p`, `--pin`, `--pass`: secret-named flags the audit pattern does not cover.
 const SHORT_SECRET_FLAG = /^--?(?:[a-z]+[-_])*(?:key|pin|pass|p)$/i;
+// Names of env keys and URL query parameters that hold a credential, besides SECRET_KEY_PATTERN's.
+const SHORT_SECRET_NAME = /(?:^|[-_])(?:key|pin|pass|pwd)(?:$|[-_])/i;
 // JSON's own words: redacting them would corrupt `--json` output, and no credential is one.
 const JSON_WORDS: ReadonlySet<string> = new Set(["true", "false", "null"]);
 
@@ -24,27 +26,32 @@ const JSON_WORDS: ReadonlySet<string> = new Set(["true", "false", "null"]);
  * - of stdio `args`: the value after a flag named like a secret (`--api-key X`, `--token=X`), and
  *   every part (split at `/ : = , @`) that looks like a token (16+ letters, digits and `._~+=-`,
  *   with at least one letter and one digit).
- * Values shorter than {@link MIN_SECRET_LENGTH} cannot be redacted without hiding ordinary text;
- * a header, or an env value named like a secret, that short gets a warning instead.
+ * Values shorter than {@link MIN_SECRET_LENGTH} cannot be redacted without hiding ordinary text
+ * (every "1" or "on"), and a guess finds them at once anyway. Where the field is a credential by its
+ * name or place (an `Authorization`-like header or the token after `Bearer `, an env key or a flag
+ * named like a secret, URL userinfo or a secret-named query value, an OAuth secret), such a value is
+ * a `tooShort` issue that fails the configuration; elsewhere a value that short is taken to be a
+ * setting (`DEBUG=1`) and not redacted.
  */
 export function collectConfigSecrets(
   config: Pick<AgentConfig, "servers" | "substitutedValues">,
 ): ConfigSecrets {
   const values = new Set<string>(config.substitutedValues);
-  const warnings: string[] = [];
-  const secret = (value: string, path: (string | number)[], warnIfShort: boolean): void => {
+  const tooShort: ConfigIssue[] = [];
+  const secret = (value: string, path: (string | number)[], isCredential: boolean): void => {
     if (value.length >= MIN_SECRET_LENGTH) values.add(value);
-    else if (warnIfShort && value.length > 0) {
-      warnings.push(
-        `${formatFieldPath(path)} is shorter than ${MIN_SECRET_LENGTH} characters, too short to be redacted from output; use a longer secret.`,
-      );
+    else if (isCredential && value.length > 0) {
+      tooShort.push({
+        path: formatFieldPath(path),
+        message: `is a credential shorter than ${MIN_SECRET_LENGTH} characters, too short to be redacted from output; use a longer one`,
+      });
     }
   };
   for (const server of config.servers) {
     const base = ["mcpServers", server.name];
     if (server.type === "stdio") {
       for (const [name, value] of Object.entries(server.env)) {
-        secret(value, [...base, "env", name], SECRET_KEY_PATTERN.test(name));
+        secret(value, [...base, "env", name], isSecretName(name));
       }
       server.args.forEach((arg, index) => {
         for (const part of argumentSecrets(arg, server.args[index - 1]))
@@ -52,11 +59,12 @@ export function collectConfigSecrets(
       });
     } else {
       for (const [name, value] of Object.entries(server.headers)) {
-        secret(value, [...base, "headers", name], true);
         const token = value.split(/\s+/).at(-1);
-        if (token && token !== value) secret(token, [...base, "headers", name], true);
+        const hasScheme = token !== undefined && token !== value;
+        secret(value, [...base, "headers", name], isSecretName(name) && !hasScheme);
+        if (hasScheme) secret(token, [...base, "headers", name], true);
       }
-      for (const part of urlSecrets(server.url)) secret(part, [...base, "url"], false);
+      for (const part of urlSecrets(server.url)) secret(part.value, [...base, "url"], part.isCredential);
       if (server.oauth) {
         for (const field of ["clientSecret", "privateKey", "clientAssertion"] as const) {
           const value = server.oauth[field];
@@ -66,7 +74,7 @@ export function collectConfigSecrets(
     }
   }
   for (const word of JSON_WORDS) values.delete(word);
-  return { values: [...values], warnings };
+  return { values: [...values], tooShort };
 }
 
 function argumentSecrets(arg: string, previous: string | undefined): string[] {
@@ -79,21 +87,38 @@ function argumentSecrets(arg: string, previous: string | undefined): string[] {
   return found;
 }
 
-function urlSecrets(text: string): string[] {
+function urlSecrets(text: string): { value: string; isCredential: boolean }[] {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return [];
   }
-  const found: string[] = [];
-  for (const part of [url.username, url.password]) if (part) found.push(part, safeDecode(part));
-  for (const [, value] of url.searchParams) found.push(value);
+  const found: { value: string; isCredential: boolean }[] = [];
+  const add = (value: string, isCredential: boolean): void => {
+    found.push({ value, isCredential });
+  };
+  // A user name alone is often a plain account name; a password is a credential.
+  for (const [part, isCredential] of [
+    [url.username, false],
+    [url.password, true],
+  ] as const) {
+    if (part) {
+      add(part, isCredential);
+      add(safeDecode(part), isCredential);
+    }
+  }
+  for (const [name, value] of url.searchParams) add(value, isSecretName(name));
   for (const segment of url.pathname.split("/")) {
     const decoded = safeDecode(segment);
-    if (looksLikeToken(decoded)) found.push(decoded);
+    if (looksLikeToken(decoded)) add(decoded, false);
   }
   return found;
+}
+
+/** Whether an env key, header or query parameter name says its value is a credential. */
+function isSecretName(name: string): boolean {
+  return SECRET_KEY_PATTERN.test(name) || SHORT_SECRET_NAME.test(name);
 }
 
 function isSecretFlag(arg: string): boolean {

@@ -24,4 +24,5 @@ export {
   TIMEOUT_MS_SCHEMA,
 } from "./server-config.js";
 export { LOCAL_STATE, readStateConfigOf, type StateConfig } from "./state-config.js";
+export type { StateTeamConfig } from "./state-team-config.js";
 export { isToolSelected } from "./tool-selection.js";

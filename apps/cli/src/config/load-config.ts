@@ -6,6 +6,7 @@ import { z } from "zod";
 import { isRecord } from "../records.js";
 import { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode } from "./config-error.js";
 import { type ConfigIssue, formatIssues, issuesFromZod } from "./config-issues.js";
+import { collectConfigSecrets } from "./config-secrets.js";
 import type { Environment } from "./expand-variables.js";
 import { MODEL_CONFIG_SCHEMA, type ModelConfig, toModelConfig } from "./model-config.js";
 import { parseJsonText } from "./parse-json-text.js";
@@ -24,6 +25,23 @@ export const CONFIG_ENV_VARIABLE = "AGENT_CONFIG";
 /** `policy.sandbox` when the file does not set it: every stdio server and command isolated, or not started. */
 export const DEFAULT_SANDBOX_REQUIREMENT = "required";
 
+/**
+ * `hostRunPaths` when the file does not set it: what the host runs later from a workspace (git's
+ * config, including what redirects it: `commondir`, a worktree's config and the submodules' own
+ * repositories; git's hooks; direnv's `.envrc`; editors' task and run settings; husky's hooks).
+ */
+export const DEFAULT_HOST_RUN_PATHS: readonly string[] = Object.freeze([
+  ".git/config",
+  ".git/config.worktree",
+  ".git/commondir",
+  ".git/modules",
+  ".git/hooks",
+  ".envrc",
+  ".vscode",
+  ".idea",
+  ".husky",
+]);
+
 /** A loaded configuration: validated, variables expanded, paths absolute, defaults filled in. */
 export interface AgentConfig {
   /** Absolute path of the file it was read from. */
@@ -34,6 +52,12 @@ export interface AgentConfig {
   workspaceRoot: string;
   /** Absolute paths no local tool or sandboxed process may read or write (`protectedPaths`), besides the config and state. */
   protectedPaths: string[];
+  /**
+   * Absolute paths (relative ones resolved against the workspace root) whose contents the host runs
+   * later (`hostRunPaths`, default {@link DEFAULT_HOST_RUN_PATHS}): readable, never written or
+   * created by a local tool or a sandboxed process.
+   */
+  hostRunPaths: string[];
   /** Timeout for each tool call, in milliseconds. */
   toolTimeoutMs: number;
   /** The most characters of a tool result a terminal or the run record gets (the rest is kept in a file). */
@@ -70,6 +94,7 @@ const fileSchema = z.strictObject({
     .max(100_000_000, { message: "must be at most 100000000 characters" })
     .optional(),
   protectedPaths: z.array(z.string().min(1, { message: "may not be empty" })).optional(),
+  hostRunPaths: z.array(z.string().min(1, { message: "may not be empty" })).optional(),
   runCommand: z.strictObject({ allowShell: z.boolean().optional() }).optional(),
   model: MODEL_CONFIG_SCHEMA,
   state: STATE_CONFIG_SCHEMA,
@@ -131,6 +156,8 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
     missingVariables += result.missingVariables.length;
     if (result.server) servers.push(result.server);
   }
+  // A credential too short to redact fails the file, like any other bad field.
+  issues.push(...collectConfigSecrets({ servers, substitutedValues }).tooShort);
   const stateEntry = readStateEntry(isRecord(raw) ? raw.state : undefined, env);
   issues.push(...stateEntry.issues);
   substitutedValues.push(...stateEntry.substituted);
@@ -146,6 +173,9 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
     directory,
     workspaceRoot,
     protectedPaths: (parsed.data.protectedPaths ?? []).map((path) => resolve(directory, path)),
+    hostRunPaths: (parsed.data.hostRunPaths ?? DEFAULT_HOST_RUN_PATHS).map((path) =>
+      resolve(workspaceRoot, path),
+    ),
     toolTimeoutMs: parsed.data.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     toolOutputMaxChars: parsed.data.toolOutputMaxChars ?? DEFAULT_TOOL_OUTPUT_MAX_CHARS,
     // Unlike the library, the CLI isolates by default: a server that cannot be isolated does not start.

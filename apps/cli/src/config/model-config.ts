@@ -14,6 +14,10 @@ export interface ModelConfig {
   maxTurns: number;
   /** The token budget of each run (input plus output, all turns); no budget when unset. */
   maxTokens: number | undefined;
+  /** The most tool calls one model turn may make (the loop's default when unset). */
+  maxCallsPerTurn: number | undefined;
+  /** The longest arguments, in characters, one tool call may have (the loop's default when unset). */
+  maxArgumentChars: number | undefined;
   system: string | undefined;
 }
 
@@ -39,6 +43,12 @@ export const MAX_TOKENS_SCHEMA: z.ZodNumber = z
   .int({ message: "must be a whole number of tokens" })
   .min(1, { message: "must be at least 1" });
 
+/** A bound of one model turn (`maxCallsPerTurn`, `maxArgumentChars`): a whole number of at least 1. */
+const TURN_LIMIT_SCHEMA: z.ZodNumber = z
+  .number()
+  .int({ message: "must be a whole number" })
+  .min(1, { message: "must be at least 1" });
+
 /** The JSON form of `model`. An `apiKey` key is refused with a pointer to `apiKeyEnv`. */
 export const MODEL_CONFIG_SCHEMA = z
   .strictObject({
@@ -58,6 +68,8 @@ export const MODEL_CONFIG_SCHEMA = z
       .optional(),
     maxTurns: MAX_TURNS_SCHEMA.optional(),
     maxTokens: MAX_TOKENS_SCHEMA.optional(),
+    maxCallsPerTurn: TURN_LIMIT_SCHEMA.optional(),
+    maxArgumentChars: TURN_LIMIT_SCHEMA.optional(),
     system: z.string().optional(),
     // Refused with a pointer to apiKeyEnv rather than as an unknown key: say what to do instead.
     apiKey: z
@@ -79,6 +91,8 @@ export function toModelConfig(entry: NonNullable<z.output<typeof MODEL_CONFIG_SC
     apiKeyEnv: entry.apiKeyEnv ?? DEFAULT_API_KEY_ENV[entry.provider],
     maxTurns: entry.maxTurns ?? DEFAULT_RUN_MAX_TURNS,
     maxTokens: entry.maxTokens,
+    maxCallsPerTurn: entry.maxCallsPerTurn,
+    maxArgumentChars: entry.maxArgumentChars,
     system: entry.system,
   };
 }

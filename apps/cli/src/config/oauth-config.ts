@@ -1,3 +1,4 @@
+import { isLoopbackUrl } from "@agent/mcp-transport/oauth";
 import { z } from "zod";
 import type { FieldPath } from "./config-issues.js";
 
@@ -24,6 +25,8 @@ export interface OAuthServerConfig {
   scopes?: string[];
   /** The only authorization server (issuer) to accept for this server. */
   issuer?: string;
+  /** Origins besides the authorization server's own where its endpoints (token, registration, ...) may be. */
+  endpointOrigins?: string[];
   /** A fixed port for the login's loopback redirect (`http://127.0.0.1:<port>/callback`), for clients registered with one. */
   redirectPort?: number;
 }
@@ -49,6 +52,7 @@ export const OAUTH_ENTRY_SCHEMA = z.union([
       .array(z.string().regex(/^[!#-[\]-~]+$/, { message: "a scope is one token without spaces" }))
       .optional(),
     issuer: z.string().optional(),
+    endpointOrigins: z.array(z.string()).optional(),
     redirectPort: z.number().int().min(1).max(65_535).optional(),
   }),
 ]);
@@ -91,6 +95,18 @@ export function readOAuthConfig(
     if (!isHttpsUrl(value)) reader.reject([...path, field], "must be an https URL");
     else config[field] = value;
   }
+  if (entry.endpointOrigins) {
+    const origins = entry.endpointOrigins.map((text, index) => {
+      const origin = endpointOrigin(text);
+      if (origin === undefined)
+        reader.reject(
+          [...path, "endpointOrigins", index],
+          'must be an https origin such as "https://oauth2.example.com" (plain http only to this machine)',
+        );
+      return origin;
+    });
+    config.endpointOrigins = origins.filter((origin) => origin !== undefined);
+  }
   const hasCredential = config.clientSecret || config.privateKey || config.clientAssertion;
   if (config.grant === "client_credentials" && (!config.clientId || !hasCredential)) {
     reader.reject(
@@ -104,6 +120,19 @@ export function readOAuthConfig(
     reader.reject(path, "private_key_jwt needs privateKey or clientAssertion");
   }
   return config;
+}
+
+/** The origin `text` names: an https origin, or plain http to this machine, with no path, query or credentials. */
+function endpointOrigin(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  const isOriginOnly = url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+  const safe = url.protocol === "https:" || (url.protocol === "http:" && isLoopbackUrl(url));
+  return isOriginOnly && safe ? url.origin : undefined;
 }
 
 function isHttpsUrl(text: string): boolean {

@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
-import { allowHostsPolicy, isAllowableHostName, type NetworkPolicy, normalizeHostName } from "@agent/policy";
+import { allowHostsPolicy, type NetworkPolicy, parseAllowEntry } from "@agent/policy";
 import { z } from "zod";
 
 /** What one stdio server's sandbox grants, paths absolute (relative ones resolved against `workspaceRoot`). */
 export interface ServerSandboxConfig {
-  /** `deny` (`"none"` in the file, the default), or the host names its proxy lets through. */
+  /** `deny` (`"none"` in the file, the default), or the hosts (and `host:port`s) its proxy lets through. */
   network: NetworkPolicy;
   /** Writable paths; everything else is read-only or hidden. */
   write: string[];
@@ -20,8 +20,9 @@ export const SERVER_SANDBOX_SCHEMA = z.strictObject({
     .union([
       z.literal("none"),
       z.array(
-        z.string().refine((host) => isAllowableHostName(normalizeHostName(host)), {
-          message: 'must be a plain host name such as "api.github.com" (no scheme, port, path or wildcard)',
+        z.string().superRefine((host, context) => {
+          const parsed = parseAllowEntry(host);
+          if (!parsed.ok) context.addIssue({ code: "custom", message: parsed.problem });
         }),
       ),
     ])

@@ -47,6 +47,11 @@ export interface StdioServerConfig extends ServerOptions {
   cwd: string;
   /** What the server's bubblewrap sandbox grants: network, writable and extra readable paths. */
   sandbox: ServerSandboxConfig;
+  /**
+   * The files the server runs from (absolute), as the entry lists them: kept read-only for every
+   * local tool and sandbox. Unset: inferred from `command` and `args` (see `launchFilesOf`).
+   */
+  launchFiles?: string[];
 }
 
 /** A remote server spoken to over Streamable HTTP, or the legacy HTTP+SSE transport (`sse`, protocol 2024-11-05). */
@@ -117,6 +122,7 @@ const stdioEntrySchema = z.strictObject({
     .optional(),
   cwd: z.string().min(1, { message: "may not be empty" }).optional(),
   sandbox: SERVER_SANDBOX_SCHEMA.optional(),
+  launchFiles: z.array(z.string().min(1, { message: "a path may not be empty" })).optional(),
   ...optionShape,
 });
 
@@ -240,7 +246,21 @@ function readStdio(
   const sandbox = resolveServerSandbox(data.sandbox, workspaceRoot, (path, field, index) =>
     expander.expand(path, [...base, "sandbox", field, index], { nonEmpty: true }),
   );
-  return { ...options, type: "stdio", command: resolvedCommand, args, env, cwd, sandbox };
+  const server: StdioServerConfig = {
+    ...options,
+    type: "stdio",
+    command: resolvedCommand,
+    args,
+    env,
+    cwd,
+    sandbox,
+  };
+  if (data.launchFiles) {
+    server.launchFiles = data.launchFiles.map((path, index) =>
+      resolve(cwd, expander.expand(path, [...base, "launchFiles", index], { nonEmpty: true }) ?? "."),
+    );
+  }
+  return server;
 }
 
 function readHttp(

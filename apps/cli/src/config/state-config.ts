@@ -1,10 +1,17 @@
 import { existsSync } from "node:fs";
+import { MIN_SECRET_LENGTH } from "@agent/mcp-transport";
 import { z } from "zod";
 import { isRecord } from "../records.js";
 import { type ConfigIssue, issuesFromZod } from "./config-issues.js";
 import { type Environment, expandVariables } from "./expand-variables.js";
 import { invalidConfig, readConfigText } from "./load-config.js";
 import { parseJsonText } from "./parse-json-text.js";
+import {
+  NO_TEAM,
+  readStateTeamFields,
+  STATE_TEAM_FIELDS,
+  type StateTeamConfig,
+} from "./state-team-config.js";
 
 /** Where the durable state lives: the configuration file's `state` key, defaults filled in. */
 export interface StateConfig {
@@ -15,6 +22,8 @@ export interface StateConfig {
   url: string | undefined;
   /** Where `agent audit` reads from: `postgres` (default with a URL; the JSONL file is written too) or `file`. */
   audit: "postgres" | "file";
+  /** The keys a team's machines share outside the database (with a URL only). */
+  team: StateTeamConfig;
 }
 
 /** The JSON form of `state`. */
@@ -22,11 +31,12 @@ export const STATE_CONFIG_SCHEMA = z
   .strictObject({
     url: z.string().min(1, { message: "may not be empty" }).optional(),
     audit: z.enum(["postgres", "file"]).optional(),
+    ...STATE_TEAM_FIELDS,
   })
   .optional();
 
 /** The state configuration when the file names none (or there is no file). */
-export const LOCAL_STATE: StateConfig = Object.freeze({ url: undefined, audit: "file" });
+export const LOCAL_STATE: StateConfig = Object.freeze({ url: undefined, audit: "file", team: NO_TEAM });
 
 /**
  * Reads the `state` entry of a parsed configuration: validated, `${VAR}` expanded. Problems are
@@ -46,10 +56,18 @@ export function readStateEntry(
     };
   }
   if (!parsed.data?.url) {
-    if (parsed.data?.audit === "postgres") {
+    const needsUrl = (
+      ["audit", "identityKey", "approvers", "signingKey", "auditKey", "auditWriters"] as const
+    ).filter(
+      (field) => parsed.data?.[field] !== undefined && !(field === "audit" && parsed.data.audit === "file"),
+    );
+    if (needsUrl.length > 0) {
       return {
         state: LOCAL_STATE,
-        issues: [{ path: "state.audit", message: '"postgres" needs state.url' }],
+        issues: needsUrl.map((field) => ({
+          path: `state.${field}`,
+          message: "needs state.url (a team's database)",
+        })),
         substituted: [],
       };
     }
@@ -76,10 +94,25 @@ export function readStateEntry(
       substituted: expanded.substituted,
     };
   }
+  const credentials = urlCredentials(expanded.value);
+  const password = decodedPassword(expanded.value);
+  if (password.length > 0 && password.length < MIN_SECRET_LENGTH) {
+    return {
+      state: LOCAL_STATE,
+      issues: [
+        {
+          path: "state.url",
+          message: `holds a password shorter than ${MIN_SECRET_LENGTH} characters, too short to be redacted from output; use a longer one`,
+        },
+      ],
+      substituted: [...expanded.substituted, ...credentials],
+    };
+  }
+  const team = readStateTeamFields(parsed.data, env);
   return {
-    state: { url: expanded.value, audit: parsed.data.audit ?? "postgres" },
-    issues: [],
-    substituted: [...expanded.substituted, expanded.value, ...urlCredentials(expanded.value)],
+    state: { url: expanded.value, audit: parsed.data.audit ?? "postgres", team: team.team },
+    issues: team.issues,
+    substituted: [...expanded.substituted, expanded.value, ...credentials, ...team.substituted],
   };
 }
 
@@ -95,6 +128,15 @@ export function readStateConfigOf(file: string, env: Environment): { state: Stat
   const { state, issues, substituted } = readStateEntry(entry, env);
   if (issues.length > 0) throw invalidConfig(file, "config_invalid", issues);
   return { state, secrets: substituted };
+}
+
+/** The URL's password, percent-decoded ("" when it has none). */
+function decodedPassword(text: string): string {
+  try {
+    return decodeURIComponent(new URL(text).password);
+  } catch {
+    return "";
+  }
 }
 
 function urlCredentials(text: string): string[] {

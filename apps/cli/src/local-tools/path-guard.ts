@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { constants, existsSync, realpathSync, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, rename, rm } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { isSameOrInside, type ProtectedPaths, ProtectedSet } from "./protected-paths.js";
+import { isSameOrInside, type ProtectedPaths, ProtectedSet, touchesHostRunPath } from "./protected-paths.js";
 import { resolveWorkspacePath } from "./workspace-paths.js";
 
 // Confinement is checked on what was opened, not on the path that was checked: every component is
@@ -146,6 +146,11 @@ export class PathGuard {
         `The directory of ${JSON.stringify(located.relative)} does not exist; pass createDirectories: true to create it.`,
       );
     }
+    // Checked before any directory is created, and again below on what was opened.
+    const hostRunPaths = this.#protectedPaths?.hostRunPaths ?? [];
+    if (touchesHostRunPath(hostRunPaths, join(realpathSync(this.workspaceRoot), ...components))) {
+      return hostRunRefusal(requested);
+    }
     const parent = await this.#walk(requested, components.slice(0, -1), options.createDirectories);
     if (!parent.ok) return parent;
     const directory = parent.handle;
@@ -156,6 +161,7 @@ export class PathGuard {
       const target = join(verified.real, name);
       if (set.covers(target)) return protectedRefusal(requested);
       if (this.#protectedPaths?.launchFiles?.includes(target)) return launchFileRefusal(requested);
+      if (touchesHostRunPath(hostRunPaths, target)) return hostRunRefusal(requested);
       let mode: number | undefined;
       const existing = await lstatIfExists(inDirectory(name));
       if (existing) {
@@ -333,6 +339,13 @@ function launchFileRefusal(requested: string): PathRefusal {
   return refusal(
     "protected_path",
     `Refused to write ${JSON.stringify(requested)}: a configured MCP server runs from it, and what it holds would run with that server's secrets; no local tool may write it.`,
+  );
+}
+
+function hostRunRefusal(requested: string): PathRefusal {
+  return refusal(
+    "protected_path",
+    `Refused to write ${JSON.stringify(requested)}: the host runs what is there later (git's config or hooks, .envrc, editor tasks), outside every sandbox; no local tool may write or create it. If this is intended, the configuration's hostRunPaths decides what is kept.`,
   );
 }
 

@@ -18,6 +18,11 @@ export interface ProtectedPaths {
    * them and sandboxed processes see them read-only, since their code runs with a server's secrets.
    */
   launchFiles?: readonly string[];
+  /**
+   * Paths whose contents the host runs later (`.git/config`, `.git/hooks`, `.envrc`), existing or
+   * not: readable, but no local tool writes or creates them, nor anything at or below them.
+   */
+  hostRunPaths?: readonly string[];
 }
 
 /** The most entries of a protected directory looked at for hard links, so a huge one cannot stall a call. */
@@ -108,6 +113,14 @@ export class ProtectedSet {
     }
     return false;
   }
+}
+
+/**
+ * Whether writing a file at `target` (absolute, real) would change what the host runs: it is a
+ * host-run path or lies below one, or lies above one (a file named `.git` redefines `.git/config`).
+ */
+export function touchesHostRunPath(hostRunPaths: readonly string[], target: string): boolean {
+  return hostRunPaths.some((path) => isSameOrInside(path, target) || isSameOrInside(target, path));
 }
 
 /** Whether `path` is `root` or lies below it (both absolute). */

@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
-import { basename } from "node:path";
-import type { Confinement } from "@agent/policy/bwrap";
+import type { ConfinedProcess, Confinement } from "@agent/policy/bwrap";
 import {
   defineTool,
   type EventSink,
@@ -11,6 +10,7 @@ import {
   toolFailure,
 } from "@agent/tools";
 import { z } from "zod";
+import { findInlineCode } from "./inline-code.js";
 import type { PathGuard } from "./path-guard.js";
 import { refusePath } from "./tool-refusal.js";
 
@@ -23,23 +23,8 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 /** The longest a call may ask a command to run, in milliseconds. */
 export const MAX_COMMAND_TIMEOUT_MS = 600_000;
 
-// Shells that take a command line with -c: refused unless shells are allowed, so what an operator
-// approves is one program and its arguments, not a script hidden in a string. Not a security
-// boundary (the sandbox is): just an honest shape for what gets approved.
 // How long the output pipes may stay open after the command exited.
 const PIPE_DRAIN_MS = 500;
-
-const SHELLS: ReadonlySet<string> = new Set([
-  "sh",
-  "bash",
-  "dash",
-  "zsh",
-  "ksh",
-  "mksh",
-  "fish",
-  "busybox",
-  "ash",
-]);
 
 const runCommandSchema = z.object({
   command: z.string().min(1).describe("The program to run (a name looked up on PATH, or a path). No shell."),
@@ -70,8 +55,8 @@ export interface RunCommandOutput {
   stderrBytes: number;
   /** Whether stdout or stderr had more bytes than were kept. */
   truncated: boolean;
-  /** `bwrap` when it ran in the sandbox, `none` when isolation is optional and unavailable. */
-  isolation: "bwrap" | "none";
+  /** Always `bwrap`: a command never runs unisolated. */
+  isolation: "bwrap";
 }
 
 /** Options of {@link createRunCommandTool}. */
@@ -80,11 +65,11 @@ export interface RunCommandToolOptions {
   guard: PathGuard;
   /** Receives `local_path_refused` for a working directory refused for safety. */
   events?: EventSink;
-  /** The sandbox to run in, asked for at each call; `undefined` runs the command unisolated. */
-  confinement: () => Promise<Confinement | undefined>;
+  /** The sandbox to run in, asked for at each call; when it rejects, the command is not run (never unisolated). */
+  confinement: () => Promise<Confinement>;
   /** The environment a command gets (PATH, HOME); nothing else of the agent's environment. */
   env: Readonly<Record<string, string>>;
-  /** Whether `sh -c …` and other shells with `-c` may run. */
+  /** Whether programs given code in their arguments (`sh -c …`, `node -e …`; see inline-code.ts) may run. */
   allowShell: boolean;
   /** Part of the fingerprint: the network policy commands run under. */
   network: unknown;
@@ -113,12 +98,6 @@ export function createRunCommandTool(
     },
     async execute(input, context) {
       const args = input.args ?? [];
-      if (!options.allowShell && SHELLS.has(basename(input.command)) && args.some(isCommandFlag)) {
-        return toolFailure(
-          OBSERVATION_ERROR_CODES.toolError,
-          `${JSON.stringify(input.command)} with -c runs a shell command line, which is refused; pass the program and its arguments directly (or set runCommand.allowShell in the configuration).`,
-        );
-      }
       const requested = input.cwd ?? ".";
       const checked = await guard.check(requested);
       if (!checked.ok)
@@ -129,16 +108,19 @@ export function createRunCommandTool(
           `${JSON.stringify(checked.relative)} is not a directory.`,
         );
       }
-      const confinement = await options.confinement();
+      const inlineCode = options.allowShell
+        ? undefined
+        : findInlineCode(input.command, args, { cwd: checked.absolute, path: options.env.PATH });
+      if (inlineCode !== undefined) {
+        return toolFailure(
+          OBSERVATION_ERROR_CODES.toolError,
+          `${inlineCode} would run code written in its arguments (like a shell with -c, node -e or python -c), which is refused; run a program or a script file with its arguments (or set runCommand.allowShell in the configuration).`,
+        );
+      }
       const spec = { command: input.command, args, env: { ...options.env }, cwd: checked.absolute };
-      let plan: {
-        command: string;
-        args: readonly string[];
-        env: Record<string, string>;
-        dispose?: () => Promise<void>;
-      };
+      let plan: ConfinedProcess;
       try {
-        plan = confinement ? await confinement.launch(spec) : spec;
+        plan = await (await options.confinement()).launch(spec);
       } catch (error) {
         return toolFailure(
           OBSERVATION_ERROR_CODES.toolError,
@@ -152,10 +134,10 @@ export function createRunCommandTool(
           input.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
           context.signal,
         );
-        const result: RunCommandOutput = { ...output, isolation: confinement ? "bwrap" : "none" };
+        const result: RunCommandOutput = { ...output, isolation: "bwrap" };
         return result;
       } finally {
-        await plan.dispose?.();
+        await plan.dispose();
       }
     },
   });
@@ -167,10 +149,6 @@ async function isDirectory(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function isCommandFlag(arg: string): boolean {
-  return /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg);
 }
 
 type RunOutcome = Omit<RunCommandOutput, "isolation">;

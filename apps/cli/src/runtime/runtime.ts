@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
+import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   type McpClientFeatures,
@@ -13,6 +14,7 @@ import {
   ACTION_DIGEST_VERSION,
   type ApprovalRecord,
   type ApprovalStore,
+  createApprovalVoidingSink,
   createPolicyGate,
   DIGEST_VERSION_CHANGED_REASON,
   type Policy,
@@ -22,6 +24,7 @@ import {
 } from "@agent/policy";
 import {
   type EventSink,
+  fanOutEvents,
   type RegisteredTool,
   type ToolGate,
   ToolRegistry,
@@ -34,9 +37,11 @@ import {
   resolveConfigPath,
   type ServerConfig,
 } from "../config/index.js";
+import { messageOf } from "../error-message.js";
 import {
   createLocalTools,
   createRunCommandTool,
+  isSameOrInside,
   listProtectedPaths,
   PathGuard,
   type ProtectedPaths,
@@ -44,6 +49,7 @@ import {
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
+import { formRefusal } from "./form-policy.js";
 import { createRunFlows, type RunFlows } from "./run-flows.js";
 import { createSandboxes, RUN_COMMAND_TOOL, type Sandboxes } from "./sandboxes.js";
 import { createServerAuthProvider, redactingCredentialStore } from "./server-auth.js";
@@ -118,30 +124,32 @@ export async function openRuntime(
   const configPath = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
   const config = loadConfig(configPath.path, io.env);
   const secrets = configuredSecrets(config, io.env);
-  for (const warning of [...config.warnings, ...secrets.warnings]) {
+  for (const warning of config.warnings) {
     writeLine(io.stderr, `warning: ${safeText(warning)}`);
   }
-  const redactor = createRedactor(secrets.values);
+  const redactor = createRedactor(secrets);
   const durable = await openStateRuntime(location, io, config.state);
   const { state } = durable;
   const credentials = redactingCredentialStore(durable.credentials, redactor);
   // Every event reaches the audit trail through the redactor, whoever emits it.
   const audit = transformEvents(durable.events, (event) => redactJson(event, redactor));
 
+  const workspaceRealPath = realPathOr(config.workspaceRoot);
   const protectedPaths: ProtectedPaths = {
     configFile: config.file,
     stateDir: durable.stateDir,
     secretPaths: config.protectedPaths,
     launchFiles: launchFilesOf(config.servers),
+    // By the real root: the file tools compare real paths, and a name that does not exist has no other.
+    hostRunPaths: config.hostRunPaths.map((path) => underRoot(path, config.workspaceRoot, workspaceRealPath)),
   };
-  const workspaceRealPath = realPathOr(config.workspaceRoot);
   const identityKey = durable.identityKey();
   const sandboxes = createSandboxes({
     policy: config.policy,
     servers: config.servers,
     workspaceRoot: workspaceRealPath,
     protectedPaths: listProtectedPaths(protectedPaths),
-    keepReadOnly: protectedPaths.launchFiles ?? [],
+    keepReadOnly: [...(protectedPaths.launchFiles ?? []), ...(protectedPaths.hostRunPaths ?? [])],
     env: io.env,
     events: audit,
   });
@@ -180,6 +188,8 @@ export async function openRuntime(
     });
   // Owned by this runtime: `reloadPolicy` replaces it, and every holder of `gate` sees the new one.
   let policyGate = gateFor(config.policy);
+  // The decisions `policyGate` decides by, for what is not a call through it (a server's forms).
+  let currentPolicy = config.policy;
   const gate: ToolGate = windowingGate(
     { admit: (request) => policyGate.admit(request) },
     state.taintWindows,
@@ -196,7 +206,14 @@ export async function openRuntime(
   // Offered to every server: the workspace root (and only it), and forms asked at the terminal.
   const features: McpClientFeatures = {
     roots: [{ uri: pathToFileURL(workspaceRealPath).href, name: "workspace" }],
-    elicitation: noting(flows, "elicitation", createElicitationHandler(io, { json: location.json ?? false })),
+    elicitation: noting(
+      flows,
+      "elicitation",
+      createElicitationHandler(io, {
+        json: location.json ?? false,
+        refusal: (server) => formRefusal(currentPolicy, server),
+      }),
+    ),
   };
   const authProviders = new Map<string, OAuthProvider>();
   const reachOf = (server: ServerConfig): ServerReach => {
@@ -205,13 +222,26 @@ export async function openRuntime(
     if (authProvider) authProviders.set(server.name, authProvider);
     return { authProvider };
   };
+  // A rediscovery (list_changed, reconnect) during a long command voids the approvals of the tools
+  // it changed or removed at once, not only at the next connect.
+  const approvalVoiding = createApprovalVoidingSink({
+    approvals: state.approvals,
+    registry,
+    events: audit,
+    onError: (error) =>
+      writeLine(
+        io.stderr,
+        `warning: approvals of a changed tool could not be voided now (${safeText(messageOf(error))}); each call of it still voids them first`,
+      ),
+  });
+  const discoveryEvents = fanOutEvents(audit, approvalVoiding);
   const connections = config.servers
     .filter((server) => !server.disabled)
     .map((server) =>
       createServerConnection(
         server,
         registry,
-        audit,
+        discoveryEvents,
         redactor,
         identityKey,
         reachOf(server),
@@ -269,17 +299,17 @@ export async function openRuntime(
       const reloaded = loadConfig(config.file, io.env).policy;
       // Only the decisions: the network policy and sandbox requirement stay those the servers and
       // sandboxes of this command were started under.
-      policyGate = gateFor(
-        Object.freeze({
-          ...config.policy,
-          defaults: reloaded.defaults,
-          rules: reloaded.rules,
-          flows: reloaded.flows,
-        }),
-      );
+      currentPolicy = Object.freeze({
+        ...config.policy,
+        defaults: reloaded.defaults,
+        rules: reloaded.rules,
+        flows: reloaded.flows,
+      });
+      policyGate = gateFor(currentPolicy);
     },
     async close() {
       await closeServers();
+      await approvalVoiding.settled();
       await durable.close();
     },
   };
@@ -314,6 +344,11 @@ function writesUnnamedFiles(
   const server = servers.find((candidate) => mcpToolGroup(candidate.name) === tool.group);
   if (server?.type !== "stdio") return false;
   return server.sandbox.write.length > 0 || sandboxes.sandboxFor(tool)?.isolates !== true;
+}
+
+// `path` below the configured root as the same path below the root's real path; others unchanged.
+function underRoot(path: string, root: string, realRoot: string): string {
+  return isSameOrInside(root, path) ? join(realRoot, relative(root, path)) : path;
 }
 
 function realPathOr(path: string): string {

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { mcpToolGroup } from "@agent/mcp-client";
 import type { StdioLaunch } from "@agent/mcp-transport/stdio";
-import type { Policy, Sandbox } from "@agent/policy";
+import { POLICY_ERROR_CODES, type Policy, PolicyError, type Sandbox } from "@agent/policy";
 import {
   type BwrapPreflight,
   type Confinement,
@@ -38,8 +38,11 @@ export interface Sandboxes {
   prepare(): Promise<void>;
   /** The launch for a stdio server: isolated, refused (required, unavailable) or, if optional, unisolated. */
   launchFor(server: StdioServerConfig): StdioLaunch;
-  /** The confinement `run_command` launches commands in, or `undefined` when it must run unisolated. */
-  commandLaunch(): Promise<Confinement | undefined>;
+  /**
+   * The confinement `run_command` launches commands in. Rejects when bubblewrap cannot run, whatever
+   * `policy.sandbox` says: a command the model chose never runs unisolated.
+   */
+  commandLaunch(): Promise<Confinement>;
   /** For the gate: the sandbox a tool's calls run in; `null` when none applies (in-process, remote). */
   sandboxFor(tool: RegisteredTool): Sandbox | null | undefined;
   /** For `mcp list`: how a server runs (after `prepare`). */
@@ -122,7 +125,10 @@ export function createSandboxes(options: SandboxesOptions): Sandboxes {
       await prepare();
       if (preflight && !preflight.ok) {
         reportUnisolated(RUN_COMMAND_TOOL, preflight.reason);
-        if (!required) return undefined;
+        throw new PolicyError(
+          POLICY_ERROR_CODES.sandboxUnavailable,
+          `run_command runs only inside the sandbox, even when policy.sandbox is "optional", and the sandbox is unavailable: ${commandSandboxAdvice(preflight.reason)}`,
+        );
       }
       return commands;
     },
@@ -148,6 +154,12 @@ export function createSandboxes(options: SandboxesOptions): Sandboxes {
         : { isolation: "none", detail: `NOT ISOLATED (runs with your rights): ${reason}` };
     },
   };
+}
+
+// The preflight's advice ends with "or set the policy's sandbox to optional", which does not help a
+// command: it is never run unisolated.
+function commandSandboxAdvice(reason: string): string {
+  return reason.replace(/[,;]? or set the policy's "sandbox" to "optional" to run unisolated$/, "");
 }
 
 function describeGrants(server: StdioServerConfig): string {

@@ -46,6 +46,7 @@ export function providerOptions(server: HttpServerConfig, store: OAuthCredential
   if (oauth.clientMetadataUrl) options.clientMetadataUrl = oauth.clientMetadataUrl;
   if (oauth.scopes) options.scopes = oauth.scopes;
   if (oauth.issuer) options.expectedIssuer = oauth.issuer;
+  if (oauth.endpointOrigins) options.endpointOrigins = oauth.endpointOrigins;
   return options;
 }
 

@@ -1,11 +1,14 @@
 import { userInfo } from "node:os";
 import { createRedactor, type Redactor } from "@agent/mcp-transport";
 import type { OAuthCredentialStore } from "@agent/mcp-transport/oauth";
+import type { AuditChainExpectations } from "@agent/store-postgres";
+import { createEd25519Verifier } from "@agent/store-postgres/keys";
 import { type EventSink, fanOutEvents, ToolsError } from "@agent/tools";
 import { createJsonlEventSink, type JsonlEventSink } from "@agent/tools/node";
 import type { Pool } from "pg";
 import {
   type AgentConfig,
+  ConfigError,
   collectConfigSecrets,
   loadConfig,
   readStateConfigOf,
@@ -19,16 +22,25 @@ import {
   ensureStateDirectory,
   notRegular,
   openPostgresStateBackend,
+  readAuditCheckpoint,
   resolveStateDir,
   SqliteStateStore,
+  STATE_ERROR_CODES,
+  StateError,
   type StateStore,
   sqliteStateStore,
+  writeAuditCheckpoint,
 } from "../state/index.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { loadIdentityKey } from "./server-identity.js";
 
-/** Where `agent audit` reads the trail: the JSONL file of this machine, or the shared table. */
-export type AuditSource = { kind: "file"; path: string } | { kind: "postgres"; pool: Pool };
+/**
+ * Where `agent audit` reads the trail: the JSONL file of this machine, or the shared table, with
+ * what `--verify` checks it against (writer keys, this machine's checkpoint).
+ */
+export type AuditSource =
+  | { kind: "file"; path: string }
+  | { kind: "postgres"; pool: Pool; expectations: () => AuditChainExpectations };
 
 /** The durable part: state database and audit trail, all the approval commands need. */
 export interface StateRuntime {
@@ -45,8 +57,10 @@ export interface StateRuntime {
   auditPath: string;
   /** What `agent audit` reads. */
   auditSource: AuditSource;
-  /** The key of server identities: in the state directory, or shared through PostgreSQL. */
+  /** The key of server identities: `state.identityKey` when a team shares one, else the state directory's. */
   identityKey(): Buffer;
+  /** Why this machine may not approve (its grants would not be run by the agents), if so. */
+  grantRefusal: string | undefined;
   /** Flushes the audit trail and closes the database. */
   close(): Promise<void>;
 }
@@ -72,7 +86,7 @@ export async function openStateRuntime(
 ): Promise<StateRuntime> {
   const configFile = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
   const stateDir = resolveStateDir({ flag: location.stateDir, env: io.env, cwd: io.cwd, configFile });
-  const { url, audit: auditTo } = stateConfig ?? readStateConfigOf(configFile, io.env).state;
+  const { url, audit: auditTo, team } = stateConfig ?? readStateConfigOf(configFile, io.env).state;
   // The directory is created private before the audit file lands in it.
   ensureStateDirectory(stateDir);
   const auditPath = auditLogPath(stateDir);
@@ -92,6 +106,7 @@ export async function openStateRuntime(
       auditPath,
       auditSource: { kind: "file", path: auditPath },
       identityKey: () => loadIdentityKey(stateDir),
+      grantRefusal: undefined,
       async close() {
         jsonl.close();
         sqlite.close();
@@ -102,7 +117,15 @@ export async function openStateRuntime(
     url,
     owner: currentRunOwner(),
     decidedBy: currentUserName(),
+    team,
     onAuditError: warn("the PostgreSQL audit trail"),
+    onAuditCommitted: (head) => {
+      try {
+        writeAuditCheckpoint(stateDir, head);
+      } catch (error) {
+        warn("the audit checkpoint")(error);
+      }
+    },
   });
   const jsonl = openAuditFileOr(auditPath, warn("the audit trail"), () => void shared.store.close());
   return {
@@ -114,13 +137,37 @@ export async function openStateRuntime(
     events: fanOutEvents(jsonl, shared.audit),
     auditPath,
     auditSource:
-      auditTo === "postgres" ? { kind: "postgres", pool: shared.pool } : { kind: "file", path: auditPath },
-    identityKey: () => shared.identityKey,
+      auditTo === "postgres"
+        ? {
+            kind: "postgres",
+            pool: shared.pool,
+            expectations: () => {
+              const checkpoint = readAuditCheckpoint(stateDir);
+              return {
+                ...(team.auditWriters && { writers: createEd25519Verifier(team.auditWriters) }),
+                ...(checkpoint && { checkpoints: [checkpoint] }),
+              };
+            },
+          }
+        : { kind: "file", path: auditPath },
+    // Never from the database, which every role of the team reads: from the configuration, else per machine.
+    identityKey: () => team.identityKey ?? loadIdentityKey(stateDir),
+    grantRefusal: shared.grantRefusal,
     async close() {
       jsonl.close();
       await shared.store.close();
     },
   };
+}
+
+/**
+ * Throws `state_unsigned_grant` when this machine's approval would not be run by the agents (it has
+ * no approver key they trust): call it before granting from any command or prompt.
+ */
+export function assertMayGrant(runtime: Pick<StateRuntime, "grantRefusal">): void {
+  if (runtime.grantRefusal !== undefined) {
+    throw new StateError(STATE_ERROR_CODES.unsignedGrant, `Not approved: ${runtime.grantRefusal}.`);
+  }
 }
 
 // Opens the JSONL audit file; if it cannot be, closes the state already opened (`undo`) and throws.
@@ -148,30 +195,34 @@ function currentUserName(): string {
   }
 }
 
-/** Every configured secret, the model's key included (a server or a model error might echo it). */
-export function configuredSecrets(
-  config: AgentConfig,
-  env: CliIo["env"],
-): { values: string[]; warnings: string[] } {
-  const secrets = collectConfigSecrets(config);
+/**
+ * Every configured secret, the model's key included (a server or a model error might echo it). A key
+ * shorter than `MIN_SECRET_LENGTH` is a placeholder for a local server (`OPENAI_API_KEY=x`), not redacted.
+ */
+export function configuredSecrets(config: AgentConfig, env: CliIo["env"]): string[] {
+  const { values } = collectConfigSecrets(config);
   const modelKey = config.model ? env[config.model.apiKeyEnv] : undefined;
-  return { values: modelKey ? [...secrets.values, modelKey] : secrets.values, warnings: secrets.warnings };
+  return modelKey ? [...values, modelKey] : values;
 }
 
 /**
  * The redactor of commands that open only the state (`approvals`, `runs`, `audit`): what they print
  * comes from stored requests and runs, which may hold a configured secret a tool was called with.
- * Built from the configuration when it loads; else from what of it can be read (its `state.url`).
+ * Only the configuration knows those secrets, so when it does not load (missing, not JSON, invalid)
+ * this throws its `ConfigError`, saying why nothing is printed: a guess at the secrets could miss one.
  */
 export function stateOnlyRedactor(location: RuntimeLocation, io: CliIo): Redactor {
   const file = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
+  let config: AgentConfig;
   try {
-    return createRedactor(configuredSecrets(loadConfig(file, io.env), io.env).values);
-  } catch {
-    try {
-      return createRedactor(readStateConfigOf(file, io.env).secrets);
-    } catch {
-      return createRedactor([]);
-    }
+    config = loadConfig(file, io.env);
+  } catch (cause) {
+    if (!ConfigError.isInstance(cause)) throw cause;
+    throw new ConfigError(
+      cause.code,
+      `${cause.message}\nThis command prints stored call inputs, which may hold the configuration's secrets, and cannot redact them while the configuration does not load: fix it (the problems above), then run the command again.`,
+      { file, cause },
+    );
   }
+  return createRedactor(configuredSecrets(config, io.env));
 }

@@ -1,10 +1,16 @@
+export { AUDIT_CHECKPOINT_FILE, readAuditCheckpoint, writeAuditCheckpoint } from "./audit-checkpoint.js";
 export {
   type AuditEntry,
   type AuditRecord,
   followAuditLog,
   readAuditLog,
 } from "./audit-log-reader.js";
-export { createFileCredentialStore, OAUTH_TOKENS_FILE, oauthTokensPath } from "./oauth-token-store.js";
+export {
+  createFileCredentialStore,
+  OAUTH_TOKENS_FILE,
+  oauthServerTokensPath,
+  oauthTokensPath,
+} from "./oauth-token-store.js";
 export { ensureStateDirectory } from "./open-state-database.js";
 export { readPostgresAudit } from "./postgres-audit-reader.js";
 export { openPostgresStateBackend, type PostgresStateBackend } from "./postgres-state.js";

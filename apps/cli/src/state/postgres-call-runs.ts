@@ -1,4 +1,9 @@
-import { type PostgresMigration, translateDatabaseError } from "@agent/store-postgres";
+import {
+  type PostgresMigration,
+  type PostgresTeamRoles,
+  postgresTeamGrants,
+  translateDatabaseError,
+} from "@agent/store-postgres";
 import type { Pool } from "pg";
 import type { RunOwner } from "./run-owner.js";
 import {
@@ -41,8 +46,28 @@ export const CLI_POSTGRES_MIGRATIONS: { component: string; migrations: readonly 
         CREATE TABLE agent_cli_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
       `,
       },
+      {
+        version: 2,
+        description: "the key of server identities leaves the database",
+        // Every role that reads the database could read it, and with it try candidate secrets against
+        // the fingerprints beside it. It now comes from state.identityKey (or each state directory).
+        sql: "DELETE FROM agent_cli_settings WHERE name = 'identity_key';",
+      },
     ],
   });
+
+/**
+ * The `GRANT` statements of a team's two roles over the stores' tables and the CLI's own: see
+ * `postgresTeamGrants`. The agent role writes one-call runs; the approver role reads them.
+ */
+export function cliPostgresTeamGrants(roles: PostgresTeamRoles): string {
+  return [
+    postgresTeamGrants(roles),
+    `GRANT SELECT ON agent_call_runs TO ${roles.agent}, ${roles.approver};`,
+    `GRANT INSERT, UPDATE ON agent_call_runs TO ${roles.agent};`,
+    `GRANT USAGE ON SEQUENCE agent_call_runs_seq_seq TO ${roles.agent};`,
+  ].join("\n");
+}
 
 /**
  * The one-call runs of `agent call` in PostgreSQL, with the semantics of the SQLite state: a claim

@@ -1,5 +1,5 @@
 import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest, PolicyError } from "@agent/policy";
-import type { StateRuntime } from "../runtime/state-runtime.js";
+import { assertMayGrant, type StateRuntime } from "../runtime/state-runtime.js";
 import { type AlwaysAllowTarget, answerAlwaysAllow } from "./always-allow.js";
 import { promptForApproval } from "./approval-prompt.js";
 import { type CliIo, safeText, writeLine } from "./io.js";
@@ -57,6 +57,8 @@ export async function decideHeldCall(
     writeLine(io.stderr, `agent: ${describeElsewhere(answer.decidedElsewhere)}`);
     return "elsewhere";
   }
+  // A grant the agents would void must not be given: say who can approve instead.
+  if (answer === "approve") assertMayGrant(runtime);
   const decide = answer === "approve" ? grantApprovalRequest : denyApprovalRequest;
   try {
     await decide(runtime.state.approvals, request.id, runtime.events);

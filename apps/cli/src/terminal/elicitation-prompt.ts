@@ -9,18 +9,27 @@ import {
 } from "@agent/mcp-client";
 import { type CliIo, isInteractive, safeLine, styleFor, writeLine } from "./io.js";
 
+/** Options of {@link createElicitationHandler}. */
+export interface ElicitationHandlerOptions {
+  /** `--json`: no form may wait for a person. */
+  json: boolean;
+  /** Why the policy declines every form of a server, or undefined (asked as usual). */
+  refusal?: (server: string) => string | undefined;
+}
+
 /**
  * Answers a server's form (`elicitation/create`) at the terminal: the server's message and fields are
  * shown escaped and marked as the server's words, each answer is checked against the field before
  * the next question, and nothing is sent unless the person confirms. Without a terminal, or with
- * `--json`, every form is declined at once (a note on stderr says so): nothing ever waits for input
- * that cannot come. Forms are asked one at a time.
+ * `--json`, or from a server the policy's rules deny, every form is declined at once (a note on
+ * stderr says so): nothing ever waits for input that cannot come. Forms are asked one at a time.
  */
-export function createElicitationHandler(io: CliIo, options: { json: boolean }): ElicitationHandler {
+export function createElicitationHandler(io: CliIo, options: ElicitationHandlerOptions): ElicitationHandler {
   let queue: Promise<unknown> = Promise.resolve();
   return (request, { signal }) => {
-    if (options.json || !isInteractive(io)) {
-      const why = options.json ? "--json" : "no terminal";
+    const refused = options.refusal?.(request.server);
+    if (refused !== undefined || options.json || !isInteractive(io)) {
+      const why = refused ?? (options.json ? "--json" : "no terminal");
       writeLine(
         io.stderr,
         `agent: MCP server "${safeLine(request.server)}" asked for input; declined (${why}).`,

@@ -1,5 +1,5 @@
 // Shared pieces of the test servers: a tool server over stdio and diagnostic records on stderr.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readlinkSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -7,12 +7,22 @@ import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "@modelc
 /** Prefix of every record line, so tests can tell records from other stderr output. */
 export const RECORD_PREFIX = "mcp-testing ";
 
+// The pid namespace the server runs in (`pid:[4026531836]`): a pid recorded inside a sandbox's own
+// namespace means nothing on the host, and a test must be able to tell.
+const PID_NAMESPACE = (() => {
+  try {
+    return readlinkSync("/proc/self/ns/pid");
+  } catch {
+    return undefined;
+  }
+})();
+
 /**
- * Writes one record (`mcp-testing {"event":...}`) to stderr, and to the file named by
+ * Writes one record (`mcp-testing {"event":...,"pidNamespace":...}`) to stderr, and to the file named by
  * MCP_TESTING_RECORD_FILE when set (stderr may be truncated by a bounded buffer).
  */
 export function record(event, fields = {}) {
-  const line = `${RECORD_PREFIX}${JSON.stringify({ event, ...fields })}\n`;
+  const line = `${RECORD_PREFIX}${JSON.stringify({ event, ...fields, pidNamespace: PID_NAMESPACE })}\n`;
   process.stderr.write(line);
   const file = process.env.MCP_TESTING_RECORD_FILE;
   if (file) appendFileSync(file, line);

@@ -3,6 +3,8 @@ import { readFileSync } from "node:fs";
 /** One diagnostic record a test server wrote (`started`, `cancelled`, `grandchild`, `received`, ...). */
 export interface ServerRecord {
   event: string;
+  /** The pid namespace the server ran in (`pid:[…]`, Linux), so a pid it recorded can be told a host pid or not. */
+  pidNamespace?: string;
   [field: string]: unknown;
 }
 

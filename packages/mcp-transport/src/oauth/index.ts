@@ -7,7 +7,13 @@ export {
   storedTokenState,
 } from "./credential-store.js";
 export { codeFromPastedRedirect, type LoopbackRedirect, startLoopbackRedirect } from "./loopback-redirect.js";
-export { assertSafeEndpoint, assertTrustedDiscovery, isLoopbackUrl, sameIssuer } from "./metadata-guard.js";
+export {
+  assertSafeEndpoint,
+  assertTrustedDiscovery,
+  isLoopbackUrl,
+  sameIssuer,
+  type TrustedDiscoveryOptions,
+} from "./metadata-guard.js";
 export { OAUTH_ERROR_CODES, type OAuthErrorCode, OAuthFlowError } from "./oauth-errors.js";
 export {
   createOAuthProvider,

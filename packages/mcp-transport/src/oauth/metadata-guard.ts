@@ -35,12 +35,30 @@ const ENDPOINT_FIELDS = [
   "userinfo_endpoint",
 ] as const;
 
+/** What {@link assertTrustedDiscovery} checks discovery against. */
+export interface TrustedDiscoveryOptions {
+  /** The MCP server's URL: an authorization server over plain http is accepted only when this is on this machine too. */
+  serverUrl: string | URL;
+  /** The only authorization server (issuer) to accept, as the configuration pins it. */
+  expectedIssuer?: string;
+  /**
+   * Origins besides the authorization server's own where the configuration lets its endpoints be
+   * (e.g. `https://oauth2.googleapis.com` for an issuer `https://accounts.google.com`).
+   */
+  endpointOrigins?: readonly string[];
+}
+
 /**
- * Checks discovery's result: every URL it names is https (or loopback http), and the authorization
- * server's metadata names as `issuer` the URL it was discovered from (RFC 8414 §3.3), or the
- * `expectedIssuer` the configuration pins. Throws `hostile_metadata` otherwise.
+ * Checks discovery's result: every URL it names is https (plain http only when the MCP server and
+ * the authorization server are both on this machine, or the configuration pins the issuer), the
+ * authorization server's metadata names as `issuer` the URL it was discovered from (RFC 8414 §3.3)
+ * or the configured `expectedIssuer`, and every endpoint it names is on the issuer's origin or on
+ * one of the configured `endpointOrigins`. Throws `hostile_metadata` otherwise.
  */
-export function assertTrustedDiscovery(state: OAuthDiscoveryState, expectedIssuer?: string): void {
+export function assertTrustedDiscovery(state: OAuthDiscoveryState, options: TrustedDiscoveryOptions): void {
+  const { expectedIssuer } = options;
+  // Plain http stays on this machine: only a server on this machine may send the client there.
+  const plainHttpAllowed = isLoopbackUrl(new URL(options.serverUrl));
   const authorizationServer = assertSafeEndpoint(
     state.authorizationServerUrl,
     "the authorization server URL",
@@ -50,11 +68,15 @@ export function assertTrustedDiscovery(state: OAuthDiscoveryState, expectedIssue
       `the server names authorization server ${authorizationServer.origin}${authorizationServer.pathname}, not the configured issuer ${expectedIssuer}`,
     );
   }
+  if (expectedIssuer === undefined)
+    assertPlainHttpAllowed(authorizationServer, "the authorization server URL", plainHttpAllowed);
   const resource = state.resourceMetadata;
   if (resource) {
     assertSafeEndpoint(resource.resource, "the protected resource metadata's resource");
     for (const server of resource.authorization_servers ?? []) {
-      assertSafeEndpoint(server, "an authorization server in the protected resource metadata");
+      const what = "an authorization server in the protected resource metadata";
+      const url = assertSafeEndpoint(server, what);
+      if (expectedIssuer === undefined) assertPlainHttpAllowed(url, what, plainHttpAllowed);
     }
   }
   const metadata = state.authorizationServerMetadata as Record<string, unknown> | undefined;
@@ -67,9 +89,33 @@ export function assertTrustedDiscovery(state: OAuthDiscoveryState, expectedIssue
       `the authorization server metadata names issuer ${describe(metadata.issuer)}, but was discovered from ${authorizationServer.origin}${authorizationServer.pathname}`,
     );
   }
+  const origins = new Set([authorizationServer.origin, ...(options.endpointOrigins ?? []).map(originOf)]);
   for (const field of ENDPOINT_FIELDS) {
     const value = metadata[field];
-    if (value !== undefined) assertSafeEndpoint(String(value), `the authorization server's ${field}`);
+    if (value === undefined) continue;
+    const endpoint = assertSafeEndpoint(String(value), `the authorization server's ${field}`);
+    if (!origins.has(endpoint.origin)) {
+      throw hostile(
+        `the authorization server's ${field} is on ${endpoint.origin}, not on its own origin ${authorizationServer.origin}; if that origin is right, list it in the server's OAuth endpointOrigins`,
+      );
+    }
+  }
+}
+
+function assertPlainHttpAllowed(url: URL, what: string, allowed: boolean): void {
+  if (url.protocol === "http:" && !allowed) {
+    throw hostile(
+      `${what} is plain http on this machine, which only an MCP server on this machine may name (pin it as the issuer if it is right)`,
+    );
+  }
+}
+
+/** The origin of a configured URL; one that does not parse names no origin, so it admits nothing. */
+function originOf(text: string): string {
+  try {
+    return new URL(text).origin;
+  } catch {
+    return "null";
   }
 }
 

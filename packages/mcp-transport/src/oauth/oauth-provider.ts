@@ -48,6 +48,11 @@ export interface OAuthProviderOptions {
   scopes?: readonly string[];
   /** The authorization server to accept; discovery naming any other is refused. */
   expectedIssuer?: string;
+  /**
+   * Origins besides the authorization server's own where its metadata may put endpoints (token,
+   * registration, ...); any other origin is refused before anything is sent there.
+   */
+  endpointOrigins?: readonly string[];
   /** For `identity_assertion`: where and how to get an identity assertion grant from the enterprise IdP. */
   identityAssertion?: IdentityAssertionGrant;
   /** The loopback redirect URI of the authorization-code flow (default `http://127.0.0.1/callback`). */
@@ -227,7 +232,12 @@ class ServerOAuthProvider implements OAuthProvider {
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
-    assertTrustedDiscovery(state, this.#options.expectedIssuer);
+    const { expectedIssuer, endpointOrigins } = this.#options;
+    assertTrustedDiscovery(state, {
+      serverUrl: this.#url,
+      ...(expectedIssuer === undefined ? {} : { expectedIssuer }),
+      ...(endpointOrigins === undefined ? {} : { endpointOrigins }),
+    });
     this.#discovery = state;
   }
 

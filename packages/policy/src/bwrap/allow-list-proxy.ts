@@ -1,12 +1,21 @@
 // The network allow-list, enforced outside the sandbox: a sandboxed process has no network of its
 // own, only this proxy's unix socket. It speaks HTTP CONNECT (for TLS, so the proxy never sees the
-// content) and plain HTTP with an absolute URI, and opens a connection only to a listed host name.
+// content) and plain HTTP with an absolute URI, and opens a connection only to a listed host name
+// (and port, where the entry names one). A plain request's Host header must name the host its
+// request line does (a server picks its virtual host by it), and a listed name that resolves to
+// the host's loopback is refused unless its entry names the port.
 import { lookup } from "node:dns/promises";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer, isIP, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isAllowableHostName, normalizeHostName } from "../network-policy.js";
+import {
+  type AllowEntry,
+  isAllowableHostName,
+  isLoopbackHost,
+  normalizeHostName,
+  parseAllowEntry,
+} from "../allow-entry.js";
 
 /** One connection the proxy let through or refused, for the audit trail. */
 export interface ProxyDecision {
@@ -17,7 +26,7 @@ export interface ProxyDecision {
 
 /** Options of {@link startAllowListProxy}. */
 export interface AllowListProxyOptions {
-  /** The host names that may be reached (normalized, as `allowHostsPolicy` returns them). */
+  /** The entries that may be reached, `host` or `host:port` (as `allowHostsPolicy` returns them). */
   allowHosts: readonly string[];
   /** Resolves an allowed host name to the address to connect to; defaults to the system resolver. */
   resolve?: (host: string) => Promise<string>;
@@ -38,7 +47,7 @@ const HEAD_END = "\r\n\r\n";
 
 /** Starts a proxy on a fresh unix socket in a private directory and resolves once it listens. */
 export async function startAllowListProxy(options: AllowListProxyOptions): Promise<AllowListProxy> {
-  const allowed = new Set(options.allowHosts.map(normalizeHostName));
+  const entries = options.allowHosts.map(toAllowEntry);
   const resolveHost = options.resolve ?? (async (host: string) => (await lookup(host)).address);
   const directory = mkdtempSync(join(tmpdir(), "agent-proxy-"));
   const socketPath = join(directory, "proxy.sock");
@@ -49,16 +58,42 @@ export async function startAllowListProxy(options: AllowListProxyOptions): Promi
     client.on("error", () => client.destroy());
     readHead(client, (head, rest) => {
       const target = parseRequest(head);
-      if (!target)
-        return refuse(client, 400, "the proxy understands CONNECT and absolute http:// requests only");
-      const decision = { host: target.host, port: target.port, allowed: allowed.has(target.host) };
-      options.onDecision?.(decision);
-      if (!decision.allowed) {
-        return refuse(client, 403, `${target.host} is not in the sandbox's network allow-list`);
+      if (typeof target === "string") return refuse(client, 400, target);
+      const decide = (allowed: boolean): void =>
+        options.onDecision?.({ host: target.host, port: target.port, allowed });
+      const matching = entries.filter(
+        (entry) => entry.host === target.host && (entry.port === undefined || entry.port === target.port),
+      );
+      if (matching.length === 0) {
+        decide(false);
+        const listed = entries.some((entry) => entry.host === target.host);
+        return refuse(
+          client,
+          403,
+          listed
+            ? `port ${target.port} of ${target.host} is not in the sandbox's network allow-list`
+            : `${target.host} is not in the sandbox's network allow-list`,
+        );
       }
+      const pinned = matching.some((entry) => entry.port !== undefined);
       void resolveHost(target.host).then(
-        (address) => relay(client, target, address, rest, open),
-        () => refuse(client, 502, `${target.host} could not be resolved`),
+        (address) => {
+          // A name allowed on every port may not lead to the host itself (DNS can point anywhere).
+          if (!pinned && isLoopbackHost(address)) {
+            decide(false);
+            return refuse(
+              client,
+              403,
+              `${target.host} resolves to the host's loopback; list it as host:port`,
+            );
+          }
+          decide(true);
+          relay(client, target, address, rest, open);
+        },
+        () => {
+          decide(true);
+          refuse(client, 502, `${target.host} could not be resolved`);
+        },
       );
     });
   });
@@ -115,36 +150,69 @@ function isHost(host: string): boolean {
   return isAllowableHostName(host) || isIP(host) !== 0;
 }
 
-function parseRequest(head: string): Target | undefined {
-  const target = parseTarget(head);
-  return target && isHost(target.host) ? target : undefined;
+// The entries come from `allowHostsPolicy`; one that does not parse is a bug of the caller's.
+function toAllowEntry(text: string): AllowEntry {
+  const parsed = parseAllowEntry(text);
+  if (parsed.ok) return parsed.entry;
+  // A loopback name without a port was refused by the policy already; here it admits nothing.
+  return { host: normalizeHostName(text), port: 0 };
 }
 
-function parseTarget(head: string): Target | undefined {
+// The target, or why the request is refused as a bad request.
+function parseRequest(head: string): Target | string {
+  const target = parseTarget(head);
+  if (typeof target === "string") return target;
+  return isHost(target.host) ? target : "the proxy understands CONNECT and absolute http:// requests only";
+}
+
+function parseTarget(head: string): Target | string {
+  const unsupported = "the proxy understands CONNECT and absolute http:// requests only";
   const [requestLine = "", ...headers] = head.split("\r\n");
   const match = /^([A-Z]+) (\S+) HTTP\/1\.[01]$/.exec(requestLine);
-  if (!match) return undefined;
+  if (!match) return unsupported;
   const [, method = "", uri = ""] = match;
+  const hostHeaders = headers.filter((line) => /^host\s*:/i.test(line));
+  if (hostHeaders.length > 1) return "a request may carry one Host header";
+  const hostHeader = hostHeaders[0]?.replace(/^host\s*:/i, "").trim();
+  let target: Target;
   if (method === "CONNECT") {
     const authority = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(uri);
-    if (!authority) return undefined;
+    if (!authority) return unsupported;
     const port = Number(authority[2]);
-    if (port < 1 || port > 65535) return undefined;
-    return { host: normalizeHostName(authority[1] ?? ""), port, tunnel: true, head: "" };
+    if (port < 1 || port > 65535) return unsupported;
+    target = { host: normalizeHostName(authority[1] ?? ""), port, tunnel: true, head: "" };
+  } else {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      return unsupported;
+    }
+    if (url.protocol !== "http:" || url.username !== "" || url.password !== "") return unsupported;
+    const host = normalizeHostName(url.hostname.replace(/^\[|\]$/g, ""));
+    const port = Number(url.port || 80);
+    // Origin-form towards the server; hop-by-hop proxy headers stay here; one request per connection,
+    // so a second request on it cannot go anywhere but the host already checked. A Host header is
+    // added where the client sent none, so the server never picks a host of its own.
+    const kept = headers.filter((line) => !/^(proxy-[a-z-]*|connection|keep-alive)\s*:/i.test(line));
+    const withHost = hostHeader === undefined ? [`Host: ${url.host}`, ...kept] : kept;
+    const rewritten = [`${method} ${url.pathname}${url.search} HTTP/1.1`, ...withHost, "Connection: close"];
+    target = { host, port, tunnel: false, head: `${rewritten.join("\r\n")}${HEAD_END}` };
   }
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return undefined;
+  if (hostHeader !== undefined && !isSameAuthority(hostHeader, target)) {
+    return `the Host header (${JSON.stringify(hostHeader)}) names another host than the request (${target.host}:${target.port})`;
   }
-  if (url.protocol !== "http:" || url.username !== "" || url.password !== "") return undefined;
-  const host = normalizeHostName(url.hostname.replace(/^\[|\]$/g, ""));
-  // Origin-form towards the server; hop-by-hop proxy headers stay here; one request per connection,
-  // so a second request on it cannot go anywhere but the host already checked.
-  const kept = headers.filter((line) => !/^(proxy-[a-z-]*|connection|keep-alive)\s*:/i.test(line));
-  const rewritten = [`${method} ${url.pathname}${url.search} HTTP/1.1`, ...kept, "Connection: close"];
-  return { host, port: Number(url.port || 80), tunnel: false, head: `${rewritten.join("\r\n")}${HEAD_END}` };
+  return target;
+}
+
+// Whether a Host header's value names the target: the same host, and the same port (a missing one
+// is the scheme's default: 80 for plain HTTP; for CONNECT the port the tunnel goes to).
+function isSameAuthority(value: string, target: Target): boolean {
+  const match = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d{1,5}))?$/.exec(value);
+  if (!match) return false;
+  const host = normalizeHostName(match[1] ?? match[2] ?? "");
+  const port = match[3] === undefined ? (target.tunnel ? target.port : 80) : Number(match[3]);
+  return host === target.host && port === target.port;
 }
 
 function relay(client: Socket, target: Target, address: string, rest: Buffer, open: Set<Socket>): void {

@@ -1,8 +1,13 @@
 // The bubblewrap command line. Order matters: bwrap applies mounts in argument order, so later
 // mounts cover earlier ones. The protected paths come last, so no `read` or `write` grant can
-// uncover them. Change this file only with the escape tests in test/bwrap-escape.test.ts.
+// uncover them; a protected name reached through a link inside a write grant refuses the launch.
+// Change this file only with the escape tests in test/bwrap-escape.test.ts (and bwrap-links,
+// bwrap-home, bwrap-host-run beside it).
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, resolve } from "node:path";
+import { isSameOrInside, realOrSelf } from "./host-paths.js";
+import { refuseReplaceableLinks } from "./replaceable-links.js";
+import { namesToReserve } from "./reserved-names.js";
 import type { SandboxProfile } from "./sandbox-profile.js";
 
 /** Where the network proxy's socket appears inside the sandbox. */
@@ -34,8 +39,19 @@ export interface BwrapInvocation {
   proxy?: ProxyBridge;
 }
 
+/** What runs a process inside bubblewrap. */
+export interface BwrapCommand {
+  command: string;
+  args: string[];
+  /**
+   * Names kept read-only that did not exist: bwrap creates an empty directory at each on the host to
+   * mount over. A confinement's `dispose` removes them again once the process has exited.
+   */
+  reserved: string[];
+}
+
 /** The program and arguments that run `command` inside bubblewrap under `profile`. */
-export function buildBwrapCommand(invocation: BwrapInvocation): { command: string; args: string[] } {
+export function buildBwrapCommand(invocation: BwrapInvocation): BwrapCommand {
   const { profile } = invocation;
   const args: string[] = [
     "--unshare-all",
@@ -49,27 +65,31 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
     "--ro-bind",
     "/",
     "/",
+    // bwrap's /dev is a tmpfs of no size limit, and its /dev/shm a directory in it: a sized
+    // world-writable /dev/shm of its own, then /dev read-only (device nodes stay usable).
     "--dev",
+    "/dev",
+    ...sizedTmpfs(profile.limits.tmpBytes, "/dev/shm", "1777"),
+    "--remount-ro",
     "/dev",
     "--proc",
     "/proc",
-    "--size",
-    String(profile.limits.tmpBytes),
-    "--tmpfs",
-    "/tmp",
+    ...sizedTmpfs(profile.limits.tmpBytes, "/tmp"),
     // Sockets are not files: a read-only bind still lets a process connect() to the host's
     // D-Bus session (systemd-run runs anything outside), docker.sock or a database's socket. /run
     // is where they live; an empty one replaces it (and /var/run, a link to it or a directory).
-    ...runtimeDirectoryMounts(),
+    ...runtimeDirectoryMounts(profile.limits.tmpBytes),
   ];
   const home = realOrSelf(profile.home);
   const hidesHome = home !== "/";
-  if (hidesHome) args.push("--size", String(profile.limits.tmpBytes), "--tmpfs", home);
+  if (hidesHome) args.push(...sizedTmpfs(profile.limits.tmpBytes, home));
 
   const read = existingRealPaths(profile.read);
   const write = existingRealPaths(profile.write);
   for (const path of read) args.push("--ro-bind", path, path);
   for (const path of write) args.push("--bind", path, path);
+
+  refuseReplaceableLinks([...profile.hide, ...(profile.keepReadOnly ?? [])], write);
 
   const exposed = [...read, ...write];
   const isVisible = (path: string): boolean =>
@@ -77,12 +97,15 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
     (!isSameOrInside("/tmp", path) && !(hidesHome && isSameOrInside(home, path)));
   const hidden = existingRealPaths(profile.hide).filter(isVisible);
   const insideWrite = (path: string): boolean => write.some((root) => isSameOrInside(root, path));
-  const keptReadOnly = existingRealPaths(profile.keepReadOnly ?? []).filter(insideWrite);
+  const { reserve: reserved, keep } = namesToReserve(profile.keepReadOnly ?? [], write);
+  const keptReadOnly = [
+    ...new Set([...existingRealPaths(profile.keepReadOnly ?? []).filter(insideWrite), ...keep]),
+  ];
   // A hidden or read-only path is a mount point, which cannot be renamed, but the directories above
   // it can: `mv sub sub2; mkdir sub` would put a fresh, writable `sub/agent.config.json` where the
   // host looks. Each directory between a write grant and such a path becomes a mount point of its own.
   const pinned = new Set<string>();
-  for (const path of [...hidden, ...keptReadOnly]) {
+  for (const path of [...hidden, ...keptReadOnly, ...reserved]) {
     for (const root of write.filter((candidate) => isSameOrInside(candidate, path) && candidate !== path)) {
       for (let dir = dirname(path); dir !== root && isSameOrInside(root, dir); dir = dirname(dir))
         pinned.add(dir);
@@ -90,6 +113,7 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
   }
   for (const dir of [...pinned].sort((a, b) => a.length - b.length)) args.push("--bind", dir, dir);
   for (const path of keptReadOnly) args.push("--ro-bind", path, path);
+  for (const path of reserved) args.push("--size", "4096", "--tmpfs", path, "--remount-ro", path);
   for (const path of hidden) {
     if (statSync(path).isDirectory()) args.push("--tmpfs", path, "--remount-ro", path);
     else args.push("--ro-bind", "/dev/null", path);
@@ -120,21 +144,21 @@ export function buildBwrapCommand(invocation: BwrapInvocation): { command: strin
   if (invocation.cwd !== undefined) args.push("--chdir", invocation.cwd);
   args.push("--", command, ...commandArgs);
 
-  if (invocation.prlimit === undefined) return { command: invocation.bwrap, args };
+  if (invocation.prlimit === undefined) return { command: invocation.bwrap, args, reserved };
   const { limits } = profile;
   const rlimits = [`--nproc=${limits.processes}`, `--fsize=${limits.fileBytes}`];
   if (limits.addressSpaceBytes !== undefined) rlimits.push(`--as=${limits.addressSpaceBytes}`);
-  return { command: invocation.prlimit, args: [...rlimits, "--", invocation.bwrap, ...args] };
+  return { command: invocation.prlimit, args: [...rlimits, "--", invocation.bwrap, ...args], reserved };
 }
 
 // An empty /run (and /var/run when it is a directory of its own), with the resolver's file kept
 // readable where /etc/resolv.conf points into /run (systemd-resolved), so DNS still works when the
 // network is allowed.
-function runtimeDirectoryMounts(): string[] {
+function runtimeDirectoryMounts(sizeBytes: number): string[] {
   const mounts: string[] = [];
   for (const directory of ["/run", "/var/run"]) {
     if (existsSync(directory) && realOrSelf(directory) === directory && statSync(directory).isDirectory()) {
-      mounts.push("--tmpfs", directory);
+      mounts.push(...sizedTmpfs(sizeBytes, directory));
     }
   }
   const resolver = realOrSelf("/etc/resolv.conf");
@@ -144,10 +168,9 @@ function runtimeDirectoryMounts(): string[] {
   return mounts;
 }
 
-/** Whether `path` is `root` or lies below it (both absolute). */
-export function isSameOrInside(root: string, path: string): boolean {
-  const rest = relative(root, path);
-  return rest === "" || (!isAbsolute(rest) && rest !== ".." && !rest.startsWith(`..${sep}`));
+// Every writable tmpfs has a size: an unbounded one lets a sandboxed process fill the host's memory.
+function sizedTmpfs(sizeBytes: number, path: string, mode?: string): string[] {
+  return [...(mode === undefined ? [] : ["--perms", mode]), "--size", String(sizeBytes), "--tmpfs", path];
 }
 
 // Symbolic links resolved, so a bind lands where the kernel will look; missing paths are left out
@@ -159,12 +182,4 @@ function existingRealPaths(paths: readonly string[]): string[] {
     if (existsSync(absolute)) real.add(realpathSync(absolute));
   }
   return [...real];
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
 }

@@ -1,6 +1,4 @@
-import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { POLICY_ERROR_CODES, PolicyError } from "../errors.js";
 import type { NetworkPolicy } from "../policy.js";
@@ -8,8 +6,9 @@ import type { Sandbox } from "../sandbox.js";
 import { type AllowListProxy, type ProxyDecision, startAllowListProxy } from "./allow-list-proxy.js";
 import { buildBwrapCommand } from "./bwrap-arguments.js";
 import { type BwrapPreflight, preflightBwrap } from "./bwrap-preflight.js";
-import { findExecutable } from "./find-executable.js";
+import { executableOf, launchPathsOf } from "./launch-paths.js";
 import { createPidsCgroup } from "./pids-cgroup.js";
+import { releaseReservedNames } from "./reserved-names.js";
 import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits, type SandboxProfile } from "./sandbox-profile.js";
 
 /** A process as it would be started without a sandbox. */
@@ -129,11 +128,18 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
               `the sandbox is unavailable: ${ready.reason}`,
             );
           }
+          // Inside, bwrap would only say "execvp: No such file" on stderr and exit 1; say it here.
+          if (executableOf(spec) === undefined) {
+            throw new PolicyError(
+              POLICY_ERROR_CODES.commandNotFound,
+              `${JSON.stringify(spec.command)} is not an executable file (command not found: check the command and the PATH passed in env)`,
+            );
+          }
           const profile: SandboxProfile = {
             read: [
               ...(grants.exposeLaunchPaths === false
                 ? []
-                : ownFiles(spec, grants.exposeScriptProjects === true)),
+                : launchPathsOf(spec, grants.exposeScriptProjects === true, [home, "/tmp"])),
               ...(grants.read ?? []),
             ],
             write: [...(grants.write ?? [])],
@@ -148,9 +154,11 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
             ready.pidsCgroupParent === undefined
               ? undefined
               : createPidsCgroup(ready.pidsCgroupParent, limits.processes);
+          let reserved: readonly string[] = [];
           const release = async (): Promise<void> => {
             await proxy?.close();
             await cgroup?.remove();
+            releaseReservedNames(reserved);
           };
           try {
             if (typeof network === "object") {
@@ -174,13 +182,14 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
                 ? { proxy: { socketPath: proxy.socketPath, node: process.execPath, forwarder: FORWARDER } }
                 : {}),
             });
+            reserved = built.reserved;
             // The shell moves itself into the cgroup, then becomes prlimit, then bwrap: one pid throughout.
             const wrapped = cgroup
               ? {
                   command: "/bin/sh",
                   args: ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, built.command, ...built.args],
                 }
-              : built;
+              : { command: built.command, args: built.args };
             return { ...wrapped, env: { ...spec.env }, cwd: spec.cwd, dispose: release };
           } catch (error) {
             await release();
@@ -190,42 +199,4 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): BwrapSand
       };
     },
   };
-}
-
-// The process's own files stay readable even under the hidden home and the private /tmp: its
-// working directory, the executable it starts as (a PATH lookup uses the environment it will get),
-// and, for a configured server, the project of every script it is given as an argument (`node
-// /path/to/server.mjs`): the script's imports resolve through that project's node_modules, whose
-// links may point anywhere in it. Protected paths inside stay hidden: they are mounted after these.
-function ownFiles(spec: ProcessSpec, withScriptProjects: boolean): string[] {
-  const files: string[] = [];
-  if (spec.cwd !== undefined) files.push(resolve(spec.cwd));
-  const executable = isAbsolute(spec.command)
-    ? spec.command
-    : spec.command.includes("/") && spec.cwd !== undefined
-      ? resolve(spec.cwd, spec.command)
-      : findExecutable(spec.command, spec.env.PATH);
-  if (executable !== undefined) files.push(executable);
-  for (const arg of withScriptProjects ? spec.args : []) {
-    const script = resolve(spec.cwd ?? process.cwd(), arg);
-    if (isFile(script)) files.push(projectOf(script));
-  }
-  return files;
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-// The outermost directory above `file` that has a node_modules (a workspace root), else its folder.
-function projectOf(file: string): string {
-  let project = dirname(file);
-  for (let dir = dirname(file); dirname(dir) !== dir; dir = dirname(dir)) {
-    if (existsSync(join(dir, "node_modules"))) project = dir;
-  }
-  return project;
 }

@@ -5,6 +5,7 @@ export {
   startAllowListProxy,
 } from "./allow-list-proxy.js";
 export {
+  type BwrapCommand,
   type BwrapInvocation,
   buildBwrapCommand,
   PROXY_PORT_IN_SANDBOX,

@@ -2,7 +2,7 @@ import type { NetworkPolicy } from "../policy.js";
 
 /** Bounds on what one sandboxed process tree may use, so it cannot exhaust the host. */
 export interface ResourceLimits {
-  /** Size of the private `/tmp` (and of the empty home that hides the real one), in bytes. */
+  /** Size of each writable tmpfs (the private `/tmp`, `/dev/shm`, `/run`, the empty home that hides the real one), in bytes. */
   tmpBytes: number;
   /** RLIMIT_FSIZE: the largest file the sandbox may write, in bytes. */
   fileBytes: number;
@@ -27,7 +27,9 @@ export interface SandboxProfile {
   write: readonly string[];
   /**
    * Absolute paths that stay read-only inside a `write` grant (the files a configured server runs
-   * from): a process may neither change, replace nor rename them, nor the directories above them.
+   * from, the files the host runs later): a process may neither change, replace nor rename them,
+   * nor the directories above them. One that does not exist yet is reserved (an empty read-only
+   * directory mounted at its topmost missing component), so it cannot be created either.
    */
   keepReadOnly?: readonly string[];
   /** Absolute paths never visible, whatever `read` and `write` say (the harness's own config and state). */

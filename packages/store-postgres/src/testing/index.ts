@@ -1,5 +1,8 @@
 export {
+  reserveThrowawayCluster,
   startThrowawayCluster,
+  THROWAWAY_CLUSTER_TIMEOUT_MS,
   type ThrowawayCluster,
+  type ThrowawayClusterHandle,
   type ThrowawayClusterOptions,
 } from "./throwaway-cluster.js";

@@ -21,6 +21,8 @@ export interface ThrowawayCluster {
   /** `postgres://` URL of the superuser, with its password. */
   readonly url: string;
   readonly port: number;
+  /** The temporary directory holding its data, socket and log; gone once {@link ThrowawayCluster.stop} resolves. */
+  readonly directory: string;
   /** A URL for another database of the same server. */
   urlFor(database: string): string;
   /** Creates an empty database (a fresh one per test keeps tests apart) and returns its URL. */
@@ -88,13 +90,22 @@ export async function startThrowawayCluster(
         `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c full_page_writes=off`,
       ]);
     const stopServer = () => exec("pg_ctl", ["stop", "-w", "-m", "fast", "-D", data]);
-    await start();
+    try {
+      await start();
+    } catch (error) {
+      // pg_ctl gave up waiting (a loaded machine), but the server may be up by now: never leave it behind.
+      if (existsSync(join(data, "postmaster.pid"))) {
+        await exec("pg_ctl", ["stop", "-w", "-m", "immediate", "-D", data]).catch(() => {});
+      }
+      throw error;
+    }
     const urlFor = (database: string) =>
       `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
     let stopped = false;
     return {
       url: urlFor("postgres"),
       port,
+      directory: dir,
       urlFor,
       async createDatabase(name) {
         if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
@@ -170,4 +181,33 @@ function describe(error: unknown): string {
   const stderr = (error as { stderr?: unknown }).stderr;
   if (typeof stderr === "string" && stderr.trim()) return stderr.trim().split("\n").slice(-3).join(" | ");
   return error instanceof Error ? error.message : String(error);
+}
+
+/** How long a test hook may take to start or stop a throwaway cluster on a loaded two-core machine. */
+export const THROWAWAY_CLUSTER_TIMEOUT_MS = 180_000;
+
+/** A throwaway cluster being started, which can be stopped at any moment, even before it is up. */
+export interface ThrowawayClusterHandle {
+  /** Resolves with the running cluster; rejects if it could not start. */
+  readonly ready: Promise<ThrowawayCluster>;
+  /** Waits for a start still under way to finish, then stops the cluster and removes its directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a throwaway cluster and returns at once with a handle whose `stop` works whatever the start
+ * has reached. Take it in `beforeAll` before awaiting `ready`: a hook that times out then leaves the
+ * handle to `afterAll`, which stops the server instead of orphaning it.
+ */
+export function reserveThrowawayCluster(options: ThrowawayClusterOptions = {}): ThrowawayClusterHandle {
+  const ready = startThrowawayCluster(options);
+  // A failed start is reported through `ready`; `stop` has nothing to stop then.
+  ready.catch(() => {});
+  return {
+    ready,
+    async stop() {
+      const cluster = await ready.catch(() => undefined);
+      await cluster?.stop();
+    },
+  };
 }
