@@ -337,7 +337,7 @@ export class RunDriver {
     Object.assign(state, { status, error: error ?? null, requestIds });
     // One time for the last save and the record returned, so the result is the run as saved.
     const at = this.#env.now?.() ?? new Date();
-    const taint = this.#taint.takeArrivals() ? { taint: state.taint } : {};
+    const taint = this.#taint.takeUnsaved() ? { taint: state.taint } : {};
     await this.#writer.commit(
       {
         ...change,

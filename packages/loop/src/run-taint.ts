@@ -25,6 +25,8 @@ export class RunTaint {
   #callTaint: (readonly FlowSource[] | undefined)[] = [];
   /** The taint of the turn's calls that bring nothing in themselves. */
   #turnTaint: readonly FlowSource[] | undefined;
+  /** Whether the taint grew since the run's record was last saved with it. */
+  #unsaved = false;
 
   constructor(state: RunState, flow: RunFlow | undefined, tools: ToolSource, events: EventSink | undefined) {
     this.#state = state;
@@ -40,7 +42,7 @@ export class RunTaint {
    */
   judgeTurn(): undefined | Promise<undefined> {
     const state = this.#state;
-    this.takeArrivals();
+    this.#takeArrivals();
     const calls = state.pending.map((call) => this.#flowCall(call));
     const answer = this.#flow.sourcesOf(calls, state.turns);
     if (isPromise(answer)) return answer.then((sources) => this.#judged(sources));
@@ -58,18 +60,29 @@ export class RunTaint {
 
   /**
    * Adds what the settled call at `index` brought in (if it ran) and whatever arrived meanwhile to the
-   * run's taint; `true` when that grew, and the run's record must be saved with it.
+   * run's taint; `true` when the taint grew since it was last saved, and must be saved with this call.
    */
   settle(index: number, outcome: ToolCallOutcome): boolean {
     const sources = this.#turnSources[index];
-    const grew = sources !== undefined && sources.length > 0 && broughtContent(outcome) && this.#add(sources);
-    return this.takeArrivals() || grew;
+    if (sources !== undefined && sources.length > 0 && broughtContent(outcome)) this.#add(sources);
+    return this.takeUnsaved();
   }
 
-  /** Adds what arrived outside the calls (a sampling request, say); `true` when the taint grew. */
-  takeArrivals(): boolean {
+  /**
+   * Whether the taint grew since this was last asked (what arrived outside the calls included): the
+   * caller saves it with its next update, so no growth is ever lost to a stop.
+   */
+  takeUnsaved(): boolean {
+    this.#takeArrivals();
+    const unsaved = this.#unsaved;
+    this.#unsaved = false;
+    return unsaved;
+  }
+
+  /** Adds what arrived outside the calls (a sampling request, say). */
+  #takeArrivals(): void {
     const arrived = this.#flow.takeArrivals?.(this.#state.turns);
-    return arrived !== undefined && arrived.length > 0 && this.#add(arrived);
+    if (arrived !== undefined && arrived.length > 0) this.#add(arrived);
   }
 
   #judged(sources: readonly (readonly FlowSource[])[]): undefined {
@@ -79,10 +92,14 @@ export class RunTaint {
       if ((sources[index]?.length ?? 0) > 0) bringing.push(index);
     }
     const run = this.#state.taint;
+    // A call is never tainted by its own result, but it is by a file it acts on: a command run on
+    // (or running) a file a tainted run wrote executes that run's content.
     const taintBy = (except: number): readonly FlowSource[] | undefined => {
       let taint: readonly FlowSource[] = run;
-      for (const index of bringing)
-        if (index !== except) taint = mergeFlowSources(taint, sources[index] ?? []);
+      for (const index of bringing) {
+        const brought = sources[index] ?? [];
+        taint = mergeFlowSources(taint, index === except ? brought.filter(isFile) : brought);
+      }
       return taint.length > 0 ? taint : undefined;
     };
     this.#turnTaint = taintBy(-1);
@@ -97,6 +114,7 @@ export class RunTaint {
     if (merged === state.taint) return false;
     const added = merged.slice(state.taint.length);
     state.taint = [...merged];
+    this.#unsaved = true;
     if (this.#events) {
       for (const source of added) {
         emitEvent(this.#events, {
@@ -119,6 +137,10 @@ export class RunTaint {
     }
     return { toolName: call.toolName, tool: this.#tools.get(call.toolName), input };
   }
+}
+
+function isFile(source: FlowSource): boolean {
+  return source.kind === "file";
 }
 
 // A call judged clean although the turn is tainted (only its own result would taint it).

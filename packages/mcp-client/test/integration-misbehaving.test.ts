@@ -338,8 +338,11 @@ describe("misbehaving servers, through the whole client", () => {
     expect(again).toMatchObject({ type: "waiting" });
     if (again.type !== "waiting") throw new Error("expected the call to be held");
     expect((await harness.approvals.getApproval(again.requestId))?.toolFingerprint).toBe(after);
-    // The old grant is still unused: it matched nothing after the change.
-    expect(await harness.approvals.getApproval(held.requestId)).toMatchObject({ status: "granted" });
+    // The old grant was never used: the first call of the new definition voided it for good.
+    expect(await harness.approvals.getApproval(held.requestId)).toMatchObject({
+      status: "voided",
+      voidReason: expect.stringContaining("changed"),
+    });
     expect(
       harness.events
         .ofType("mcp_request_finished")
@@ -380,6 +383,7 @@ describe("misbehaving servers, through the whole client", () => {
     const again = await lookup();
     expect(again).toMatchObject({ type: "waiting" });
     expect(again.type === "waiting" && again.requestId).not.toBe(held.requestId);
-    expect(await harness.approvals.getApproval(held.requestId)).toMatchObject({ status: "granted" });
+    // Never used, and voided for good by the first call of the new definition.
+    expect(await harness.approvals.getApproval(held.requestId)).toMatchObject({ status: "voided" });
   });
 });

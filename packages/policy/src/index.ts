@@ -72,6 +72,13 @@ export {
   type SandboxRunOptions,
 } from "./sandbox.js";
 export {
+  type TaintedFileRow,
+  type TaintWindowRow,
+  taintedFileOfRow,
+  taintedFileRow,
+  taintWindowOfRow,
+} from "./tainted-file-rows.js";
+export {
   InMemoryTaintedFileStore,
   type TaintedFile,
   type TaintedFileStore,

@@ -24,6 +24,8 @@ export interface TaintedFileStore {
   clearTaint(path: string): Promise<void>;
   /** The marks of those of `paths` that are tainted. */
   findTainted(paths: readonly string[]): Promise<TaintedFile[]>;
+  /** The marks of every file below the directory `root` (absolute): what a command run there may read or run. */
+  findTaintedUnder(root: string): Promise<TaintedFile[]>;
 }
 
 /** A {@link TaintedFileStore} in memory, for tests and for harnesses with no durable state. */
@@ -43,6 +45,13 @@ export class InMemoryTaintedFileStore implements TaintedFileStore {
       const file = this.#files.get(path);
       return file ? [structuredClone(file)] : [];
     });
+  }
+
+  async findTaintedUnder(root: string): Promise<TaintedFile[]> {
+    const prefix = root.endsWith("/") ? root : `${root}/`;
+    return [...this.#files.values()]
+      .filter((file) => file.path.startsWith(prefix))
+      .map((file) => structuredClone(file));
   }
 }
 

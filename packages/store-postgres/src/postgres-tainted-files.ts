@@ -1,30 +1,18 @@
 import {
   type TaintedFile,
+  type TaintedFileRow,
   type TaintedFileStore,
   type TaintWindow,
+  type TaintWindowRow,
   type TaintWindowStore,
+  taintedFileOfRow,
+  taintedFileRow,
+  taintWindowOfRow,
   UNCLOSED_WINDOW_MS,
   WINDOW_SLACK_MS,
 } from "@agent/policy";
-import type { FlowSource } from "@agent/tools";
 import type { Pool } from "pg";
 import { translateDatabaseError } from "./errors.js";
-
-interface TaintedFileRow {
-  path: string;
-  sha256: string;
-  run_id: string;
-  sources_json: string;
-  marked_at: string;
-}
-
-interface TaintWindowRow {
-  id: string;
-  run_id: string;
-  sources_json: string;
-  started_at: string;
-  ended_at: string | null;
-}
 
 /**
  * The flow guard's {@link TaintedFileStore} and {@link TaintWindowStore} in PostgreSQL: the files
@@ -39,18 +27,40 @@ export class PostgresTaintedFileStore implements TaintedFileStore, TaintWindowSt
   }
 
   async markTainted(file: TaintedFile): Promise<void> {
+    const row = taintedFileRow(file);
     await this.#query(
       "mark a tainted file",
       `INSERT INTO agent_tainted_files (path, sha256, run_id, sources_json, marked_at)
        VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (path) DO UPDATE SET sha256 = EXCLUDED.sha256, run_id = EXCLUDED.run_id,
          sources_json = EXCLUDED.sources_json, marked_at = EXCLUDED.marked_at`,
-      [file.path, file.sha256, file.runId, JSON.stringify(file.sources), file.markedAt],
+      [row.path, row.sha256, row.run_id, row.sources_json, row.marked_at],
     );
   }
 
   async clearTaint(path: string): Promise<void> {
     await this.#query("clear a tainted file", "DELETE FROM agent_tainted_files WHERE path = $1", [path]);
+  }
+
+  async findTainted(paths: readonly string[]): Promise<TaintedFile[]> {
+    if (paths.length === 0) return [];
+    const rows = await this.#query<TaintedFileRow>(
+      "look up tainted files",
+      "SELECT * FROM agent_tainted_files WHERE path = ANY($1::text[])",
+      [[...paths]],
+    );
+    return rows.map(taintedFileOfRow);
+  }
+
+  async findTaintedUnder(root: string): Promise<TaintedFile[]> {
+    const prefix = root.endsWith("/") ? root : `${root}/`;
+    // starts_with, not LIKE: a path's own % and _ mean nothing here.
+    const rows = await this.#query<TaintedFileRow>(
+      "look up tainted files",
+      "SELECT * FROM agent_tainted_files WHERE starts_with(path, $1) ORDER BY path",
+      [prefix],
+    );
+    return rows.map(taintedFileOfRow);
   }
 
   async openWindow(window: Omit<TaintWindow, "endedAt">): Promise<void> {
@@ -69,41 +79,15 @@ export class PostgresTaintedFileStore implements TaintedFileStore, TaintWindowSt
   }
 
   async windowAt(changedAtMs: number): Promise<TaintWindow | undefined> {
-    const changedAt = Math.floor(changedAtMs);
-    // The same test as windowCovers in @agent/policy, in SQL. BIGINT comes back as text.
+    // The same test as windowCovers in @agent/policy, in SQL.
     const rows = await this.#query<TaintWindowRow>(
       "look up taint windows",
       `SELECT * FROM agent_taint_windows
        WHERE started_at - $2 <= $1 AND COALESCE(ended_at, started_at + $3) + $2 >= $1
        ORDER BY started_at LIMIT 1`,
-      [changedAt, WINDOW_SLACK_MS, UNCLOSED_WINDOW_MS],
+      [Math.floor(changedAtMs), WINDOW_SLACK_MS, UNCLOSED_WINDOW_MS],
     );
-    const row = rows[0];
-    return (
-      row && {
-        id: row.id,
-        runId: row.run_id,
-        sources: JSON.parse(row.sources_json) as FlowSource[],
-        startedAt: Number(row.started_at),
-        endedAt: row.ended_at === null ? null : Number(row.ended_at),
-      }
-    );
-  }
-
-  async findTainted(paths: readonly string[]): Promise<TaintedFile[]> {
-    if (paths.length === 0) return [];
-    const rows = await this.#query<TaintedFileRow>(
-      "look up tainted files",
-      "SELECT * FROM agent_tainted_files WHERE path = ANY($1::text[])",
-      [[...paths]],
-    );
-    return rows.map((row) => ({
-      path: row.path,
-      sha256: row.sha256,
-      runId: row.run_id,
-      sources: JSON.parse(row.sources_json) as FlowSource[],
-      markedAt: row.marked_at,
-    }));
+    return rows[0] && taintWindowOfRow(rows[0]);
   }
 
   async #query<Row extends object>(doing: string, sql: string, values: unknown[]): Promise<Row[]> {

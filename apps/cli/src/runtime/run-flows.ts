@@ -12,6 +12,7 @@ import {
 import type { TrustLabel } from "@agent/tools";
 import type { ServerConfig } from "../config/index.js";
 import type { PathGuard } from "../local-tools/index.js";
+import { RUN_COMMAND_TOOL } from "./sandboxes.js";
 
 /** How many strings of one call's input are looked at as possible workspace paths. */
 const MAX_PATH_CANDIDATES = 64;
@@ -52,6 +53,17 @@ export function createRunFlows(options: RunFlowsOptions): RunFlows {
       if (typeof path !== "string") return [];
       const checked = await options.guard.check(path);
       return checked.ok ? [checked.absolute] : [];
+    }
+    // A command may read (or run, as make runs a Makefile) any file of the workspace: every marked one
+    // counts, and those its arguments name.
+    if (call.toolName === RUN_COMMAND_TOOL && call.tool.group === undefined) {
+      const marked = await options.taintedFiles.findTaintedUnder(options.workspaceRoot);
+      return [
+        ...new Set([
+          ...marked.map((file) => file.path),
+          ...workspacePathsIn(call.input, options.workspaceRoot),
+        ]),
+      ];
     }
     // A trusted server handed a workspace path (its own read tool, a file:// resource) reads that file.
     const server = serverOfToolName(call.toolName);

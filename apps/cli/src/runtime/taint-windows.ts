@@ -49,6 +49,7 @@ export function withTaintWindows(files: TaintedFileStore, windows: TaintWindowSt
   return {
     markTainted: (file) => files.markTainted(file),
     clearTaint: (path) => files.clearTaint(path),
+    findTaintedUnder: (root) => files.findTaintedUnder(root),
     async findTainted(paths) {
       const marked = await files.findTainted(paths);
       const found = new Set(marked.map((file) => file.path));

@@ -1,29 +1,17 @@
 import {
   type TaintedFile,
+  type TaintedFileRow,
   type TaintedFileStore,
   type TaintWindow,
+  type TaintWindowRow,
   type TaintWindowStore,
+  taintedFileOfRow,
+  taintedFileRow,
+  taintWindowOfRow,
   UNCLOSED_WINDOW_MS,
   WINDOW_SLACK_MS,
 } from "@agent/policy";
-import type { FlowSource } from "@agent/tools";
 import type Database from "better-sqlite3";
-
-interface TaintedFileRow {
-  path: string;
-  sha256: string;
-  run_id: string;
-  sources_json: string;
-  marked_at: string;
-}
-
-interface TaintWindowRow {
-  id: string;
-  run_id: string;
-  sources_json: string;
-  started_at: number;
-  ended_at: number | null;
-}
 
 /**
  * The flow guard's {@link TaintedFileStore} and {@link TaintWindowStore} in the state database: marks
@@ -38,17 +26,25 @@ export class SqliteTaintedFileStore implements TaintedFileStore, TaintWindowStor
   }
 
   async markTainted(file: TaintedFile): Promise<void> {
-    this.#statements.mark.run({
-      path: file.path,
-      sha256: file.sha256,
-      run_id: file.runId,
-      sources_json: JSON.stringify(file.sources),
-      marked_at: file.markedAt,
-    });
+    this.#statements.mark.run(taintedFileRow(file));
   }
 
   async clearTaint(path: string): Promise<void> {
     this.#statements.clear.run(path);
+  }
+
+  async findTainted(paths: readonly string[]): Promise<TaintedFile[]> {
+    return paths.flatMap((path) => {
+      const row = this.#statements.byPath.get(path) as TaintedFileRow | undefined;
+      return row ? [taintedFileOfRow(row)] : [];
+    });
+  }
+
+  async findTaintedUnder(root: string): Promise<TaintedFile[]> {
+    const prefix = root.endsWith("/") ? root : `${root}/`;
+    // Every path starting with "<root>/" sorts between it and "<root>0" ("0" follows "/").
+    const rows = this.#statements.under.all({ prefix, after: `${prefix.slice(0, -1)}0` }) as TaintedFileRow[];
+    return rows.map(taintedFileOfRow);
   }
 
   async openWindow(window: Omit<TaintWindow, "endedAt">): Promise<void> {
@@ -65,38 +61,12 @@ export class SqliteTaintedFileStore implements TaintedFileStore, TaintWindowStor
   }
 
   async windowAt(changedAtMs: number): Promise<TaintWindow | undefined> {
-    const changedAt = Math.floor(changedAtMs);
     const row = this.#statements.windowAt.get({
-      changed_at: changedAt,
+      changed_at: Math.floor(changedAtMs),
       slack: WINDOW_SLACK_MS,
       unclosed: UNCLOSED_WINDOW_MS,
     }) as TaintWindowRow | undefined;
-    return (
-      row && {
-        id: row.id,
-        runId: row.run_id,
-        sources: JSON.parse(row.sources_json) as FlowSource[],
-        startedAt: row.started_at,
-        endedAt: row.ended_at,
-      }
-    );
-  }
-
-  async findTainted(paths: readonly string[]): Promise<TaintedFile[]> {
-    return paths.flatMap((path) => {
-      const row = this.#statements.byPath.get(path) as TaintedFileRow | undefined;
-      return row
-        ? [
-            {
-              path: row.path,
-              sha256: row.sha256,
-              runId: row.run_id,
-              sources: JSON.parse(row.sources_json) as FlowSource[],
-              markedAt: row.marked_at,
-            },
-          ]
-        : [];
-    });
+    return row && taintWindowOfRow(row);
   }
 }
 
@@ -110,6 +80,10 @@ function prepareStatements(database: Database.Database) {
     ),
     clear: database.prepare("DELETE FROM tainted_files WHERE path = ?"),
     byPath: database.prepare("SELECT * FROM tainted_files WHERE path = ?"),
+    // A range, not LIKE: LIKE ignores case and gives % and _ in a path a meaning.
+    under: database.prepare(
+      "SELECT * FROM tainted_files WHERE path >= @prefix AND path < @after ORDER BY path",
+    ),
     openWindow: database.prepare(
       "INSERT INTO taint_windows (id, run_id, sources_json, started_at) VALUES (@id, @run_id, @sources_json, @started_at)",
     ),
