@@ -22,7 +22,7 @@ async function cpuMsPerCall(count, once) {
 }
 
 /** A connection over a FakeTransport with one `echo` tool, and a gate allowing it; events to `events`. */
-async function openInProcessGate(modules, cleanup, events) {
+async function openInProcessGate(modules, cleanup, events, flows = "guard") {
   const registry = new modules.ToolRegistry();
   const connection = new modules.McpServerConnection({
     name: GATE_SERVER,
@@ -37,6 +37,7 @@ async function openInProcessGate(modules, cleanup, events) {
     // `tainted: "allow"`: a call of a tainted run is judged by the flow guard and still runs.
     policy: modules.definePolicy({
       rules: [{ tool: `mcp__${GATE_SERVER}__*`, decision: "allow", tainted: "allow" }],
+      flows,
     }),
     approvals: new modules.InMemoryApprovalStore(),
     events,
@@ -57,6 +58,8 @@ export async function benchStages(modules, cleanup, { progress, ...options }) {
   cleanup.add(() => audited.close());
   const withAudit = await openInProcessGate(modules, cleanup, audited);
   const silent = await openInProcessGate(modules, cleanup, modules.NULL_EVENT_SINK);
+  // The same gate with the flow guard off: what a clean run's call costs without it.
+  const unguarded = await openInProcessGate(modules, cleanup, modules.NULL_EVENT_SINK, "off");
   const tool = silent.registry.get(ECHO);
   if (!tool) throw new Error(`stages: ${ECHO} was not registered`);
   const prepared = tool.prepare(INPUT);
@@ -65,23 +68,27 @@ export async function benchStages(modules, cleanup, { progress, ...options }) {
   const request = { tool, input: prepared.input, runId: "bench", callId: "call_1", cwd: process.cwd() };
   const signal = new AbortController().signal;
   const taint = [{ kind: "tool", name: "mcp__web__fetch", server: "web", turn: 1 }];
-  const call = (environment, tainted = false) => async () => {
-    const outcome = await modules.executeToolCall(
-      tainted ? { name: ECHO, input: INPUT, taint } : { name: ECHO, input: INPUT },
-      environment,
-    );
-    if (outcome.type !== "observation" || !outcome.ok)
-      throw new Error(`stages: the call failed: ${outcome.type}`);
-  };
+  const call =
+    (environment, tainted = false) =>
+    async () => {
+      const outcome = await modules.executeToolCall(
+        tainted ? { name: ECHO, input: INPUT, taint } : { name: ECHO, input: INPUT },
+        environment,
+      );
+      if (outcome.type !== "observation" || !outcome.ok)
+        throw new Error(`stages: the call failed: ${outcome.type}`);
+    };
   const measured = {
     lookup: () => silent.registry.get(ECHO),
     validate: () => tool.prepare(INPUT),
     authorize: () => silent.gate.admit({ ...request, signal }),
     authorizeTainted: () => silent.gate.admit({ ...request, signal, taint }),
+    authorizeUnguarded: () => unguarded.gate.admit({ ...request, signal }),
     mapping: () => modules.mapCallResult(response),
     whole: call(withAudit.environment),
     unaudited: call(silent.environment),
     unauditedTainted: call(silent.environment, true),
+    unauditedUnguarded: call(unguarded.environment),
   };
   const names = Object.keys(measured);
   const samples = Object.fromEntries(names.map((name) => [name, []]));
@@ -104,6 +111,8 @@ export async function benchStages(modules, cleanup, { progress, ...options }) {
     guardAuthorize: result.authorizeTainted,
     guardWhole: result.unauditedTainted,
     unaudited: result.unaudited,
+    unguardedAuthorize: result.authorizeUnguarded,
+    unguardedWhole: result.unauditedUnguarded,
   };
 }
 
@@ -121,6 +130,18 @@ export function stageRows(stages, format) {
     row("mapping (tools/call result)", stages.mapping),
     // The flow guard: a clean run's call takes the path above (one length check); a tainted run's is
     // judged rule by rule. Against the same call clean, so the ratio is the guard's cost.
+    resultRow({
+      metric: "flow guard on: authorize a clean run's call (vs. guard off)",
+      ours: stages.authorize,
+      raw: stages.unguardedAuthorize,
+      format,
+    }),
+    resultRow({
+      metric: "flow guard on: whole clean call, no audit (vs. guard off)",
+      ours: stages.unaudited,
+      raw: stages.unguardedWhole,
+      format,
+    }),
     resultRow({
       metric: "flow guard: authorize a tainted run's call (vs. clean)",
       ours: stages.guardAuthorize,

@@ -8,7 +8,7 @@ import { directory, loadError, useConfigDirectory, writeConfig } from "./config-
 
 useConfigDirectory();
 
-const URL = "postgres://agent:pw@127.0.0.1:5432/agent";
+const URL = "postgres://agent:long-password@127.0.0.1:5432/agent";
 const alice = generateEd25519KeyPair();
 
 describe("state's team fields", () => {

@@ -32,6 +32,7 @@ describe("loadConfig", () => {
         env: {},
         cwd: directory(),
         disabled: false,
+        trust: "untrusted",
         sandbox: { network: "deny", write: [], read: [] },
       },
       {
@@ -42,6 +43,7 @@ describe("loadConfig", () => {
         env: { MODE: "test" },
         cwd: join(directory(), "tools"),
         disabled: false,
+        trust: "untrusted",
         sandbox: { network: "deny", write: [], read: [] },
       },
     ]);
@@ -86,14 +88,23 @@ describe("loadConfig", () => {
         includeTools: ["search*"],
         excludeTools: ["search_private"],
         disabled: false,
+        trust: "untrusted",
       },
-      { name: "other", type: "http", url: "http://127.0.0.1:8080/mcp", headers: {}, disabled: true },
+      {
+        name: "other",
+        type: "http",
+        url: "http://127.0.0.1:8080/mcp",
+        headers: {},
+        disabled: true,
+        trust: "untrusted",
+      },
       {
         name: "inferred",
         type: "http",
         url: "https://inferred.example.com/mcp",
         headers: {},
         disabled: false,
+        trust: "untrusted",
       },
     ]);
   });

@@ -138,7 +138,8 @@ describe.concurrent.each(["openai"] as const)("agent run over the %s wire API", 
   test("stops at --max-turns with exit 1", { timeout }, async ({ sandbox }) => {
     const again = toolCallTurn([mcpCall("tc", "echo", { message: "again" })]);
     const server = await setUpAgent(sandbox, provider, [again, again, again], {
-      policy: { rules: [{ tool: "mcp__s__echo", decision: "allow" }] },
+      // Echo sends nothing anywhere: allowed in a tainted run too (the flow guard would hold it).
+      policy: { rules: [{ tool: "mcp__s__echo", decision: "allow", tainted: "allow" }] },
       mcpServers: { s: sandbox.scriptableServer("s") },
     });
     try {

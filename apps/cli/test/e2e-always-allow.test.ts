@@ -263,7 +263,8 @@ describe.concurrent("always allow this tool, at the prompt", () => {
           toolCallTurn([mcpCall("tc_2", "echo", { message: "two" })]),
           textTurn("Both echoed."),
         ],
-        { mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) } },
+        // Trusted: the echo's result must not taint the run, or the flow guard holds the next call.
+        { mcpServers: { s: { ...sandbox.scriptableServer("s", { wire: true }), trust: "trusted" } } },
       );
       try {
         const agent = sandbox.start(["run", "echo twice"], {

@@ -47,7 +47,17 @@ describe.concurrent("agent mcp list", () => {
     ]);
     for (const server of servers) {
       expect(Object.keys(server).sort()).toEqual(
-        ["auth", "error", "isolation", "name", "protocolVersion", "rejected", "status", "tools"].sort(),
+        [
+          "auth",
+          "error",
+          "isolation",
+          "name",
+          "protocolVersion",
+          "rejected",
+          "status",
+          "tools",
+          "trust",
+        ].sort(),
       );
       // Only HTTP servers have an OAuth state; these are all stdio servers.
       expect(server.auth).toBeNull();
@@ -126,7 +136,9 @@ describe.concurrent("agent mcp list", () => {
     // Not a terminal: no color codes at all.
     expect(result.stdout).not.toContain("\u001b");
     const lines = result.stdout.split("\n");
-    expect(lines).toContainEqual(expect.stringMatching(/^files {2}ready {2}protocol \S+ {2}\d+ tools$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^files {2}ready {2}protocol \S+ {2}\d+ tools {2}untrusted$/),
+    );
     const header = lines.find((line) => line.trim().startsWith("TOOL"));
     expect(header).toMatch(/^ {2}TOOL +EFFECT +POLICY +DESCRIPTION$/);
     const columns = ["EFFECT", "POLICY", "DESCRIPTION"].map((title) => header?.indexOf(title) ?? -1);

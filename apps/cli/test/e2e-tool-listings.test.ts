@@ -77,8 +77,11 @@ describe.concurrent("tool listings", () => {
 
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^TOOL\s+EFFECT\s+POLICY\s+DESCRIPTION$/);
-    expect(lines.find((line) => line.startsWith("mcp__s__env "))).toMatch(/external\s+deny/);
+    expect(lines[0]).toMatch(/^TOOL\s+EFFECT\s+TRUST\s+POLICY\s+TAINTED\s+DESCRIPTION$/);
+    expect(lines.find((line) => line.startsWith("mcp__s__env "))).toMatch(
+      /external\s+untrusted\s+deny\s+deny/,
+    );
+    expect(lines.find((line) => line.startsWith("read_file "))).toMatch(/read\s+trusted\s+allow\s+allow/);
     expect(lines.at(-1)).toBe(`${ownTools.length} tools`);
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(72);
   });

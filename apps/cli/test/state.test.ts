@@ -100,6 +100,7 @@ describe("opening the state database", () => {
         { name: "agent_runs" },
         { name: "approvals" },
         { name: "runs" },
+        { name: "taint_windows" },
         { name: "tainted_files" },
       ]);
     } finally {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -153,6 +153,8 @@ describe("error messages", () => {
   it("escape what they quote (an argument, a server's words) before they reach stderr", async () => {
     const root = mkdtempSync(join(tmpdir(), "agent-cli-errors-"));
     roots.push(root);
+    // A configuration that loads: without one, approvals commands refuse before the state is read.
+    writeFileSync(join(root, "agent.config.json"), "{}");
     const io = captureIo({ cwd: root });
     const code = await runCli(
       ["--state-dir", join(root, "state"), "approvals", "approve", `apr_${OSC_TITLE}\u202e`],
