@@ -113,6 +113,8 @@ export class RunDriver {
             status: "failed",
             error: { code: RUN_ERROR_CODES.internalError, message: messageOf(error) },
             pending,
+            // Whatever the taint grew by, saved or not: a run's taint is never lost to a failure.
+            taint: this.#state.taint,
           },
         };
       });

@@ -1,4 +1,10 @@
-import { type FlowSource, flowSourceKey, type JsonValue, type RegisteredTool } from "@agent/tools";
+import {
+  copyFlowSource,
+  type FlowSource,
+  flowSourceKey,
+  type JsonValue,
+  type RegisteredTool,
+} from "@agent/tools";
 import { ACTION_DIGEST_VERSION, computeActionDigest } from "./action-digest.js";
 import type { ApprovalRequest } from "./approval-store.js";
 import { previewInput, summarizeAction } from "./approval-summary.js";
@@ -147,7 +153,7 @@ export function authorize(tool: RegisteredTool, input: unknown, context: PolicyC
   };
   if (tool.annotations && Object.keys(tool.annotations).length > 0)
     request.unverifiedHints = tool.annotations;
-  if (taint) request.taint = taint.map(copySource);
+  if (taint) request.taint = taint.map(copyFlowSource);
   if (match.heldByGuard) request.heldBy = TAINTED_FLOW;
   return { type: "ask", request };
 }
@@ -173,12 +179,6 @@ function ruleGoverns(rule: PolicyRule, toolName: string, wholeServer: string | u
   if (matchesToolPattern(rule.tool, toolName)) return true;
   // An allow of a server's tools must not also let it read resources or spend the model (sampling).
   return wholeServer !== undefined && rule.decision !== "allow" && matchesToolPattern(rule.tool, wholeServer);
-}
-
-function copySource(source: FlowSource): FlowSource {
-  const copy: FlowSource = { kind: source.kind, name: source.name, turn: source.turn };
-  if (source.server !== undefined) copy.server = source.server;
-  return copy;
 }
 
 function createApprovalId(): string {

@@ -75,6 +75,8 @@ export interface TaintWindowStore {
   closeWindow(id: string, endedAt: number): Promise<void>;
   /** A window during which a file whose status changed at `changedAt` (ms) may have been written. */
   windowAt(changedAt: number): Promise<TaintWindow | undefined>;
+  /** Every window, oldest first: for checking many files at once. */
+  listWindows(): Promise<TaintWindow[]>;
 }
 
 /** How long a window that was never closed (its process died mid-call) is taken to last. */

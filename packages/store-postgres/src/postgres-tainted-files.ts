@@ -78,6 +78,15 @@ export class PostgresTaintedFileStore implements TaintedFileStore, TaintWindowSt
     ]);
   }
 
+  async listWindows(): Promise<TaintWindow[]> {
+    const rows = await this.#query<TaintWindowRow>(
+      "list taint windows",
+      "SELECT * FROM agent_taint_windows ORDER BY started_at",
+      [],
+    );
+    return rows.map(taintWindowOfRow);
+  }
+
   async windowAt(changedAtMs: number): Promise<TaintWindow | undefined> {
     // The same test as windowCovers in @agent/policy, in SQL.
     const rows = await this.#query<TaintWindowRow>(

@@ -7,7 +7,7 @@ import {
   emitEvent,
   NULL_EVENT_SINK,
 } from "./events.js";
-import type { FlowSource } from "./flow.js";
+import { copyFlowSource, type FlowSource } from "./flow.js";
 import type { GateRequest, GateVerdict, ToolGate } from "./gate.js";
 import {
   failureObservation,
@@ -45,8 +45,9 @@ export interface ExecutionEnvironment {
   events?: EventSink;
   onProgress?: (progress: ToolProgress, call: { callId: string; toolName: string }) => void;
   /**
-   * The untrusted sources the run has taken in (the loop sets it before each turn's calls): handed
-   * to the gate and to the tool. Absent or empty: a clean run.
+   * The untrusted sources the run has taken in, for every call made in this environment that does
+   * not carry its own `ToolCall.taint` (the loop sets that one per call): handed to the gate and to
+   * the tool. Absent or empty: a clean run.
    */
   taint?: readonly FlowSource[] | undefined;
 }
@@ -199,7 +200,7 @@ function refusalOf(verdict: GateVerdict, unrecorded: string | undefined, ids: Ca
       reason: "approval_required",
     };
     if (verdict.reason === "tainted_flow") waiting.heldBy = "tainted_flow";
-    if (verdict.taint && verdict.taint.length > 0) waiting.taint = verdict.taint.map(copySource);
+    if (verdict.taint && verdict.taint.length > 0) waiting.taint = verdict.taint.map(copyFlowSource);
     return waiting;
   }
   // A call whose admission could not be recorded does not run: the gate fails closed.
@@ -299,16 +300,10 @@ function decisionEvent(ids: CallIds, verdict: GateVerdict): AgentEventInput {
         requestId: verdict.requestId,
       };
       if (verdict.reason) event.reason = verdict.reason;
-      if (verdict.taint && verdict.taint.length > 0) event.taint = verdict.taint.map(copySource);
+      if (verdict.taint && verdict.taint.length > 0) event.taint = verdict.taint.map(copyFlowSource);
       return event;
     }
   }
-}
-
-function copySource(source: FlowSource): FlowSource {
-  const copy: FlowSource = { kind: source.kind, name: source.name, turn: source.turn };
-  if (source.server !== undefined) copy.server = source.server;
-  return copy;
 }
 
 function finishedEvent(ids: CallIds, outcome: ToolCallOutcome, durationMs: number): AgentEventInput {

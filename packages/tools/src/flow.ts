@@ -37,6 +37,13 @@ export interface FlowSource {
   turn: number;
 }
 
+/** A detached copy of a source (only its own fields). */
+export function copyFlowSource(source: FlowSource): FlowSource {
+  const copy: FlowSource = { kind: source.kind, name: source.name, turn: source.turn };
+  if (source.server !== undefined) copy.server = source.server;
+  return copy;
+}
+
 /** The identity of a source, without the turn: what two sightings of one source share. */
 export function flowSourceKey(source: Pick<FlowSource, "kind" | "name" | "server">): string {
   return `${source.kind}:${source.server ?? ""}:${source.name}`;

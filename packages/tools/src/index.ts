@@ -31,6 +31,7 @@ export {
   type ToolCall,
 } from "./execute-tool-call.js";
 export {
+  copyFlowSource,
   FLOW_SOURCE_KINDS,
   type FlowSource,
   type FlowSourceKind,

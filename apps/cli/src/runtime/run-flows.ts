@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serverOfToolName, serverToolName } from "@agent/mcp-client";
@@ -51,6 +51,9 @@ export function createRunFlows(options: RunFlowsOptions): RunFlows {
   const trustOf = (server: string): TrustLabel => trust.get(server) ?? "untrusted";
   let current: FlowTracker | undefined;
 
+  // The files below a directory that are tainted (marked, or changed in a taint window).
+  const markedUnder = async (directory: string): Promise<string[]> =>
+    (await options.taintedFiles.findTaintedUnder(directory)).map((file) => file.path);
   const readsFiles = async (call: TrackedCall): Promise<readonly string[]> => {
     if (call.tool === undefined) return [];
     if (call.toolName === "read_file" && call.tool.group === undefined) {
@@ -65,24 +68,22 @@ export function createRunFlows(options: RunFlowsOptions): RunFlows {
       const path = (call.input as { path?: unknown } | undefined)?.path;
       const checked = await options.guard.check(typeof path === "string" ? path : ".");
       if (!checked.ok) return [];
-      const marked = await options.taintedFiles.findTaintedUnder(checked.absolute);
-      return [checked.absolute, ...marked.map((file) => file.path)];
+      return [checked.absolute, ...(await markedUnder(checked.absolute))];
     }
     // A command may read (or run, as make runs a Makefile) any file of the workspace: every marked one
     // counts, and those its arguments name.
     if (call.toolName === RUN_COMMAND_TOOL && call.tool.group === undefined) {
-      const marked = await options.taintedFiles.findTaintedUnder(options.workspaceRoot);
-      return [
-        ...new Set([
-          ...marked.map((file) => file.path),
-          ...workspacePathsIn(call.input, options.workspaceRoot),
-        ]),
-      ];
+      return markedUnder(options.workspaceRoot);
     }
-    // A trusted server handed a workspace path (its own read tool, a file:// resource) reads that file.
-    const server = serverOfToolName(call.toolName);
-    if (server === undefined) return [];
-    return workspacePathsIn(call.input, options.workspaceRoot);
+    // A trusted server handed a workspace path (its own read tool, a file:// resource) reads that
+    // file, or what is below a directory it was handed; past the search's bounds, anything.
+    if (serverOfToolName(call.toolName) === undefined) return [];
+    const named = workspacePathsIn(call.input, options.workspaceRoot);
+    if (!named.complete) return markedUnder(options.workspaceRoot);
+    const below = await Promise.all(
+      named.paths.filter(isDirectory).map((directory) => markedUnder(directory)),
+    );
+    return [...new Set([...named.paths, ...below.flat()])];
   };
 
   const trackerOptions = {
@@ -128,12 +129,19 @@ function describeCall(call: TrackedCall): SourceDescription {
   return { kind: "tool", name: call.toolName };
 }
 
-/** The existing files below `root` that strings of `input` name (paths or `file:` URIs), by real path. */
-function workspacePathsIn(input: unknown, root: string): string[] {
+/**
+ * The existing files and directories below `root` (the root included) that strings of `input`
+ * name (paths or `file:` URIs), by real path, and whether the search stopped at its bounds.
+ */
+function workspacePathsIn(input: unknown, root: string): { paths: string[]; complete: boolean } {
   const found = new Set<string>();
   let looked = 0;
+  let complete = true;
   const visit = (value: unknown, depth: number): void => {
-    if (looked >= MAX_PATH_CANDIDATES || depth > 8) return;
+    if (looked >= MAX_PATH_CANDIDATES || depth > 8) {
+      complete = false;
+      return;
+    }
     if (typeof value === "string") {
       looked += 1;
       const path = workspacePath(value, root);
@@ -145,7 +153,7 @@ function workspacePathsIn(input: unknown, root: string): string[] {
     }
   };
   visit(input, 0);
-  return [...found];
+  return { paths: [...found], complete };
 }
 
 function workspacePath(text: string, root: string): string | undefined {
@@ -166,7 +174,13 @@ function workspacePath(text: string, root: string): string | undefined {
     return undefined;
   }
   const below = relative(root, real);
-  return below === "" || below.startsWith(`..${sep}`) || below === ".." || isAbsolute(below)
-    ? undefined
-    : real;
+  return below.startsWith(`..${sep}`) || below === ".." || isAbsolute(below) ? undefined : real;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -193,7 +193,14 @@ export async function openRuntime(
   const gate: ToolGate = windowingGate(
     { admit: (request) => policyGate.admit(request) },
     state.taintWindows,
-    (request) => writesUnnamedFiles(request.tool, config.servers, sandboxes),
+    {
+      writesUnnamedFiles: (request) => writesUnnamedFiles(request.tool, config.servers, sandboxes),
+      ownSource: (request) => {
+        const server = serverOfToolName(request.tool.name);
+        if (server === undefined || flows.trustOf(server) === "trusted") return undefined;
+        return { kind: "tool", name: request.tool.name, server, turn: 0 };
+      },
+    },
   );
   const voidStale = async (): Promise<void> => {
     await voidStaleApprovals({ approvals: state.approvals, registry, connections, events: audit });

@@ -60,6 +60,10 @@ export class SqliteTaintedFileStore implements TaintedFileStore, TaintWindowStor
     this.#statements.closeWindow.run(endedAt, id);
   }
 
+  async listWindows(): Promise<TaintWindow[]> {
+    return (this.#statements.windows.all() as TaintWindowRow[]).map(taintWindowOfRow);
+  }
+
   async windowAt(changedAtMs: number): Promise<TaintWindow | undefined> {
     const row = this.#statements.windowAt.get({
       changed_at: Math.floor(changedAtMs),
@@ -88,6 +92,7 @@ function prepareStatements(database: Database.Database) {
       "INSERT INTO taint_windows (id, run_id, sources_json, started_at) VALUES (@id, @run_id, @sources_json, @started_at)",
     ),
     closeWindow: database.prepare("UPDATE taint_windows SET ended_at = ? WHERE id = ?"),
+    windows: database.prepare("SELECT * FROM taint_windows ORDER BY started_at"),
     // The same test as windowCovers in @agent/policy, in SQL.
     windowAt: database.prepare(
       `SELECT * FROM taint_windows

@@ -26,9 +26,12 @@ export async function decideHeldCall(
 ): Promise<"approve" | "deny" | "always" | "interrupted" | "missing" | "elsewhere"> {
   const request = await runtime.state.approvals.getApproval(requestId);
   if (!request) return "missing";
+  // A call the flow guard held is allowed by the rules already: an allow rule would change nothing
+  // (the call would be held again), so "always allow" is not offered for it.
+  const offerAlwaysAllow = options.alwaysAllow !== undefined && request.heldBy !== "tainted_flow";
   let answer = await promptForApproval(io, request, input, signal, {
     approvals: runtime.state.approvals,
-    offerAlwaysAllow: options.alwaysAllow !== undefined,
+    offerAlwaysAllow,
   });
   while (answer === "always" && options.alwaysAllow) {
     const written = await answerAlwaysAllow(

@@ -16,7 +16,7 @@ export function taintLines(record: Pick<ApprovalRecord, "heldBy" | "taint">): {
   return {
     warning: [
       record.heldBy === "tainted_flow"
-        ? "HELD BY THE FLOW GUARD: a rule allows this call, but the run has taken in untrusted content,"
+        ? "HELD BY THE FLOW GUARD: the policy allows this call, but the run has taken in untrusted content,"
         : "The run has taken in untrusted content,",
       "which may carry instructions to send your data elsewhere. It came from:",
     ],
