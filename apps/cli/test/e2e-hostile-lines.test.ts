@@ -34,7 +34,7 @@ describe.concurrent("one-line fields stay on one line", () => {
     expect(list.code).toBe(1);
     expectNoForgedLine("mcp list", list.stdout);
     expect(list.stdout).toMatch(
-      /^forgeinit {2}failed {2}mcp_initialize_failed: .*initialize failed\\nforged/m,
+      /^forgeinit {2}failed {2}untrusted {2}mcp_initialize_failed: .*initialize failed\\nforged/m,
     );
     expect(list.stdout).toMatch(/^ {2}rejected bad\\nforged/m);
     expect(call.code).toBe(1);

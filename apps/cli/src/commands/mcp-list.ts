@@ -90,7 +90,7 @@ function printServers(
     if (snapshot.state !== "ready") {
       writeLine(
         io.stdout,
-        `${name}  ${style.red("failed")}${authText}  ${describeServerFailure(snapshot)}  ${describeTrust(runtime, snapshot.name, style)}`,
+        `${name}  ${style.red("failed")}${authText}  ${describeTrust(runtime, snapshot.name, style)}  ${describeServerFailure(snapshot)}`,
       );
       if (isolationLine) writeLine(io.stdout, isolationLine);
       const stderr = runtime.serverProcesses.stderrTail(snapshot.name);
