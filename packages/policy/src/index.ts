@@ -38,6 +38,7 @@ export {
   type TaintedCall,
 } from "./authorize.js";
 export { POLICY_ERROR_CODES, PolicyError, type PolicyErrorCode } from "./errors.js";
+export { isFlowSink } from "./flow-sink.js";
 export {
   createFlowTracker,
   type FlowTracker,

@@ -16,6 +16,7 @@ import {
 } from "./approval-decisions.js";
 import type { ApprovalRecord, ApprovalRequest, ApprovalStore } from "./approval-store.js";
 import { authorize } from "./authorize.js";
+import { isFlowSink } from "./flow-sink.js";
 import type { NetworkPolicy, Policy } from "./policy.js";
 import { describeMissingIsolation, executeInSandbox, NO_ISOLATION, type Sandbox } from "./sandbox.js";
 
@@ -114,16 +115,6 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
 
   const allowedOutright = createAllowMemo(policy);
   const guardsFlows = policy.flows !== "off";
-  /**
-   * Whether a call can carry data out or act on the world: an `external` tool, or one that runs in a
-   * sandbox of its own (a command, a local server) whose network is open or not enforced. The
-   * harness's in-process tools (no sandbox applies) are judged by their effect alone.
-   */
-  const isSink = (tool: RegisteredTool, placement: Placement): boolean => {
-    if (tool.effect === "external") return true;
-    if (placement === unsandboxed || placement.sandbox === NO_ISOLATION) return false;
-    return placement.network !== "deny" || !placement.sandbox.isolates;
-  };
 
   return {
     // Not async: a call the policy decides alone (allowed, denied, refused for want of isolation) gets
@@ -146,7 +137,7 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
         network: placement.network,
         now,
         ...(options.createId ? { createId: options.createId } : {}),
-        ...(taint ? { taint, sink: isSink(request.tool, placement) } : {}),
+        ...(taint ? { taint, sink: isFlowSink(request.tool, placement) } : {}),
       });
       if (authorization.type === "deny") return { type: "deny", reason: authorization.reason };
       // Checked before any approval is asked for or consumed: a call that cannot run must not use up a grant.

@@ -1,9 +1,8 @@
 import { serverOfToolName } from "@agent/mcp-client";
-import { type NetworkPolicy, resolvePolicyDecision } from "@agent/policy";
+import { isFlowSink, NO_ISOLATION, resolvePolicyDecision } from "@agent/policy";
 import type { RegisteredTool, TrustLabel } from "@agent/tools";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { RUN_COMMAND_TOOL } from "../runtime/sandboxes.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
 import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
@@ -29,7 +28,12 @@ export async function toolsCommand(
     resolvePolicyDecision(policy, { name: tool.name, effect: tool.effect }).decision;
   // What the gate decides for the tool in a run that took in untrusted content (the flow guard).
   const taintedDecisionOf = (tool: RegisteredTool) =>
-    resolvePolicyDecision(policy, tool, { sink: isSink(tool, policy.network) }).decision;
+    resolvePolicyDecision(policy, tool, { sink: isSinkHere(tool) }).decision;
+  // Where the gate runs the tool's calls, as the gate itself places them.
+  const isSinkHere = (tool: RegisteredTool): boolean => {
+    const sandbox = runtime.sandboxes.sandboxFor(tool) ?? NO_ISOLATION;
+    return isFlowSink(tool, { sandbox, network: sandbox.network ?? policy.network });
+  };
   const trustOf = (tool: RegisteredTool): TrustLabel => {
     const server = serverOfToolName(tool.name);
     return server === undefined ? "trusted" : runtime.flows.trustOf(server);
@@ -121,15 +125,4 @@ export function toOwnForm(tool: RegisteredTool): unknown {
     annotations: tool.annotations ?? null,
     fingerprint: tool.fingerprint,
   };
-}
-
-/**
- * Whether the flow guard counts a tool as a sink: an external tool, or `run_command` when commands
- * may reach the network. (The gate decides it per call from the sandbox the call runs in.)
- */
-function isSink(tool: RegisteredTool, network: NetworkPolicy): boolean {
-  return (
-    tool.effect === "external" ||
-    (tool.name === RUN_COMMAND_TOOL && tool.group === undefined && network !== "deny")
-  );
 }
