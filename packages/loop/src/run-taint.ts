@@ -129,13 +129,24 @@ export class RunTaint {
   }
 
   #flowCall(call: PendingCall): FlowCall {
+    // The arguments are parsed only if the tracker reads them (the default one does not), once.
+    let parsed = false;
     let input: unknown;
-    try {
-      input = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-    } catch {
-      input = undefined;
-    }
-    return { toolName: call.toolName, tool: this.#tools.get(call.toolName), input };
+    return {
+      toolName: call.toolName,
+      tool: this.#tools.get(call.toolName),
+      get input(): unknown {
+        if (!parsed) {
+          parsed = true;
+          try {
+            input = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+          } catch {
+            input = undefined;
+          }
+        }
+        return input;
+      },
+    };
   }
 }
 
