@@ -184,3 +184,18 @@ function isDirectory(path: string): boolean {
     return false;
   }
 }
+
+/**
+ * `handler`, first telling the flow guard that a server's request reached the run: what a server
+ * asks the person or the run's model is that server's content, and taints the run if it is untrusted.
+ */
+export function noting<Request extends { server: string }, Context, Answer>(
+  flows: RunFlows,
+  kind: "sampling" | "elicitation",
+  handler: (request: Request, context: Context) => Answer,
+): (request: Request, context: Context) => Answer {
+  return (request, context) => {
+    flows.noteServerRequest(request.server, kind);
+    return handler(request, context);
+  };
+}

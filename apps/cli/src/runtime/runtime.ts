@@ -2,12 +2,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  type McpClientFeatures,
-  type McpServerConnection,
-  mcpToolGroup,
-  serverOfToolName,
-} from "@agent/mcp-client";
+import { type McpClientFeatures, type McpServerConnection, serverOfToolName } from "@agent/mcp-client";
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import type { OAuthProvider } from "@agent/mcp-transport/oauth";
 import {
@@ -22,14 +17,7 @@ import {
   TOOL_REMOVED_REASON,
   voidApprovalRequests,
 } from "@agent/policy";
-import {
-  type EventSink,
-  fanOutEvents,
-  type RegisteredTool,
-  type ToolGate,
-  ToolRegistry,
-  transformEvents,
-} from "@agent/tools";
+import { type EventSink, fanOutEvents, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
 import {
   type AgentConfig,
   launchFilesOf,
@@ -50,8 +38,8 @@ import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
 import { formRefusal } from "./form-policy.js";
-import { createRunFlows, type RunFlows } from "./run-flows.js";
-import { createSandboxes, RUN_COMMAND_TOOL, type Sandboxes } from "./sandboxes.js";
+import { createRunFlows, noting, type RunFlows } from "./run-flows.js";
+import { createSandboxes, type Sandboxes } from "./sandboxes.js";
 import { createServerAuthProvider, redactingCredentialStore } from "./server-auth.js";
 import {
   connectServers,
@@ -65,7 +53,7 @@ import {
   type RuntimeLocation,
   type StateRuntime,
 } from "./state-runtime.js";
-import { windowingGate, withTaintWindows } from "./taint-windows.js";
+import { windowingGate, withTaintWindows, writesUnnamedFiles } from "./taint-windows.js";
 
 /** Everything a command works with: configuration, durable state, audit trail, tools and the gate. */
 export interface Runtime extends StateRuntime {
@@ -320,37 +308,6 @@ export async function openRuntime(
       await durable.close();
     },
   };
-}
-
-/**
- * `handler`, first telling the flow guard that a server's request reached the run: what a server
- * asks the person or the run's model is that server's content, and taints the run if it is untrusted.
- */
-function noting<Request extends { server: string }, Context, Answer>(
-  flows: RunFlows,
-  kind: "sampling" | "elicitation",
-  handler: (request: Request, context: Context) => Answer,
-): (request: Request, context: Context) => Answer {
-  return (request, context) => {
-    flows.noteServerRequest(request.server, kind);
-    return handler(request, context);
-  };
-}
-
-/**
- * Whether a tool's calls may write files that no call names: `run_command`, and the tools of a
- * local server that can write (a `write` grant, or no isolation at all). In a tainted run such a
- * call runs in a taint window (see taint-windows.ts).
- */
-function writesUnnamedFiles(
-  tool: RegisteredTool,
-  servers: readonly ServerConfig[],
-  sandboxes: Sandboxes,
-): boolean {
-  if (tool.group === undefined) return tool.name === RUN_COMMAND_TOOL;
-  const server = servers.find((candidate) => mcpToolGroup(candidate.name) === tool.group);
-  if (server?.type !== "stdio") return false;
-  return server.sandbox.write.length > 0 || sandboxes.sandboxFor(tool)?.isolates !== true;
 }
 
 // `path` below the configured root as the same path below the root's real path; others unchanged.

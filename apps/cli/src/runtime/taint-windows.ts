@@ -1,14 +1,18 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { mcpToolGroup } from "@agent/mcp-client";
 import { type TaintedFile, type TaintedFileStore, type TaintWindowStore, windowCovers } from "@agent/policy";
 import {
   type FlowSource,
   type GateRequest,
   type GateVerdict,
   mergeFlowSources,
+  type RegisteredTool,
   type ToolGate,
 } from "@agent/tools";
+import type { ServerConfig } from "../config/index.js";
+import { RUN_COMMAND_TOOL, type Sandboxes } from "./sandboxes.js";
 
 /** How many entries a search below a directory looks at before it counts the whole directory tainted. */
 export const MAX_WINDOW_SCAN_ENTRIES = 20_000;
@@ -168,4 +172,20 @@ async function scanChangeTimes(
 
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+/**
+ * Whether a tool's calls may write files that no call names: `run_command`, and the tools of a
+ * local server that can write (a `write` grant, or no isolation at all). In a tainted run such a
+ * call runs in a taint window (see taint-windows.ts).
+ */
+export function writesUnnamedFiles(
+  tool: RegisteredTool,
+  servers: readonly ServerConfig[],
+  sandboxes: Sandboxes,
+): boolean {
+  if (tool.group === undefined) return tool.name === RUN_COMMAND_TOOL;
+  const server = servers.find((candidate) => mcpToolGroup(candidate.name) === tool.group);
+  if (server?.type !== "stdio") return false;
+  return server.sandbox.write.length > 0 || sandboxes.sandboxFor(tool)?.isolates !== true;
 }
