@@ -36,9 +36,13 @@ function terminalInput(io: CliIo): ChatInputSource {
         removeHistoryDuplicates: true,
       });
       return new Promise<ChatInput>((resolve) => {
+        let answered = false;
         const finish = (input: ChatInput) => {
+          if (answered) return;
+          answered = true;
           signal.removeEventListener("abort", onAbort);
-          reader.removeAllListeners();
+          // Closed before the turn runs: its keypress listener leaves stdin, and the terminal is
+          // back in its normal mode (Ctrl-C a signal again, a held call's prompt reads alone).
           reader.close();
           if (input.type === "line" && input.text.trim() !== "") {
             history.unshift(input.text);

@@ -101,6 +101,7 @@ async function runTurn(
     if (chat.last?.status === "waiting") {
       chat.last = await settleHeldCalls(runtime, io, turn, chat.last, sessionOptions);
       if (chat.last.status === "waiting") {
+        session.display.finish();
         describeTurnEnd(io, chat, chat.last, signal.aborted);
         writeLine(io.stderr, "Your prompt was not sent: answer the held calls first.");
         return;
@@ -121,6 +122,7 @@ async function runTurn(
     chat.runId = first.runId;
     chat.last = first;
     chat.last = await settleHeldCalls(runtime, io, turn, first, sessionOptions);
+    session.display.finish();
     describeTurnEnd(io, chat, chat.last, cancel.signal.aborted);
   } finally {
     release();

@@ -1,0 +1,115 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { textTurn, toolCallTurn } from "@agent/models/testing";
+import { type FakeModelServer, hangReply } from "@agent/models/testing/server";
+import { describe, expect } from "vitest";
+import { agentEnv, setUpAgent } from "./e2e-agent-helpers.js";
+import {
+  CAN_RUN_IN_TERMINAL,
+  E2E_TIMEOUT_MS,
+  type RunningAgent,
+  e2eTest as test,
+  waitFor,
+} from "./e2e-helpers.js";
+
+const timeout = E2E_TIMEOUT_MS;
+const provider = "openai";
+const PROMPT = "› ";
+
+/** The user and assistant texts of model request `index`, in order, as the model received them. */
+function conversationSent(server: FakeModelServer, index: number): string[] {
+  const body = server.requests[index]?.body as { messages?: { role: string; content?: unknown }[] };
+  return (body.messages ?? [])
+    .filter((message) => message.role === "user" || message.role === "assistant")
+    .map((message) => `${message.role}: ${typeof message.content === "string" ? message.content : ""}`);
+}
+
+/** How many times the chat's prompt was shown so far (the terminal shows it all on one stream). */
+function promptsShown(agent: RunningAgent): number {
+  return agent.stdout().split(PROMPT).length - 1;
+}
+
+/** Types a line once the chat shows its `count`-th prompt. */
+async function typeAtPrompt(agent: RunningAgent, count: number, line: string): Promise<void> {
+  await waitFor(`prompt ${count}`, () => promptsShown(agent) >= count);
+  agent.child.stdin?.write(`${line}\r`);
+}
+
+describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
+  test("a follow-up continues the same run, a held call is approved inline and runs once, /quit leaves", {
+    timeout,
+  }, async ({ sandbox }) => {
+    const server = await setUpAgent(sandbox, provider, [
+      textTurn("Hello there."),
+      toolCallTurn([{ id: "tc_w", name: "write_file", input: { path: "chat.txt", content: "from chat" } }]),
+      textTurn("Saved it."),
+    ], { mcpServers: { s: sandbox.scriptableServer("s") } });
+    try {
+      const agent = sandbox.start(["chat"], { terminal: true, stdin: true, env: agentEnv(provider) });
+      await typeAtPrompt(agent, 1, "hi");
+      await waitFor("the first answer", () => agent.stdout().includes("Hello there."));
+      await typeAtPrompt(agent, 2, "save a note");
+      await waitFor("the approval prompt", () => agent.stdout().includes("Approve this exact call once?"));
+      expect(agent.stdout()).toContain("write_file (write)");
+      agent.child.stdin?.write("y\r");
+      await waitFor("the answer after the call", () => agent.stdout().includes("Saved it."));
+      await typeAtPrompt(agent, 3, "/runs");
+      await typeAtPrompt(agent, 4, "/quit");
+      const left = await agent.exited;
+      expect(left.code, left.stdout).toBe(0);
+      // Gone, and so is the MCP server it started (the sandbox's cleanup fails the test otherwise).
+      expect(() => process.kill(agent.pid, 0)).toThrow();
+      expect(sandbox.records("s").some((record) => record.event === "started")).toBe(true);
+
+      // The follow-up's request carried the first exchange: one conversation, one run.
+      expect(conversationSent(server, 1)).toEqual([
+        "user: hi",
+        "assistant: Hello there.",
+        "user: save a note",
+      ]);
+      expect(readFileSync(join(sandbox.workspace, "chat.txt"), "utf8")).toBe("from chat");
+      const events = sandbox.auditEvents();
+      const finished = events.filter(
+        (event) => event.type === "tool_call_finished" && event.toolName === "write_file",
+      );
+      expect(finished.filter((event) => event.ok === true)).toHaveLength(1);
+      const runIds = new Set(
+        events.filter((event) => event.type === "run_started").map((event) => event.runId),
+      );
+      expect(runIds.size).toBe(1);
+      expect(events.filter((event) => event.type === "run_continued")).toHaveLength(1);
+      expect(events.filter((event) => event.type === "approval_granted")).toHaveLength(1);
+      // /runs printed the CLI's own list, with the chat's one run in it.
+      const [runId] = [...runIds];
+      expect(left.stdout).toContain(String(runId));
+      expect(left.stdout).toContain("PROMPT / TOOL");
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("Ctrl-C cancels the turn that runs and the chat goes on; Ctrl-D leaves", { timeout }, async ({
+    sandbox,
+  }) => {
+    const server = await setUpAgent(sandbox, provider, [hangReply(), textTurn("After the cancel.")]);
+    try {
+      const agent = sandbox.start(["chat"], { terminal: true, stdin: true, env: agentEnv(provider) });
+      await typeAtPrompt(agent, 1, "think forever");
+      await waitFor("the model request", () => server.requests.length === 1);
+      agent.child.stdin?.write("\u0003");
+      await waitFor("the cancelled turn", () => agent.stdout().includes("Turn cancelled."));
+      await typeAtPrompt(agent, 2, "try again");
+      await waitFor("the answer", () => agent.stdout().includes("After the cancel."));
+      await waitFor("prompt 3", () => promptsShown(agent) >= 3);
+      agent.child.stdin?.write("\u0004");
+      const left = await agent.exited;
+      expect(left.code, left.stdout).toBe(0);
+      // The same run went on after the cancel: the second request holds both prompts.
+      expect(conversationSent(server, 1)).toEqual(["user: think forever", "user: try again"]);
+      const finishedRuns = sandbox.auditEvents().filter((event) => event.type === "run_finished");
+      expect(finishedRuns.map((event) => event.status)).toEqual(["cancelled", "completed"]);
+    } finally {
+      await server.close();
+    }
+  });
+});
