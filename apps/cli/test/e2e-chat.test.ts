@@ -39,11 +39,16 @@ describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
   test("a follow-up continues the same run, a held call is approved inline and runs once, /quit leaves", {
     timeout,
   }, async ({ sandbox }) => {
-    const server = await setUpAgent(sandbox, provider, [
-      textTurn("Hello there."),
-      toolCallTurn([{ id: "tc_w", name: "write_file", input: { path: "chat.txt", content: "from chat" } }]),
-      textTurn("Saved it."),
-    ], { mcpServers: { s: sandbox.scriptableServer("s") } });
+    const server = await setUpAgent(
+      sandbox,
+      provider,
+      [
+        textTurn("Hello there."),
+        toolCallTurn([{ id: "tc_w", name: "write_file", input: { path: "chat.txt", content: "from chat" } }]),
+        textTurn("Saved it."),
+      ],
+      { mcpServers: { s: sandbox.scriptableServer("s") } },
+    );
     try {
       const agent = sandbox.start(["chat"], { terminal: true, stdin: true, env: agentEnv(provider) });
       await typeAtPrompt(agent, 1, "hi");

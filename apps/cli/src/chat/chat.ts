@@ -33,7 +33,7 @@ export async function chatCommand(
     runId: undefined,
     provider: modelConfig.provider,
     model: modelConfig.name,
-    prices: modelConfig.prices,
+    prices: session.prices,
     usage: { inputTokens: 0, outputTokens: 0 },
     last: undefined,
   };

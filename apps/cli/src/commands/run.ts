@@ -11,7 +11,8 @@ import {
 import { serverOfToolName } from "@agent/mcp-client";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { CliIo } from "../terminal/io.js";
+import { type CliIo, styleFor, writeLine } from "../terminal/io.js";
+import { describeUsage } from "../terminal/usage-line.js";
 import { composeRunPrompt, type RunInputs } from "./run-inputs.js";
 import { reportRun } from "./run-report.js";
 import { canTakeOver, openAgentSession, type SessionOptions, settleHeldCalls } from "./run-session.js";
@@ -161,6 +162,10 @@ async function drive(
     throw explainUnsavedRun(error, runId);
   } finally {
     session.display.finish();
+  }
+  // For the person at the terminal: what the run has used (all its turns), and its cost where priced.
+  if (!options.json && io.stderr.isTTY) {
+    writeLine(io.stderr, styleFor(io.stderr, io.env).dim(describeUsage(result.usage, session.prices)));
   }
   return reportRun(io, result, options);
 }

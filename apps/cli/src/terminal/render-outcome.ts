@@ -1,5 +1,6 @@
 import { canonicalJson, type ToolCallOutcome, type ToolProgress } from "@agent/tools";
 import { isRecord } from "../records.js";
+import { describeCommandEnd, isCommandOutput } from "./command-output.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "./io.js";
 
 /** Prints an outcome: one JSON document on stdout with `--json`, else readable text (failures on stderr). */
@@ -50,6 +51,16 @@ function printOutput(io: CliIo, output: unknown): void {
     if (output.structuredContent !== undefined && !carriesStructuredContent(output)) {
       writeLine(io.stdout, safeText(JSON.stringify(output.structuredContent, null, 2)));
     }
+    return;
+  }
+  if (isCommandOutput(output)) {
+    // A command's output as the command printed it (escaped), not as a JSON string of it.
+    if (output.stdout !== "")
+      io.stdout.write(safeText(output.stdout.endsWith("\n") ? output.stdout : `${output.stdout}\n`));
+    if (output.stderr !== "")
+      io.stderr.write(safeText(output.stderr.endsWith("\n") ? output.stderr : `${output.stderr}\n`));
+    const end = describeCommandEnd(output);
+    if (end !== undefined) writeLine(io.stderr, styleFor(io.stderr, io.env).yellow(end));
     return;
   }
   writeLine(io.stdout, safeText(typeof output === "string" ? output : JSON.stringify(output, null, 2)));
@@ -106,7 +117,7 @@ function printContent(io: CliIo, stream: NodeJS.WritableStream, content: unknown
 }
 
 /** One line for a non-text block: its type, MIME type, size and URIs, all escaped (a server chose them). */
-function describeBlock(block: Record<string, unknown>): string {
+export function describeBlock(block: Record<string, unknown>): string {
   const parts: string[] = [String(block.type)];
   if (typeof block.mimeType === "string") parts.push(block.mimeType);
   if (typeof block.data === "string") parts.push(`${Math.round((block.data.length * 3) / 4 / 1024)} KiB`);
@@ -118,7 +129,8 @@ function describeBlock(block: Record<string, unknown>): string {
   return safeLine(parts.join(" "));
 }
 
-function isMcpOutput(output: unknown): output is { content: unknown[]; structuredContent?: unknown } {
+/** Whether a tool's output is an MCP `CallToolResult` (content blocks). */
+export function isMcpOutput(output: unknown): output is { content: unknown[]; structuredContent?: unknown } {
   return (
     typeof output === "object" && output !== null && Array.isArray((output as { content?: unknown }).content)
   );
