@@ -118,3 +118,25 @@ describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
     }
   });
 });
+
+describe("agent chat without a terminal", () => {
+  test("reads prompts line by line from a pipe, prints plain text (no escape codes), and leaves at the end of input", {
+    timeout,
+  }, async ({ sandbox }) => {
+    const server = await setUpAgent(sandbox, provider, [textTurn("First."), textTurn("Second.")]);
+    try {
+      const agent = sandbox.start(["chat"], { stdin: true, env: agentEnv(provider) });
+      // All at once: none of the lines may be lost between turns.
+      agent.child.stdin?.end("one\ntwo\n/model\n");
+      const left = await agent.exited;
+      expect(left.code, left.stderr).toBe(0);
+      expect(left.stdout).toBe("First.\nSecond.\n");
+      expect(left.stderr).toContain("model  openai fake-model");
+      expect(left.stderr).toMatch(/used +\S+ tokens/);
+      expect(`${left.stdout}${left.stderr}`).not.toContain("\u001b");
+      expect(conversationSent(server, 1)).toEqual(["user: one", "assistant: First.", "user: two"]);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -137,7 +137,7 @@ async function execute(
       timeoutMs: runtime.config.toolTimeoutMs,
       signal,
       events: runtime.events,
-      onProgress: (progress) => renderProgress(io, progress),
+      onProgress: (progress) => renderProgress(io, progress, call.toolName),
     },
   );
 }

@@ -2,6 +2,7 @@ import { canonicalJson, type ToolCallOutcome, type ToolProgress } from "@agent/t
 import { isRecord } from "../records.js";
 import { describeCommandEnd, isCommandOutput } from "./command-output.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "./io.js";
+import { progressLine } from "./progress-line.js";
 
 /** Prints an outcome: one JSON document on stdout with `--json`, else readable text (failures on stderr). */
 export function renderOutcome(io: CliIo, runId: string, outcome: ToolCallOutcome, json: boolean): void {
@@ -35,14 +36,13 @@ export function renderOutcome(io: CliIo, runId: string, outcome: ToolCallOutcome
   if (outcome.content) printContent(io, io.stderr, outcome.content);
 }
 
-/** Shows a server's progress notification on a terminal. */
-export function renderProgress(io: CliIo, progress: ToolProgress): void {
+/**
+ * Shows a server's progress notification on a terminal, one line each: the tool's name and a bar
+ * when the server gave a total, else the count so far (see {@link progressLine}).
+ */
+export function renderProgress(io: CliIo, progress: ToolProgress, toolName: string): void {
   if (!io.stderr.isTTY) return;
-  // Escaped as one line of text: every part of it came from the server.
-  const total = progress.total === undefined ? "" : `/${String(progress.total)}`;
-  const message = progress.message ? ` ${progress.message}` : "";
-  const line = safeLine(`  progress ${String(progress.progress)}${total}${message}`);
-  writeLine(io.stderr, styleFor(io.stderr, io.env).dim(line));
+  writeLine(io.stderr, styleFor(io.stderr, io.env).dim(`  ${progressLine(toolName, progress, "·")}`));
 }
 
 function printOutput(io: CliIo, output: unknown): void {
