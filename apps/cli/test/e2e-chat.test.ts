@@ -139,4 +139,38 @@ describe("agent chat without a terminal", () => {
       await server.close();
     }
   });
+
+  test("a call held in a piped chat is approved from another shell: the next prompt runs it once, then goes on", {
+    timeout,
+  }, async ({ sandbox }) => {
+    const server = await setUpAgent(sandbox, provider, [
+      toolCallTurn([{ id: "tc_w", name: "write_file", input: { path: "piped.txt", content: "approved" } }]),
+      textTurn("Saved."),
+      textTurn("Going on."),
+    ]);
+    try {
+      const agent = sandbox.start(["chat"], { stdin: true, env: agentEnv(provider) });
+      agent.child.stdin?.write("save it\n");
+      const requestId = await waitFor(
+        "the held call",
+        () => /Held for approval: (apr_\S+?)\./.exec(agent.stderr())?.[1],
+      );
+      expect((await sandbox.run(["approvals", "approve", requestId])).code).toBe(0);
+      agent.child.stdin?.end("and then?\n");
+      const left = await agent.exited;
+      expect(left.code, left.stderr).toBe(0);
+      expect(left.stdout).toBe("Saved.\nGoing on.\n");
+      expect(readFileSync(join(sandbox.workspace, "piped.txt"), "utf8")).toBe("approved");
+      const runs = sandbox
+        .auditEvents()
+        .filter((event) => event.type === "tool_call_finished" && event.ok === true);
+      expect(runs).toHaveLength(1);
+      // The follow-up came after the approved call's turn, in the same conversation.
+      const sent = conversationSent(server, 2);
+      expect(sent[0]).toBe("user: save it");
+      expect(sent.slice(-2)).toEqual(["assistant: Saved.", "user: and then?"]);
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { continueRun, type RunResult, startRun } from "@agent/loop";
-import { type AgentSession, openAgentSession, settleHeldCalls } from "../commands/run-session.js";
+import { continueRun, LOOP_ERROR_CODES, LoopError, type RunResult, resumeRun, startRun } from "@agent/loop";
+import {
+  type AgentSession,
+  canTakeOver,
+  openAgentSession,
+  settleHeldCalls,
+} from "../commands/run-session.js";
 import { EXIT_CODES, type ExitCode, Interrupted } from "../exit-codes.js";
 import { requireModelConfig } from "../runtime/configured-model.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -90,18 +95,30 @@ async function runTurn(
   prompt: string,
   options: TurnOptions,
 ): Promise<void> {
-  const cancel = new AbortController();
-  const release = options.interrupts.claim(() => cancel.abort(new Interrupted("SIGINT")));
-  const signal = AbortSignal.any([options.signal, cancel.signal]);
-  // The turn's own signal: Ctrl-C cancels this turn's model request and calls, not the chat.
+  // The turn's own signal: Ctrl-C cancels this turn's model request and calls, not the chat; the
+  // chat's signal (a second Ctrl-C, SIGTERM) stops the turn too.
+  const turnController = new AbortController();
+  let cancelled = false;
+  const release = options.interrupts.claim(() => {
+    cancelled = true;
+    turnController.abort(new Interrupted("SIGINT"));
+  });
+  const stop = () => turnController.abort(options.signal.reason);
+  if (options.signal.aborted) stop();
+  options.signal.addEventListener("abort", stop, { once: true });
+  const { signal } = turnController;
   const turn: AgentSession = { ...session, env: { ...session.env, signal } };
   const sessionOptions = { json: false, signal };
   try {
-    // Held calls of the previous turn are answered first: a waiting run takes no new prompt.
+    // Held calls of the previous turn are settled first (a waiting run takes no new prompt): the
+    // gate re-checks them (one decided from another shell meanwhile runs or is refused), and on a
+    // terminal the ones still pending are asked about again.
     if (chat.last?.status === "waiting") {
-      chat.last = await settleHeldCalls(runtime, io, turn, chat.last, sessionOptions);
+      const rechecked = await resumeRun(turn.env, { runId: chat.last.runId, canTakeOver });
+      chat.last = await settleHeldCalls(runtime, io, turn, rechecked, sessionOptions);
+      // The answer of the turn the held calls ended, on a line of its own before the new prompt's.
+      session.display.finish();
       if (chat.last.status === "waiting") {
-        session.display.finish();
         describeTurnEnd(io, chat, chat.last, signal.aborted);
         writeLine(io.stderr, "Your prompt was not sent: answer the held calls first.");
         return;
@@ -123,8 +140,14 @@ async function runTurn(
     chat.last = first;
     chat.last = await settleHeldCalls(runtime, io, turn, first, sessionOptions);
     session.display.finish();
-    describeTurnEnd(io, chat, chat.last, cancel.signal.aborted);
+    describeTurnEnd(io, chat, chat.last, cancelled);
+  } catch (error) {
+    // A run that cannot take this prompt (calls it must settle first, another process took it):
+    // said, and the chat goes on; anything else ends it.
+    if (!LoopError.isInstance(error) || error.code === LOOP_ERROR_CODES.runNotSaved) throw error;
+    writeLine(io.stderr, `agent: ${safeText(error.message)} [${error.code}]`);
   } finally {
+    options.signal.removeEventListener("abort", stop);
     release();
     session.display.finish();
   }
