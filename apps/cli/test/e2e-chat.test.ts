@@ -117,6 +117,20 @@ describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
       await server.close();
     }
   });
+  test("Ctrl-C at the prompt leaves the chat, asking the model nothing", { timeout }, async ({ sandbox }) => {
+    const server = await setUpAgent(sandbox, provider, [textTurn("never")]);
+    try {
+      const agent = sandbox.start(["chat"], { terminal: true, stdin: true, env: agentEnv(provider) });
+      await waitFor("prompt 1", () => promptsShown(agent) >= 1);
+      agent.child.stdin?.write("half a line\u0003");
+      const left = await agent.exited;
+      expect(left.code, left.stdout).toBe(0);
+      expect(server.requests).toHaveLength(0);
+      expect(sandbox.auditEvents().filter((event) => event.type === "run_started")).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe("agent chat without a terminal", () => {

@@ -1,4 +1,13 @@
-import { continueRun, DEFAULT_MAX_TURNS, LoopError, resumeRun, startRun } from "@agent/loop";
+import {
+  continueRun,
+  DEFAULT_MAX_TURNS,
+  InMemoryRunStore,
+  LoopError,
+  RUN_STATE_FORMAT,
+  resumeRun,
+  startRun,
+} from "@agent/loop";
+import { sampleRunState } from "@agent/loop/testing";
 import type { ModelMessage, ModelRequest } from "@agent/models";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import { grantApprovalRequest } from "@agent/policy";
@@ -119,5 +128,51 @@ describe("continueRun", () => {
     expect(sent[2]).toMatchObject({ role: "tool", toolCallId: "tc_slow", isError: true });
     const saved = await harness.store.loadRun(cancelled.runId);
     expect(saved?.calls.map((call) => [call.toolName, call.observation.ok])).toEqual([["slow", false]]);
+  });
+
+  it("continues a completed run saved in format 2 (before taints), rewriting it as the current format", async () => {
+    const store = new InMemoryRunStore();
+    const { taint: _none, ...old } = sampleRunState("run_old", {
+      status: "completed",
+      pending: [],
+      requestIds: [],
+      output: "earlier",
+      messages: [
+        { role: "user", content: "first" },
+        { role: "assistant", content: "earlier", toolCalls: [] },
+      ],
+      calls: [],
+    });
+    await store.createRun({ ...old, format: 2 } as never);
+    const harness = createHarness();
+    const model = createScriptedModel([textTurn("later")]);
+    const result = await continueRun(
+      { ...harness.env(model), store },
+      { runId: "run_old", prompt: "second" },
+    );
+    expect(result).toMatchObject({ status: "completed", output: "later", turns: 2 });
+    expect(roles(model.requests[0])).toEqual(["user:first", "assistant", "user:second"]);
+    expect(await store.loadRun("run_old")).toMatchObject({ format: RUN_STATE_FORMAT, taint: [] });
+  });
+
+  it("a run it continued is resumed, listed and continued again like any other (no new format)", async () => {
+    const harness = createHarness();
+    const model = createScriptedModel([
+      textTurn("one"),
+      toolCallTurn([{ id: "tc_w", name: "write_note", input: { text: "n" } }]),
+      textTurn("noted"),
+      textTurn("three"),
+    ]);
+    const env = harness.env(model);
+    const first = await startRun(env, { prompt: "a" });
+    const held = await continueRun(env, { runId: first.runId, prompt: "b" });
+    expect(held.status).toBe("waiting");
+    await grantApprovalRequest(harness.approvals, held.requestIds[0] as string);
+    expect((await resumeRun(env, { runId: first.runId })).status).toBe("completed");
+    const third = await continueRun(env, { runId: first.runId, prompt: "c" });
+    expect(third).toMatchObject({ status: "completed", output: "three", turns: 4 });
+    const [listed] = await harness.store.listRuns();
+    expect(listed).toMatchObject({ runId: first.runId, prompt: "a", turns: 4 });
+    expect((await harness.store.loadRun(first.runId))?.format).toBe(RUN_STATE_FORMAT);
   });
 });
