@@ -187,4 +187,33 @@ describe("agent chat without a terminal", () => {
       await server.close();
     }
   });
+
+  test("slash commands run the CLI's own commands on the chat's run", { timeout }, async ({ sandbox }) => {
+    const server = await setUpAgent(sandbox, provider, [textTurn("Hi.")], {
+      mcpServers: { s: sandbox.scriptableServer("s") },
+    });
+    try {
+      const agent = sandbox.start(["chat"], { stdin: true, env: agentEnv(provider) });
+      agent.child.stdin?.end(
+        "/audit\nhello\n/help\n/tools\n/approvals\n/audit\n/model\n/bogus\n/quit\nnever sent\n",
+      );
+      const left = await agent.exited;
+      expect(left.code, left.stderr).toBe(0);
+      expect(left.stderr).toContain("No run yet");
+      for (const command of ["/tools", "/approvals", "/runs", "/audit", "/model", "/help", "/quit"]) {
+        expect(left.stderr).toContain(`  ${command}`);
+      }
+      // /tools: the tools table, as "agent tools" prints it.
+      expect(left.stdout).toMatch(/mcp__s__echo/);
+      expect(left.stdout).toContain("No approval requests");
+      // /audit: the story of this chat's run.
+      expect(left.stdout).toMatch(/prompt: run run_\S+ started on openai fake-model/);
+      expect(left.stdout).toMatch(/run run_\S+ stopped: completed after 1 turns/);
+      expect(left.stderr).toContain('Unknown command "/bogus"');
+      // /quit left before the last line: one model request, for "hello".
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
 });
