@@ -14,6 +14,7 @@ const MODULES = [
   "node/jsonl-event-sink",
   "events",
   "audit-bounds",
+  "utf8",
   "canonical-json",
   "errors",
   "sha256/node",
