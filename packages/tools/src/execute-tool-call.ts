@@ -1,5 +1,5 @@
+import { messageOf } from "@agent/base";
 import { CallCancellation } from "./call-cancellation.js";
-import { messageOf } from "./error-message.js";
 import {
   type AgentEventInput,
   type EventSink,
