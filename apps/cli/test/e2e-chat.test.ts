@@ -88,6 +88,8 @@ describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
       const [runId] = [...runIds];
       expect(left.stdout).toContain(String(runId));
       expect(left.stdout).toContain("PROMPT / TOOL");
+      // Leaving says how a script goes on with the same run.
+      expect(left.stdout).toContain(`go on with: agent run --continue ${String(runId)}`);
     } finally {
       await server.close();
     }

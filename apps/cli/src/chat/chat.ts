@@ -71,12 +71,7 @@ export async function chatCommand(
     input.close();
     session.display.finish();
   }
-  if (chat.runId !== undefined) {
-    writeLine(
-      io.stderr,
-      style.dim(`Run ${safeLine(chat.runId)} is kept: agent runs show ${safeLine(chat.runId)}`),
-    );
-  }
+  if (chat.runId !== undefined) writeLine(io.stderr, style.dim(describeLeftRun(chat.runId, chat.last)));
   return EXIT_CODES.ok;
 }
 
@@ -185,4 +180,13 @@ function describeTurnEnd(io: CliIo, chat: ChatState, result: RunResult, cancelle
       break;
   }
   writeLine(io.stderr, style.dim(describeUsage(chat.usage, chat.prices)));
+}
+
+/** Where the chat's run was left, and the command that goes on with it. */
+function describeLeftRun(runId: string, last: RunResult | undefined): string {
+  const run = safeLine(runId);
+  if (last?.status === "waiting") {
+    return `Run ${run} waits for approval (${last.requestIds.map(safeLine).join(", ")}): decide, then agent resume ${run}`;
+  }
+  return `Run ${run} is kept; go on with: agent run --continue ${run} "<prompt>"`;
 }
