@@ -150,6 +150,7 @@ describe("agent chat without a terminal", () => {
       expect(left.stderr).toContain("model  openai fake-model");
       expect(left.stderr).toMatch(/used +\S+ tokens/);
       expect(`${left.stdout}${left.stderr}`).not.toContain("\u001b");
+      expect(left.stderr).not.toContain("›");
       expect(conversationSent(server, 1)).toEqual(["user: one", "assistant: First.", "user: two"]);
     } finally {
       await server.close();

@@ -91,7 +91,9 @@ function pipedInput(io: CliIo): ChatInputSource {
           ended = true;
           deliver();
         });
-      io.stderr.write(prompt);
+      // A person typing without a line editor (stderr redirected) still sees where to type; a
+      // script piping prompts in gets no prompt text in its log.
+      if (io.stdin.isTTY) io.stderr.write(prompt);
       return new Promise<ChatInput>((resolve) => {
         if (signal.aborted) return resolve({ type: "end" });
         const onAbort = () => {
