@@ -33,19 +33,19 @@ describe("agent audit as the story of a run", () => {
         .map((line) => line.replace(/^\d\d:\d\d:\d\d +/, ""));
       expect(lines).toEqual([
         expect.stringMatching(`^prompt: run ${runId} started on openai fake-model`),
-        // Token counts as the trail keeps them (it may redact a count, so any value here).
-        expect.stringMatching(/^model turn 1 asked for 1 tool call · \S+ in, \S+ out tokens · /),
+        // The token counts are kept (their names look like a credential's; their values are numbers).
+        expect.stringMatching(/^model turn 1 asked for 1 tool call · \d+ in, \d+ out tokens · /),
         expect.stringMatching(`^call mcp__s__echo \\(\\S+\\) held for approval, request ${requestId}$`),
         expect.stringMatching("^call mcp__s__echo \\(\\S+\\) waits for its approval$"),
         `run ${runId} waits for approval: ${requestId}`,
-        expect.stringMatching(`^run ${runId} stopped: waiting after 1 turns · `),
+        expect.stringMatching(`^run ${runId} stopped: waiting after 1 turns · \\d+ in, \\d+ out tokens$`),
         expect.stringMatching(`^request ${requestId} approved by \\S+ \\(mcp__s__echo\\)$`),
         `run ${runId} resumed after turn 1`,
         expect.stringMatching(/^call mcp__s__echo \(\S+\) allowed by approval$/),
         expect.stringMatching(/^call mcp__s__echo \(\S+\) finished ok in /),
         `run ${runId} read untrusted content from mcp__s__echo at turn 1: its sinks are held from now on`,
         expect.stringMatching(/^model turn 2 answered/),
-        expect.stringMatching(`^run ${runId} stopped: completed after 2 turns · `),
+        expect.stringMatching(`^run ${runId} stopped: completed after 2 turns · \\d+ in, \\d+ out tokens$`),
       ]);
       // --verbose: every event of the run with its fields, plumbing included.
       expect(verbose.stdout).toMatch(/tool_call_started .*toolName=mcp__s__echo/);
