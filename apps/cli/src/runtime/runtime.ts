@@ -35,7 +35,7 @@ import {
   type ProtectedPaths,
 } from "../local-tools/index.js";
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
-import { type CliIo, safeText, writeLine } from "../terminal/io.js";
+import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
 import { formRefusal } from "./form-policy.js";
 import { createRunFlows, noting, type RunFlows } from "./run-flows.js";
@@ -213,7 +213,7 @@ export async function openRuntime(
   const authProviders = new Map<string, OAuthProvider>();
   const reachOf = (server: ServerConfig): ServerReach => {
     if (server.type === "stdio") return { launch: sandboxes.launchFor(server), processes: serverProcesses };
-    const authProvider = createServerAuthProvider(server, credentials);
+    const authProvider = createServerAuthProvider(server, credentials, agentCommand(io));
     if (authProvider) authProviders.set(server.name, authProvider);
     return { authProvider };
   };
