@@ -16,6 +16,9 @@ import { assertNothingLeftBehind } from "./e2e-leftovers.js";
 /** The built `agent` binary the end-to-end tests spawn (`pnpm turbo run build --filter=@agent/cli...`). */
 export const CLI_BIN: string = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 
+/** How hints name the CLI the tests start (`node <absolute path>`: the tests' cwd is outside the repository). */
+export const AS_INVOKED = `node ${CLI_BIN}`;
+
 /** The real reference server, as the CLI's devDependency installs it. */
 export const EVERYTHING_SERVER: string = fileURLToPath(
   new URL("../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),

@@ -2,7 +2,15 @@ import type { RunState } from "@agent/loop";
 import type { ModelMessage } from "@agent/models";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { StateRuntime } from "../runtime/state-runtime.js";
-import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import {
+  agentCommand,
+  type CliIo,
+  safeLine,
+  safeText,
+  styleFor,
+  writeJson,
+  writeLine,
+} from "../terminal/io.js";
 import { formatTable, terminalWidth, truncate } from "../terminal/table.js";
 
 /** One line of `agent runs list`: an agent run (`agent run`) or a one-call run (`agent call`). */
@@ -86,7 +94,10 @@ export async function runsShowCommand(
   const agentRun = await runtime.state.agentRuns.loadRun(options.runId);
   const callRun = agentRun ? undefined : await runtime.state.getRun(options.runId);
   if (!agentRun && !callRun) {
-    throw new CliExit(EXIT_CODES.usage, `No run "${options.runId}". "agent runs list" shows them.`);
+    throw new CliExit(
+      EXIT_CODES.usage,
+      `No run "${options.runId}". "${agentCommand(io)} runs list" shows them.`,
+    );
   }
   if (options.json) {
     writeJson(io, agentRun ? { kind: "agent", run: agentRun } : { kind: "call", run: callRun });

@@ -22,8 +22,9 @@ import {
   type AgentConfig,
   launchFilesOf,
   loadConfig,
-  resolveConfigPath,
+  requireConfigPath,
   type ServerConfig,
+  userConfigPath,
 } from "../config/index.js";
 import { messageOf } from "../error-message.js";
 import {
@@ -109,8 +110,8 @@ export async function openRuntime(
   io: CliIo,
   serverProcesses: ServerProcesses,
 ): Promise<Runtime> {
-  const configPath = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
-  const config = loadConfig(configPath.path, io.env);
+  const configPath = requireConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
+  const config = loadConfig(configPath.path, io.env, { userFile: userConfigPath(io.env) });
   const secrets = configuredSecrets(config, io.env);
   for (const warning of config.warnings) {
     writeLine(io.stderr, `warning: ${safeText(warning)}`);
@@ -291,7 +292,7 @@ export async function openRuntime(
     voidStaleApprovals: voidStale,
     closeServers,
     reloadPolicy() {
-      const reloaded = loadConfig(config.file, io.env).policy;
+      const reloaded = loadConfig(config.file, io.env, { userFile: config.userFile }).policy;
       // Only the decisions: the network policy and sandbox requirement stay those the servers and
       // sandboxes of this command were started under.
       currentPolicy = Object.freeze({
