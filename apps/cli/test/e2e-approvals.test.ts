@@ -60,8 +60,8 @@ describe.concurrent("approvals across processes", () => {
     const held = await sandbox.run(["call", "mcp__s__echo", "--input", '{"message":"ship it"}']);
     expect(held.code).toBe(3);
     expect(held.stdout).toBe("");
-    const requestId = /agent approvals approve (apr_\S+)/.exec(held.stderr)?.[1];
-    const runId = /agent resume (run_\S+)/.exec(held.stderr)?.[1];
+    const requestId = / approvals approve (apr_\S+)/.exec(held.stderr)?.[1];
+    const runId = / resume (run_\S+)/.exec(held.stderr)?.[1];
     expect(requestId, held.stderr).toBeDefined();
     expect(runId, held.stderr).toBeDefined();
     // Held means held: the server has not seen the call.

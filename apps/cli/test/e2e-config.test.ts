@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import {
   type AgentResult,
+  AS_INVOKED,
   E2E_TIMEOUT_MS,
   type E2eSandbox,
   parseSingleJson,
@@ -99,7 +100,7 @@ describe.concurrent("configuration errors", () => {
     }
     const help = await sandbox.run(["--help"]);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain("Usage: agent");
+    expect(help.stdout).toContain(`Usage: ${AS_INVOKED}`);
   });
 });
 
