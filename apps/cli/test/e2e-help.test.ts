@@ -22,7 +22,7 @@ describe("per-command help", () => {
       for (const result of [flag, named]) {
         expect(result.code, `${command}: ${result.stderr}`).toBe(0);
         expect(result.stdout, command).toMatch(
-          new RegExp(`^Usage: ${escape(`${AS_INVOKED} ${command}`)}\\b`),
+          new RegExp(`^Usage: ${escapeRegExp(`${AS_INVOKED} ${command}`)}\\b`),
         );
         expect(result.stdout, command).toContain("\nOptions:\n");
         expect(result.stdout, command).toContain(`\nExample:\n  ${AS_INVOKED} ${command}`);
@@ -47,6 +47,6 @@ describe("per-command help", () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
