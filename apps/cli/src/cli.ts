@@ -69,7 +69,7 @@ export async function runCli(
     return signal.aborted ? interruptionExitCode(signal.reason) : code;
   } catch (error) {
     if (signal.aborted) return interruptionExitCode(signal.reason);
-    const { exitCode, message } = describeFailure(error);
+    const { exitCode, message } = describeFailure(error, agentCommand(io));
     // Messages may quote a server, a file or an argument: nothing in them may drive the terminal.
     writeLine(io.stderr, `agent: ${safeText(message)}`);
     return exitCode;
@@ -253,8 +253,8 @@ function operand(args: CliArgs): string {
   return args.operands[0] ?? "";
 }
 
-function describeFailure(error: unknown): { exitCode: ExitCode; message: string } {
-  if (error instanceof CliExit) return { exitCode: error.exitCode, message: error.message };
+function describeFailure(error: unknown, agent: string): { exitCode: ExitCode; message: string } {
+  if (error instanceof CliExit) return { exitCode: error.exitCode, message: error.messageFor(agent) };
   if (ConfigError.isInstance(error) || StateError.isInstance(error) || StorePostgresError.isInstance(error)) {
     return { exitCode: EXIT_CODES.usage, message: `${error.message} [${error.code}]` };
   }

@@ -27,10 +27,10 @@ describe.concurrent("argument parsing", () => {
       sandbox.run(["audit", "--json=yes"]),
     ]);
     const expected: [typeof unknown, string][] = [
-      [unknown, 'agent: Unknown option "--frobnicate". Run "agent --help" for usage.\n'],
-      [missing, 'agent: "--input" needs a value. Run "agent --help" for usage.\n'],
-      [ambiguous, 'agent: "--input" needs a value. Run "agent --help" for usage.\n'],
-      [boolValue, 'agent: "--json" takes no value. Run "agent --help" for usage.\n'],
+      [unknown, `agent: Unknown option "--frobnicate". Run "${AS_INVOKED} --help" for usage.\n`],
+      [missing, `agent: "--input" needs a value. Run "${AS_INVOKED} --help" for usage.\n`],
+      [ambiguous, `agent: "--input" needs a value. Run "${AS_INVOKED} --help" for usage.\n`],
+      [boolValue, `agent: "--json" takes no value. Run "${AS_INVOKED} --help" for usage.\n`],
     ];
     for (const [result, stderr] of expected) {
       expect(result.code).toBe(2);

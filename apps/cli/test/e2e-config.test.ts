@@ -96,7 +96,7 @@ describe.concurrent("configuration errors", () => {
     for (const result of results) {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stdout).toBe("");
-      expect(result.stderr).toContain('Run "agent --help" for usage.');
+      expect(result.stderr).toContain(`Run "${AS_INVOKED} --help" for usage.`);
     }
     const help = await sandbox.run(["--help"]);
     expect(help.code).toBe(0);
