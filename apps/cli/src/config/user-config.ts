@@ -32,6 +32,17 @@ export interface UserDocument {
 export function readUserDocument(file: string | undefined): UserDocument | undefined {
   if (file === undefined || !existsSync(file)) return undefined;
   const document = parseJsonText(readConfigText(file), file);
+  if (!isRecord(document)) {
+    throw invalidConfig(file, "config_invalid", [
+      { path: "(the top level)", message: "must be a JSON object" },
+    ]);
+  }
+  const shared = USER_CONFIG_KEYS as readonly string[];
+  // A key of the project file that describes one project (the workspace, the state) is named as such.
+  const projectOnly = Object.keys(document).filter(
+    (key) => !shared.includes(key) && Object.hasOwn(CONFIG_FILE_SCHEMA.shape, key),
+  );
+  const rest = Object.fromEntries(Object.entries(document).filter(([key]) => !projectOnly.includes(key)));
   const schema = CONFIG_FILE_SCHEMA.pick({
     $schema: true,
     mcpServers: true,
@@ -41,17 +52,16 @@ export function readUserDocument(file: string | undefined): UserDocument | undef
     toolOutputMaxChars: true,
     runCommand: true,
   });
-  const parsed = schema.safeParse(document);
-  if (!parsed.success || !isRecord(document)) {
-    const issues = parsed.success
-      ? [{ path: "(file)", message: "must be a JSON object" }]
-      : issuesFromZod(parsed.error, schema).map((issue) =>
-          (USER_CONFIG_KEYS as readonly string[]).includes(issue.path.split(/[.[]/)[0] ?? "")
-            ? issue
-            : { ...issue, message: `${issue.message} (a project setting: set it in the project's file)` },
-        );
-    throw invalidConfig(file, "config_invalid", issues);
-  }
+  const parsed = schema.safeParse(rest);
+  const issues = [
+    ...projectOnly.map((key) => ({
+      path: key,
+      message:
+        "is a project setting: set it in the project's agent.config.json, not in the user configuration",
+    })),
+    ...(parsed.success ? [] : issuesFromZod(parsed.error, schema)),
+  ];
+  if (issues.length > 0) throw invalidConfig(file, "config_invalid", issues);
   return { file, document };
 }
 
