@@ -132,17 +132,21 @@ function showAgentRun(io: CliIo, run: RunState): void {
   for (const call of run.pending) {
     writeLine(
       io.stdout,
-      style.yellow(safeLine(`pending ${call.toolName} ${cut(call.arguments)}: ${pendingState(run, call)}`)),
+      style.yellow(
+        safeLine(
+          `pending ${call.toolName} ${cut(call.arguments)}: ${pendingState(run, call, agentCommand(io))}`,
+        ),
+      ),
     );
   }
 }
 
-function pendingState(run: RunState, call: RunState["pending"][number]): string {
+function pendingState(run: RunState, call: RunState["pending"][number], agent: string): string {
   switch (call.status) {
     case "held":
       return `held (request ${call.requestId ?? "?"})`;
     case "outcome_unknown":
-      return `outcome unknown: call ${call.callId} may have run, its outcome was not saved; decide with "agent resume ${run.runId} --rerun ${call.callId}" or "--answer-unknown ${call.callId}"`;
+      return `outcome unknown: call ${call.callId} may have run, its outcome was not saved; decide with "${agent} resume ${run.runId} --rerun ${call.callId}" or "--answer-unknown ${call.callId}"`;
     default:
       return call.status;
   }
