@@ -61,9 +61,9 @@ describe("executeToolCall", () => {
     const outcome = await executeToolCall({ name: "search", input: { q: 1 } }, env);
     expect(outcome).toMatchObject({ ok: false, error: "invalid_arguments", issues: [{ path: ["q"] }] });
     // The one-line message a run shows names the field, not only "does not match".
-    expect(outcome.ok ? "" : outcome.message).toMatch(
-      /^The input does not match the tool's schema: q: .+\.$/,
-    );
+    expect(outcome).toMatchObject({
+      message: expect.stringMatching(/^The input does not match the tool's schema: q: .+\.$/),
+    });
     expect(spy).not.toHaveBeenCalled();
     expect(gate.asked).toEqual([]);
   });
