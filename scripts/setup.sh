@@ -2,13 +2,41 @@
 # Installs what the repository pins, on a machine that has only Node 20 and npm:
 # pnpm at the version of package.json's packageManager, then the locked dependencies, then
 # bubblewrap for the sandbox where apt-get can install it.
+#
+# Each step prints one line with its time; what the tools print goes to a log file per step under
+# .setup-logs/ (named on failure, with its last lines), not to the terminal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+log_dir="$PWD/.setup-logs"
+mkdir -p "$log_dir"
+
+now_ms() { date +%s%3N; }
+
+# step <log name> <description> <command...>: runs the command with its output in the log.
+step() {
+  local name=$1 description=$2 log="$log_dir/$1.log" started
+  shift 2
+  started=$(now_ms)
+  printf '%s ... ' "$description" >&2
+  if "$@" >"$log" 2>&1; then
+    printf 'done (%s)\n' "$(elapsed "$started")" >&2
+  else
+    local status=$?
+    printf 'failed after %s (exit %s); full log: %s\n' "$(elapsed "$started")" "$status" "$log" >&2
+    tail -n 25 "$log" | sed 's/^/  | /' >&2
+    exit "$status"
+  fi
+}
+
+elapsed() {
+  local ms=$(($(now_ms) - $1))
+  printf '%d.%ds' $((ms / 1000)) $((ms % 1000 / 100))
+}
+
 wanted=$(node -p 'require("./package.json").packageManager.split("@")[1]')
 if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$wanted" ]; then
-  echo "Installing pnpm $wanted" >&2
-  npm install --global "pnpm@$wanted"
+  step pnpm "Installing pnpm $wanted" npm install --global "pnpm@$wanted"
 fi
 
 # better-sqlite3 compiles from source when no prebuilt binary can be downloaded; node-gyp then
@@ -26,15 +54,20 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "Installing ${missing[*]} with apt-get" >&2
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    step apt "Installing ${missing[*]} with apt-get" bash -c \
+      'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"' \
+      apt "${missing[@]}"
   else
     echo "warning: ${missing[*]} not installed (needs root and apt-get); the sandbox and PostgreSQL tests will fail" >&2
   fi
 fi
 
-pnpm install --frozen-lockfile
+# Most of the time on a fresh clone: better-sqlite3 compiles its addon from source (a minute or more
+# on 2 cores) when its prebuilt binary cannot be downloaded.
+step install "Installing the locked dependencies (better-sqlite3 may compile from source)" \
+  pnpm install --frozen-lockfile --reporter=append-only
+step build "Building the CLI and the packages it uses" \
+  pnpm turbo run build --filter=@agent/cli... --output-logs=errors-only
 
 # bubblewrap isolates every stdio MCP server and run_command (the bundled config requires it).
 # Installed with apt-get where that is possible without asking (root, or sudo without a password);
@@ -51,3 +84,5 @@ if ! command -v bwrap >/dev/null 2>&1; then
     echo "(Debian/Ubuntu: sudo apt-get install bubblewrap) or the sandboxed servers will not start." >&2
   fi
 fi
+
+bash scripts/link-agent.sh

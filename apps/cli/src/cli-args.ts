@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import type { UnknownOutcomeDecision } from "@agent/loop";
 import { type AuditFilter, parseSince, parseTail } from "./commands/audit-filter.js";
 import { MAX_RUN_TURNS } from "./config/model-config.js";
-import { CliExit, EXIT_CODES, usageError } from "./exit-codes.js";
+import { usageError } from "./exit-codes.js";
 
 /** The commands, as typed. */
 export type CommandName =
@@ -28,9 +28,10 @@ export type CommandName =
   | "resources read"
   | "prompts list"
   | "prompts get"
+  | "config show"
   | "help"
   | "version"
-  /** A bare `agent` (no command): the usage text on stderr, exit 2. */
+  /** A bare `agent`, or a command group alone (its name the operand): usage on stderr, exit 2. */
   | "usage";
 
 /** A parsed command line. */
@@ -72,50 +73,8 @@ export interface CliArgs {
   unknownOutcomes: Record<string, UnknownOutcomeDecision>;
 }
 
-/** The usage text. */
-export const USAGE = `Usage: agent [--config FILE] [--state-dir DIR] <command>
-
-Commands:
-  mcp list [--json]                        connect every configured server; list tools, effects, policy, auth
-  mcp login <server>                       authorize an HTTP server with OAuth (opens a browser; stores tokens)
-  mcp logout <server>                      forget the server's stored OAuth tokens
-  mcp add <name> [-e K=V]... -- <command> [args...]       add a stdio server to the configuration file
-  mcp add --transport http|sse <name> <url> [-H 'K: V']... add a remote server
-  mcp remove <name> | mcp get <name>       remove one server entry, or print it as written
-  call <tool> [--input JSON] [--json]      call one tool through the gate (policy, approvals, audit)
-  approvals list [--pending] [--json]      requests waiting for a decision, and past ones
-  approvals show <id> [--json]             one request whole: its input and everything its digest binds
-  approvals approve <id>                   grant one request (used once, for that exact action)
-  approvals deny <id>                      deny one request
-  run <prompt> [--json] [--max-turns N]    an agent run: the configured model calls tools through the gate
-      [--prompt <server>:<name> [--arg k=v]...] [--attach <server>:<uri>]...   start from an MCP prompt, attach resources
-  run --continue <runId> <prompt> [--json] [--max-turns N]   give a stopped agent run a new prompt (same run)
-  chat [--max-turns N]                     a conversation: each prompt goes on with the same run; /help inside
-  resume <runId> [--json]                  continue a run: re-check held calls, run them if approved, go on
-      [--rerun <callId>]... [--answer-unknown <callId>]...   decide about calls whose outcome is unknown
-  runs list [--json]                       agent runs and one-call runs, newest first
-  runs show <runId> [--json]               one run: status, transcript, pending calls
-  audit [--json] [--verbose] [--follow]    the story of the runs (--verbose: every event); filters: --run ID, --tool PATTERN,
-        [--since 15m|TIME] [--tail N]    --since a duration or time, --tail the last N (--follow: new only)
-  audit --verify                           check the shared PostgreSQL trail: chain, writer signatures, checkpoint
-  tools [--format openai|anthropic|json]   the tools and their policy; or their definitions as model APIs take them
-  resources list [server] [--json]         the resources and templates each server advertises
-  resources read <server> <uri> [--json]   read one advertised resource through the gate
-  prompts list [--json]                    the prompts each server offers, with their arguments
-  prompts get <server> <name> [--arg k=v]... [--json]   get one prompt through the gate
-
-Options:
-  --version         print the CLI's version
-  --config FILE     configuration (else $AGENT_CONFIG, else ./agent.config.json, else ./.mcp.json)
-  --state-dir DIR   approvals, runs, audit trail, OAuth tokens (else $AGENT_STATE_DIR, else .agent beside the config)
-
-Exit codes: 0 ok, 1 failed call, 2 usage or configuration error (or a run resume refuses),
-3 waiting for approval, 130 interrupted (SIGINT), 143 terminated (SIGTERM). A refused
-"run --continue" (a waiting run, an unknown id) exits 2.
-An agent run exits 0 completed, 1 failed or max turns, 2 usage or configuration (a missing API key),
-3 waiting for approval, 130 interrupted.`;
-
-const OPTIONS = {
+/** Every option the CLI knows, as `node:util` parseArgs takes them. */
+export const OPTIONS = {
   config: { type: "string" },
   "state-dir": { type: "string" },
   json: { type: "boolean" },
@@ -144,10 +103,13 @@ const OPTIONS = {
 } as const;
 
 /** Options every command takes. */
-const GLOBAL_OPTIONS: readonly (keyof typeof OPTIONS)[] = ["config", "state-dir", "help", "version"];
+export const GLOBAL_OPTIONS: readonly OptionName[] = ["config", "state-dir", "help", "version"];
+
+/** The name of an option, without its dashes. */
+export type OptionName = keyof typeof OPTIONS;
 
 /** Which options each command takes besides the global ones. */
-const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = Object.freeze({
+export const COMMAND_OPTIONS: Readonly<Record<CommandName, readonly OptionName[]>> = Object.freeze({
   "mcp list": ["json"],
   "mcp login": [],
   "mcp add": ["transport", "env", "header"],
@@ -170,12 +132,14 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = Object.fr
   "resources read": ["json"],
   "prompts list": ["json"],
   "prompts get": ["json", "arg"],
+  "config show": ["json"],
   help: [],
   version: [],
   usage: [],
 });
 
-const OPERANDS: Record<CommandName, string[]> = Object.freeze({
+/** The operands each command takes: `<required>`, `[optional]`, a last `[name...]` any number. */
+export const OPERANDS: Readonly<Record<CommandName, readonly string[]>> = Object.freeze({
   "mcp list": [],
   "mcp login": ["<server>"],
   "mcp add": ["<name>", "<command-or-url>", "[args...]"],
@@ -198,9 +162,10 @@ const OPERANDS: Record<CommandName, string[]> = Object.freeze({
   "resources read": ["<server>", "<uri>"],
   "prompts list": [],
   "prompts get": ["<server>", "<name>"],
-  help: [],
+  "config show": [],
+  help: ["[command...]"],
   version: [],
-  usage: [],
+  usage: ["[group]"],
 });
 
 /** Parses argv (without node and the script); throws a usage error (exit 2) on anything unexpected. */
@@ -223,7 +188,9 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const values = parsedValues as OptionValues;
   if (values.version) return { ...readOptions(values), command: "version" };
   if (positionals.length === 0 && !values.help) return { ...readOptions(values), command: "usage" };
-  const [command, operands] = values.help ? ["help" as const, []] : readCommand(positionals);
+  // `agent <command> --help`: that command's help, whatever else the line holds.
+  if (values.help) return { ...readOptions(values), command: "help", operands: positionals };
+  const [command, operands] = readCommand(positionals);
   for (const option of Object.keys(OPTIONS) as (keyof typeof OPTIONS)[]) {
     if (GLOBAL_OPTIONS.includes(option)) continue;
     if (values[option] !== undefined && !COMMAND_OPTIONS[command].includes(option)) {
@@ -386,17 +353,20 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
     first === "approvals" ||
     first === "runs" ||
     first === "resources" ||
-    first === "prompts"
+    first === "prompts" ||
+    first === "config"
   ) {
     const command = `${first} ${second}` as CommandName;
     if (!(command in COMMAND_OPTIONS)) {
-      if (second === "") throw new CliExit(EXIT_CODES.usage, subcommandHelp(first));
+      // The group alone: its subcommands' usage, on stderr with exit 2 (see `groupHelp`).
+      if (second === "") return ["usage", [first]];
       const choices = {
         mcp: "list, login, logout, add, remove or get",
         approvals: "list, show, approve or deny",
         runs: "list or show",
         resources: "list or read",
         prompts: "list or get",
+        config: "show",
       }[first];
       throw usageError(`Unknown command "agent ${first} ${second}": expected ${first} ${choices}.`);
     }
@@ -414,10 +384,4 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
     return [first, positionals.slice(1)];
   }
   throw usageError(`Unknown command "${first}".`);
-}
-
-/** `agent approvals` (or `mcp`, `runs`, ...) alone: the usage lines of its subcommands. */
-function subcommandHelp(group: string): string {
-  const lines = USAGE.split("\n").filter((line) => line.startsWith(`  ${group} `));
-  return [`"agent ${group}" needs a subcommand:`, ...lines].join("\n");
 }

@@ -1,12 +1,13 @@
-import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { messageOf } from "@agent/base";
 import { LoopError } from "@agent/loop";
 import { ModelClientError } from "@agent/models";
 import { PolicyError } from "@agent/policy";
 import { StorePostgresError } from "@agent/store-postgres";
 import { chatCommand } from "./chat/chat.js";
-import { type CliArgs, parseCliArgs, USAGE } from "./cli-args.js";
+import { type CliArgs, parseCliArgs } from "./cli-args.js";
 import { cliVersion } from "./cli-version.js";
+import { groupHelp, helpFor, usageText } from "./command-help.js";
 import { approvalsDecideCommand, approvalsListCommand } from "./commands/approvals.js";
 import { approvalsShowCommand } from "./commands/approvals-show.js";
 import { auditCommand } from "./commands/audit.js";
@@ -17,6 +18,7 @@ import {
   resourcesListCommand,
   resourcesReadCommand,
 } from "./commands/catalog.js";
+import { configShowCommand } from "./commands/config-show.js";
 import { mcpAddCommand, mcpGetCommand, mcpRemoveCommand } from "./commands/mcp-edit.js";
 import { mcpListCommand } from "./commands/mcp-list.js";
 import { mcpLoginCommand, mcpLogoutCommand } from "./commands/mcp-login.js";
@@ -30,7 +32,7 @@ import { openRuntime, type Runtime } from "./runtime/runtime.js";
 import { createServerProcesses, type ServerProcesses } from "./runtime/server-connections.js";
 import { openStateRuntime, type StateRuntime, stateOnlyRedactor } from "./runtime/state-runtime.js";
 import { StateError } from "./state/index.js";
-import { type CliIo, safeLine, safeText, writeLine } from "./terminal/io.js";
+import { agentCommand, type CliIo, safeLine, safeText, writeLine } from "./terminal/io.js";
 import { createOutputGuard, type OutputGuard } from "./terminal/output-guard.js";
 import { createTurnInterrupts, type TurnInterrupts } from "./terminal/turn-interrupts.js";
 
@@ -53,12 +55,14 @@ export async function runCli(
   const io = guard.io;
   try {
     const args = parseCliArgs(argv);
+    const agent = agentCommand(io);
     if (args.command === "help") {
-      writeLine(io.stdout, USAGE);
+      writeLine(io.stdout, helpFor(args.operands, agent));
       return EXIT_CODES.ok;
     }
     if (args.command === "usage") {
-      writeLine(io.stderr, USAGE);
+      const [group] = args.operands;
+      writeLine(io.stderr, group === undefined ? usageText(agent) : groupHelp(group, agent));
       return EXIT_CODES.usage;
     }
     if (args.command === "version") {
@@ -69,7 +73,7 @@ export async function runCli(
     return signal.aborted ? interruptionExitCode(signal.reason) : code;
   } catch (error) {
     if (signal.aborted) return interruptionExitCode(signal.reason);
-    const { exitCode, message } = describeFailure(error);
+    const { exitCode, message } = describeFailure(error, agentCommand(io));
     // Messages may quote a server, a file or an argument: nothing in them may drive the terminal.
     writeLine(io.stderr, `agent: ${safeText(message)}`);
     return exitCode;
@@ -202,6 +206,8 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
           signal,
         ),
       );
+    case "config show":
+      return configShowCommand(guard, { config: args.config, json: args.json });
     case "help":
     case "usage":
     case "version":
@@ -243,13 +249,16 @@ async function withRuntime<T>(
 
 /** A configuration found rather than named by --config: one stderr line says which file it is. */
 function announceConfigFile(args: CliArgs, io: CliIo): void {
-  const { path, source } = resolveConfigPath({ flag: args.config, env: io.env, cwd: io.cwd });
+  const { path, source, found } = resolveConfigPath({ flag: args.config, env: io.env, cwd: io.cwd });
   // A missing file is reported by the loader, with what to do about it.
-  if (source === "flag" || !existsSync(path)) return;
+  if (source === "flag" || !found) return;
+  const above = dirname(path) !== resolve(io.cwd);
   const from = {
     env: CONFIG_ENV_VARIABLE,
-    default: "current directory",
-    "project-mcp": "Claude Code project file",
+    default: above ? "found above the current directory" : "current directory",
+    "project-mcp": above
+      ? "Claude Code project file, found above the current directory"
+      : "Claude Code project file",
   }[source];
   writeLine(io.stderr, `agent: using ${safeLine(path)} (${from})`);
 }
@@ -264,8 +273,8 @@ function operand(args: CliArgs): string {
   return args.operands[0] ?? "";
 }
 
-function describeFailure(error: unknown): { exitCode: ExitCode; message: string } {
-  if (error instanceof CliExit) return { exitCode: error.exitCode, message: error.message };
+function describeFailure(error: unknown, agent: string): { exitCode: ExitCode; message: string } {
+  if (error instanceof CliExit) return { exitCode: error.exitCode, message: error.messageFor(agent) };
   if (ConfigError.isInstance(error) || StateError.isInstance(error) || StorePostgresError.isInstance(error)) {
     return { exitCode: EXIT_CODES.usage, message: `${error.message} [${error.code}]` };
   }

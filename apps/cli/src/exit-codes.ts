@@ -47,14 +47,22 @@ export function interruptionExitCode(reason: unknown): ExitCode {
 export class CliExit extends Error {
   override readonly name = "CliExit";
   readonly exitCode: ExitCode;
+  /** Whether the message ends with where usage is (`Run "agent --help" for usage.`): see {@link usageError}. */
+  readonly pointsToHelp: boolean;
 
-  constructor(exitCode: ExitCode, message: string, options?: { cause?: unknown }) {
+  constructor(exitCode: ExitCode, message: string, options?: { cause?: unknown; pointsToHelp?: boolean }) {
     super(message, options);
     this.exitCode = exitCode;
+    this.pointsToHelp = options?.pointsToHelp ?? false;
+  }
+
+  /** The message with the usage hint naming the command as the user launched it. */
+  messageFor(agent: string): string {
+    return this.pointsToHelp ? `${this.message} Run "${agent} --help" for usage.` : this.message;
   }
 }
 
 /** A usage error: exit code 2 with a hint, on one line. */
 export function usageError(message: string): CliExit {
-  return new CliExit(EXIT_CODES.usage, `${message} Run "agent --help" for usage.`);
+  return new CliExit(EXIT_CODES.usage, message, { pointsToHelp: true });
 }

@@ -17,7 +17,7 @@ describe("oauth.endpointOrigins", () => {
     );
     const [server] = config.servers;
     if (server?.type !== "http") throw new Error("expected an http server");
-    expect(providerOptions(server, {} as never).endpointOrigins).toEqual([
+    expect(providerOptions(server, {} as never, "agent").endpointOrigins).toEqual([
       "https://tokens.corp.example",
       "http://127.0.0.1:8976",
     ]);

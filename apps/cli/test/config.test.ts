@@ -180,17 +180,18 @@ describe("loadConfig", () => {
 describe("resolveConfigPath", () => {
   it("prefers the flag, then AGENT_CONFIG, then agent.config.json in the cwd", () => {
     const cwd = directory();
-    expect(resolveConfigPath({ flag: "a.json", env: { AGENT_CONFIG: "/etc/b.json" }, cwd })).toEqual({
+    expect(resolveConfigPath({ flag: "a.json", env: { AGENT_CONFIG: "/etc/b.json" }, cwd })).toMatchObject({
       path: join(cwd, "a.json"),
       source: "flag",
     });
-    expect(resolveConfigPath({ env: { AGENT_CONFIG: "conf/b.json" }, cwd })).toEqual({
+    expect(resolveConfigPath({ env: { AGENT_CONFIG: "conf/b.json" }, cwd })).toMatchObject({
       path: join(cwd, "conf", "b.json"),
       source: "env",
     });
-    expect(resolveConfigPath({ flag: "", env: { AGENT_CONFIG: "" }, cwd })).toEqual({
+    expect(resolveConfigPath({ flag: "", env: { AGENT_CONFIG: "" }, cwd })).toMatchObject({
       path: join(cwd, "agent.config.json"),
       source: "default",
+      found: false,
     });
   });
 });

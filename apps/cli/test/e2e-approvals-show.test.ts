@@ -2,6 +2,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import {
+  AS_INVOKED,
   CAN_RUN_IN_TERMINAL,
   E2E_TIMEOUT_MS,
   type E2eSandbox,
@@ -88,7 +89,7 @@ describe.concurrent("approvals show what they approve", () => {
       expect(screen).toContain('"path":"../../.bashrc-the-key-that-matters"');
       expect(screen).toContain('"createDirectories":true');
       expect(screen).toContain("cut: long values shortened, every key kept");
-      expect(screen).toContain("agent approvals show");
+      expect(screen).toContain(`${AS_INVOKED} approvals show`);
       expect(screen).not.toContain("\u001b[2J");
     },
   );

@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import { describe, expect } from "vitest";
 import { type RunRecord, SqliteStateStore, stateDatabasePath } from "../src/state/index.js";
 import {
+  AS_INVOKED,
   E2E_TIMEOUT_MS,
   type E2eSandbox,
   firstText,
@@ -59,8 +60,8 @@ describe.concurrent("approvals across processes", () => {
     const held = await sandbox.run(["call", "mcp__s__echo", "--input", '{"message":"ship it"}']);
     expect(held.code).toBe(3);
     expect(held.stdout).toBe("");
-    const requestId = /agent approvals approve (apr_\S+)/.exec(held.stderr)?.[1];
-    const runId = /agent resume (run_\S+)/.exec(held.stderr)?.[1];
+    const requestId = / approvals approve (apr_\S+)/.exec(held.stderr)?.[1];
+    const runId = / resume (run_\S+)/.exec(held.stderr)?.[1];
     expect(requestId, held.stderr).toBeDefined();
     expect(runId, held.stderr).toBeDefined();
     // Held means held: the server has not seen the call.
@@ -74,7 +75,7 @@ describe.concurrent("approvals across processes", () => {
 
     const approve = await sandbox.run(["approvals", "approve", String(requestId)]);
     expect(approve.code).toBe(0);
-    expect(approve.stdout).toContain(`agent resume ${runId}`);
+    expect(approve.stdout).toContain(`${AS_INVOKED} resume ${runId}`);
     expect(toolCalls(sandbox)).toEqual([]);
 
     const resumed = await sandbox.run(["resume", String(runId)]);

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect } from "vitest";
-import { E2E_TIMEOUT_MS, e2eTest as test } from "./e2e-helpers.js";
+import { AS_INVOKED, E2E_TIMEOUT_MS, e2eTest as test } from "./e2e-helpers.js";
 
 const PACKAGE_VERSION = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
@@ -27,10 +27,10 @@ describe.concurrent("argument parsing", () => {
       sandbox.run(["audit", "--json=yes"]),
     ]);
     const expected: [typeof unknown, string][] = [
-      [unknown, 'agent: Unknown option "--frobnicate". Run "agent --help" for usage.\n'],
-      [missing, 'agent: "--input" needs a value. Run "agent --help" for usage.\n'],
-      [ambiguous, 'agent: "--input" needs a value. Run "agent --help" for usage.\n'],
-      [boolValue, 'agent: "--json" takes no value. Run "agent --help" for usage.\n'],
+      [unknown, `agent: Unknown option "--frobnicate". Run "${AS_INVOKED} --help" for usage.\n`],
+      [missing, `agent: "--input" needs a value. Run "${AS_INVOKED} --help" for usage.\n`],
+      [ambiguous, `agent: "--input" needs a value. Run "${AS_INVOKED} --help" for usage.\n`],
+      [boolValue, `agent: "--json" takes no value. Run "${AS_INVOKED} --help" for usage.\n`],
     ];
     for (const [result, stderr] of expected) {
       expect(result.code).toBe(2);
@@ -51,11 +51,11 @@ describe.concurrent("argument parsing", () => {
     ]);
     expect(bare.code).toBe(2);
     expect(bare.stdout).toBe("");
-    expect(bare.stderr).toMatch(/^Usage: agent /);
+    expect(bare.stderr.startsWith(`Usage: ${AS_INVOKED} `)).toBe(true);
     expect(bare.stderr).toContain("Commands:");
     expect(approvals.code).toBe(2);
     expect(approvals.stdout).toBe("");
-    expect(approvals.stderr).toContain('"agent approvals" needs a subcommand:');
+    expect(approvals.stderr).toContain(`"${AS_INVOKED} approvals" needs a subcommand:`);
     for (const subcommand of ["approvals list", "approvals approve <id>", "approvals deny <id>"]) {
       expect(approvals.stderr).toContain(subcommand);
     }

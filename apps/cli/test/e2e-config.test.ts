@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import {
   type AgentResult,
+  AS_INVOKED,
   E2E_TIMEOUT_MS,
   type E2eSandbox,
   parseSingleJson,
@@ -95,11 +96,11 @@ describe.concurrent("configuration errors", () => {
     for (const result of results) {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stdout).toBe("");
-      expect(result.stderr).toContain('Run "agent --help" for usage.');
+      expect(result.stderr).toContain(`Run "${AS_INVOKED} --help" for usage.`);
     }
     const help = await sandbox.run(["--help"]);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain("Usage: agent");
+    expect(help.stdout).toContain(`Usage: ${AS_INVOKED}`);
   });
 });
 

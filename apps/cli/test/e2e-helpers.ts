@@ -12,9 +12,13 @@ import {
 } from "@agent/mcp-testing/servers";
 import { test } from "vitest";
 import { assertNothingLeftBehind } from "./e2e-leftovers.js";
+import { exitGraceMs, runLimitMs, testTimeoutMs } from "./e2e-limits.js";
 
 /** The built `agent` binary the end-to-end tests spawn (`pnpm turbo run build --filter=@agent/cli...`). */
 export const CLI_BIN: string = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
+
+/** How hints name the CLI the tests start (`node <absolute path>`: the tests' cwd is outside the repository). */
+export const AS_INVOKED = `node ${CLI_BIN}`;
 
 /** The real reference server, as the CLI's devDependency installs it. */
 export const EVERYTHING_SERVER: string = fileURLToPath(
@@ -24,17 +28,14 @@ export const EVERYTHING_SERVER: string = fileURLToPath(
 /** This package's own test server: tools answering with whole `CallToolResult`s (see the file). */
 const RESULT_SERVER: string = fileURLToPath(new URL("./fixtures/result-server.mjs", import.meta.url));
 
-/** Generous per-test timeout: each CLI run that starts a server costs one to two seconds, more on a busy machine. */
-export const E2E_TIMEOUT_MS = 45_000;
+/**
+ * The per-test timeout: the CLI runs a test waits for, each bounded as {@link RunOptions.limitMs}
+ * says, scaled by the machine's load when the file is collected (see e2e-limits.ts).
+ */
+export const E2E_TIMEOUT_MS: number = testTimeoutMs();
 
 /** Whether bubblewrap is installed here (CI installs it; tests that need the sandbox skip without it). */
 export const BWRAP_AVAILABLE = existsSync("/usr/bin/bwrap") || existsSync("/usr/local/bin/bwrap");
-
-/**
- * How long one CLI run may take before the helper kills it and fails the test: a bound on a hang,
- * not a timing assertion. Sandboxed servers cost a bwrap start each, felt most on a loaded machine.
- */
-const RUN_LIMIT_MS = 30_000;
 
 /** A test tool the scriptable server offers (see MCP_TESTING_TOOLS in scriptable-server.mjs). */
 export interface ScriptedTool {
@@ -93,7 +94,10 @@ export interface RunOptions {
   terminal?: boolean;
   /** Give the process a stdin pipe (to answer prompts); otherwise stdin is /dev/null. */
   stdin?: boolean;
-  /** How long it may take before it is killed and the test fails; default 20 seconds. */
+  /**
+   * How long it may take on an idle machine before it is killed and the test fails (default 30 s):
+   * a bound on a hang, scaled by the load when the run starts (e2e-limits.ts).
+   */
   limitMs?: number;
   /**
    * Run stdio servers and commands inside bubblewrap: the default wherever it is installed, so the
@@ -257,7 +261,7 @@ export class E2eSandbox {
     child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
-    const limitMs = options.limitMs ?? RUN_LIMIT_MS;
+    const limitMs = runLimitMs(options.limitMs);
     const exited = new Promise<AgentResult>((resolve, reject) => {
       const limit = setTimeout(() => {
         child.kill("SIGKILL");
@@ -302,7 +306,7 @@ export class E2eSandbox {
       }
     }
     try {
-      await assertNothingLeftBehind(this.root, this.#records, 3_000);
+      await assertNothingLeftBehind(this.root, this.#records, exitGraceMs());
     } catch (error) {
       problems.push((error as Error).message);
     }
@@ -327,12 +331,13 @@ export const e2eTest = test.extend<{ sandbox: E2eSandbox }>({
   },
 });
 
-/** Polls `probe` until it returns a value other than `undefined`/`false`; rejects after `timeoutMs`. */
+/** Polls `probe` until it returns a value other than `undefined`/`false`; rejects after `idleTimeoutMs`, scaled by the load. */
 export async function waitFor<T>(
   description: string,
   probe: () => T | undefined | false,
-  timeoutMs = 15_000,
+  idleTimeoutMs = 15_000,
 ): Promise<T> {
+  const timeoutMs = runLimitMs(idleTimeoutMs);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();

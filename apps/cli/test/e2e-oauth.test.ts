@@ -9,7 +9,13 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import { type OAuthTestServer, startOAuthTestServer } from "@agent/mcp-testing/oauth";
 import { afterEach, describe, expect } from "vitest";
-import { E2E_TIMEOUT_MS, type E2eSandbox, parseSingleJson, e2eTest as test } from "./e2e-helpers.js";
+import {
+  AS_INVOKED,
+  E2E_TIMEOUT_MS,
+  type E2eSandbox,
+  parseSingleJson,
+  e2eTest as test,
+} from "./e2e-helpers.js";
 
 const servers: OAuthTestServer[] = [];
 afterEach(async () => {
@@ -60,10 +66,10 @@ describe("agent mcp login, call, refresh, logout", () => {
     // Before login: no terminal, so no hang — the server fails with what to run.
     const before = await listed(sandbox);
     expect(before).toMatchObject({ status: "failed", auth: "login required" });
-    expect(before.error?.message).toContain("run `agent mcp login secure`");
+    expect(before.error?.message).toContain(`run \`${AS_INVOKED} mcp login secure\``);
     const refused = await sandbox.run(["call", "mcp__secure__whoami", "--json"]);
     expect(refused.code).not.toBe(0);
-    expect(refused.stdout + refused.stderr).toContain("agent mcp login secure");
+    expect(refused.stdout + refused.stderr).toContain(`${AS_INVOKED} mcp login secure`);
 
     const login = await sandbox.run(["mcp", "login", "secure"], { env: { BROWSER: browser } });
     expect(login.stderr).toContain("/authorize?");

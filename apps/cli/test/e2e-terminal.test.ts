@@ -1,5 +1,6 @@
 import { describe, expect } from "vitest";
 import {
+  AS_INVOKED,
   CAN_RUN_IN_TERMINAL,
   E2E_TIMEOUT_MS,
   type E2eSandbox,
@@ -68,7 +69,7 @@ describe.concurrent("human output and server-provided text", () => {
     // The summary shows the input as JSON, escapes and all.
     expect(approvals.stdout).toContain("[31mred");
     expect(held.code).toBe(3);
-    expect(held.stderr).toContain("agent approvals approve apr_");
+    expect(held.stderr).toContain(`${AS_INVOKED} approvals approve apr_`);
     for (const result of [list, answer, held, approvals]) {
       expect(UNSAFE.test(result.stdout + result.stderr), JSON.stringify(result)).toBe(false);
     }

@@ -24,6 +24,8 @@ export interface SdkCall<Client> {
 export interface SdkAdapterSpec<Client> {
   provider: string;
   options: ResolvedAdapterOptions;
+  /** The URL each request is sent to, named by every failure. */
+  endpoint: string;
   /** Imports the SDK and builds its client; called once, on the first request. */
   load(): Promise<{ client: Client; errors: SdkErrorClasses }>;
   /** A plain turn; an SDK error it throws becomes a failure. */
@@ -41,7 +43,7 @@ export function createSdkAdapter<Client>(spec: SdkAdapterSpec<Client>): ModelCli
     provider: spec.provider,
     model: spec.options.model,
     async createTurn(request) {
-      const context = failureContextFor(spec.provider, spec.options, request.signal);
+      const context = failureContextFor(spec.provider, spec.options, request.signal, spec.endpoint);
       if (request.signal.aborted) return cancelledBeforeSend(context);
       loaded ??= spec.load();
       const { client, errors } = await loaded;

@@ -34,6 +34,8 @@ export function sdkErrorClasses(sdk: SdkErrorClasses): SdkErrorClasses {
 /** What the adapter knows about the failed call besides the error. */
 export interface FailureContext {
   provider: string;
+  /** The URL the request went to (`POST …/chat/completions`): every failure but a cancellation names it. */
+  endpoint?: string;
   apiKey: string;
   /** The caller's signal: if it aborted, the outcome is `cancelled` whatever the SDK threw. */
   signal: AbortSignal;
@@ -46,9 +48,11 @@ export function failureContextFor(
   provider: string,
   options: ResolvedAdapterOptions,
   signal: AbortSignal,
+  endpoint: string,
 ): FailureContext {
   return {
     provider,
+    endpoint,
     apiKey: options.apiKey,
     signal,
     timeoutMs: options.timeoutMs,
@@ -65,13 +69,18 @@ export function cancelledBeforeSend(context: FailureContext): ModelFailure {
 export function modelFailure(
   code: ModelErrorCode,
   message: string,
-  context: Pick<FailureContext, "provider" | "apiKey">,
+  context: Pick<FailureContext, "provider" | "apiKey" | "endpoint">,
   status?: number,
 ): ModelFailure {
+  // The URL after the (capped) message, so that a long server message cannot push it out.
+  const where =
+    context.endpoint === undefined || code === MODEL_ERROR_CODES.cancelled
+      ? ""
+      : sanitizeFailureText(` (POST ${context.endpoint})`, context.apiKey);
   const failure: ModelFailure = {
     ok: false,
     code,
-    message: sanitizeFailureText(`${context.provider}: ${message}`, context.apiKey),
+    message: sanitizeFailureText(`${context.provider}: ${message}`, context.apiKey) + where,
   };
   if (status !== undefined) failure.status = status;
   return failure;

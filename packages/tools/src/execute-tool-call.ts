@@ -17,7 +17,7 @@ import {
   type WaitingOutcome,
 } from "./observation.js";
 import { type CallIds, runAdmitted } from "./running-call.js";
-import type { PrepareResult, RegisteredTool, ToolProgress } from "./tool.js";
+import type { PrepareResult, RegisteredTool, ToolProgress, ValidationIssue } from "./tool.js";
 import { utf8Length } from "./utf8.js";
 
 /** A call as the model or a user makes it. */
@@ -166,7 +166,7 @@ function unprepared(
     return failureObservation(
       ids,
       OBSERVATION_ERROR_CODES.invalidArguments,
-      "The input does not match the tool's schema.",
+      invalidInputMessage(prepared.issues),
       { issues: prepared.issues },
     );
   }
@@ -318,4 +318,18 @@ function finishedEvent(ids: CallIds, outcome: ToolCallOutcome, durationMs: numbe
 
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 1000) / 1000;
+}
+
+/** Names the fields that failed (the first three, then how many more), so a one-line display says why. */
+function invalidInputMessage(issues: readonly ValidationIssue[]): string {
+  const shown = issues.slice(0, 3).map((issue) => `${fieldPath(issue.path)}: ${issue.message}`);
+  const more = issues.length > 3 ? `; and ${issues.length - 3} more` : "";
+  return `The input does not match the tool's schema: ${shown.join("; ")}${more}.`;
+}
+
+function fieldPath(path: readonly (string | number)[]): string {
+  if (path.length === 0) return "(input)";
+  return path
+    .map((part, index) => (typeof part === "number" ? `[${part}]` : index === 0 ? part : `.${part}`))
+    .join("");
 }

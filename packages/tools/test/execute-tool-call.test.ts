@@ -60,6 +60,10 @@ describe("executeToolCall", () => {
     const { env, spy, gate } = setup(() => "");
     const outcome = await executeToolCall({ name: "search", input: { q: 1 } }, env);
     expect(outcome).toMatchObject({ ok: false, error: "invalid_arguments", issues: [{ path: ["q"] }] });
+    // The one-line message a run shows names the field, not only "does not match".
+    expect(outcome).toMatchObject({
+      message: expect.stringMatching(/^The input does not match the tool's schema: q: .+\.$/),
+    });
     expect(spy).not.toHaveBeenCalled();
     expect(gate.asked).toEqual([]);
   });

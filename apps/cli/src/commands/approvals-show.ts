@@ -4,7 +4,15 @@ import { canonicalJson, type FlowSource, flowSourceKey, type JsonValue } from "@
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { StateRuntime } from "../runtime/state-runtime.js";
 import { describeNetwork } from "../terminal/describe-network.js";
-import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import {
+  agentCommand,
+  type CliIo,
+  safeLine,
+  safeText,
+  styleFor,
+  writeJson,
+  writeLine,
+} from "../terminal/io.js";
 import { taintLines } from "../terminal/taint-lines.js";
 
 /** Everything an approval's digest binds, as `approvals show` reports it. */
@@ -44,7 +52,7 @@ export async function approvalsShowCommand(
   if (!record) {
     throw new CliExit(
       EXIT_CODES.usage,
-      `No approval request has id "${options.id}"; "agent approvals list" shows them.`,
+      `No approval request has id "${options.id}"; "${agentCommand(io)} approvals list" shows them.`,
     );
   }
   const binding = await bindingOf(record, runtime);

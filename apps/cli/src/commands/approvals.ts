@@ -1,7 +1,15 @@
 import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest } from "@agent/policy";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { assertMayGrant, type StateRuntime } from "../runtime/state-runtime.js";
-import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import {
+  agentCommand,
+  type CliIo,
+  safeLine,
+  safeText,
+  styleFor,
+  writeJson,
+  writeLine,
+} from "../terminal/io.js";
 import { formatTable, terminalWidth, truncate } from "../terminal/table.js";
 
 /** `agent approvals list [--pending]`: pending requests first, then (without `--pending`) decided ones. */
@@ -58,7 +66,7 @@ export async function approvalsDecideCommand(
     writeLine(
       io.stdout,
       safeText(
-        `Approved ${record.id} once for run ${record.runId}. Run it with: agent resume ${record.runId}`,
+        `Approved ${record.id} once for run ${record.runId}. Run it with: ${agentCommand(io)} resume ${record.runId}`,
       ),
     );
   } else {

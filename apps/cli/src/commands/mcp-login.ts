@@ -15,7 +15,7 @@ import { providerOptions, serverAuthState, usesOAuth } from "../runtime/server-a
 import { connectTransport } from "../runtime/server-connections.js";
 import { loadIdentityKey, serverIdentity } from "../runtime/server-identity.js";
 import type { StateRuntime } from "../runtime/state-runtime.js";
-import { type CliIo, safeText, writeLine } from "../terminal/io.js";
+import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
 
 // A person may take a while in the browser; the handshake waits for them.
@@ -34,7 +34,7 @@ export async function mcpLoginCommand(
   signal: AbortSignal,
 ): Promise<ExitCode> {
   const server = oauthServer(runtime, options.server);
-  const settings = providerOptions(server, runtime.credentials);
+  const settings = providerOptions(server, runtime.credentials, agentCommand(io));
   let redirect: LoopbackRedirect | undefined;
   if (settings.grant !== "client_credentials") {
     const port = server.oauth ? server.oauth.redirectPort : undefined;

@@ -2,7 +2,7 @@ import type { UnknownOutcomeDecision } from "@agent/loop";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { currentRunOwner, isRunOwnerGone, type RunRecord } from "../state/index.js";
-import { type CliIo, safeText, writeLine } from "../terminal/io.js";
+import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { runGovernedCall } from "./governed-call.js";
 import { resumeAgentRunCommand } from "./run.js";
 
@@ -26,7 +26,7 @@ export async function resumeCommand(
   if (!run)
     throw new CliExit(
       EXIT_CODES.usage,
-      `No run "${options.runId}". "agent approvals list" shows the runs waiting.`,
+      `No run "${options.runId}". "${agentCommand(io)} approvals list" shows the runs waiting.`,
     );
   if (Object.keys(options.unknownOutcomes).length > 0) {
     throw new CliExit(

@@ -1,6 +1,14 @@
 import { RUN_ERROR_CODES, type RunResult } from "@agent/loop";
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
-import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import {
+  agentCommand,
+  type CliIo,
+  safeLine,
+  safeText,
+  styleFor,
+  writeJson,
+  writeLine,
+} from "../terminal/io.js";
 
 /**
  * The one document `agent run --json` and `agent resume --json` print for an agent run: a stable
@@ -77,9 +85,12 @@ function describeStop(io: CliIo, result: RunResult): void {
     case "waiting":
       writeLine(io.stderr, style.yellow(`Run ${run} is waiting for approval.`));
       for (const requestId of result.requestIds) {
-        writeLine(io.stderr, `Approve it with:     agent approvals approve ${safeLine(requestId)}`);
+        writeLine(
+          io.stderr,
+          `Approve it with:     ${agentCommand(io)} approvals approve ${safeLine(requestId)}`,
+        );
       }
-      writeLine(io.stderr, `then continue with:  agent resume ${run}`);
+      writeLine(io.stderr, `then continue with:  ${agentCommand(io)} resume ${run}`);
       return;
     case "max_turns":
       writeLine(

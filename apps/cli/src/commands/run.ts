@@ -11,7 +11,7 @@ import {
 import { serverOfToolName } from "@agent/mcp-client";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { type CliIo, styleFor, writeLine } from "../terminal/io.js";
+import { agentCommand, type CliIo, styleFor, writeLine } from "../terminal/io.js";
 import { describeUsage } from "../terminal/usage-line.js";
 import { composeRunPrompt, type RunInputs } from "./run-inputs.js";
 import { reportRun } from "./run-report.js";
@@ -159,7 +159,7 @@ async function drive(
   try {
     result = await settleHeldCalls(runtime, io, session, await begin(), options);
   } catch (error) {
-    throw explainUnsavedRun(error, runId);
+    throw explainUnsavedRun(error, runId, agentCommand(io));
   } finally {
     session.display.finish();
   }
@@ -174,10 +174,10 @@ async function drive(
  * A run the state store failed under, with calls that ran: the loop's account of which calls may
  * have run, and what to do once the store is back; never "nothing was lost". Anything else as it is.
  */
-function explainUnsavedRun(error: unknown, runId: string): unknown {
+function explainUnsavedRun(error: unknown, runId: string, agent: string): unknown {
   if (!LoopError.isInstance(error) || error.code !== LOOP_ERROR_CODES.runNotSaved) return error;
   return new CliExit(
     EXIT_CODES.failed,
-    `${error.message} [${error.code}] Once the state store is back, "agent runs show ${runId}" says where it stands; a call marked outcome_unknown runs again only with "agent resume ${runId} --rerun <callId>", or "--answer-unknown <callId>" tells the model its outcome is unknown.`,
+    `${error.message} [${error.code}] Once the state store is back, "${agent} runs show ${runId}" says where it stands; a call marked outcome_unknown runs again only with "${agent} resume ${runId} --rerun <callId>", or "--answer-unknown <callId>" tells the model its outcome is unknown.`,
   );
 }

@@ -2,7 +2,15 @@ import type { RunState } from "@agent/loop";
 import type { ModelMessage } from "@agent/models";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { StateRuntime } from "../runtime/state-runtime.js";
-import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import {
+  agentCommand,
+  type CliIo,
+  safeLine,
+  safeText,
+  styleFor,
+  writeJson,
+  writeLine,
+} from "../terminal/io.js";
 import { formatTable, terminalWidth, truncate } from "../terminal/table.js";
 
 /** One line of `agent runs list`: an agent run (`agent run`) or a one-call run (`agent call`). */
@@ -86,7 +94,10 @@ export async function runsShowCommand(
   const agentRun = await runtime.state.agentRuns.loadRun(options.runId);
   const callRun = agentRun ? undefined : await runtime.state.getRun(options.runId);
   if (!agentRun && !callRun) {
-    throw new CliExit(EXIT_CODES.usage, `No run "${options.runId}". "agent runs list" shows them.`);
+    throw new CliExit(
+      EXIT_CODES.usage,
+      `No run "${options.runId}". "${agentCommand(io)} runs list" shows them.`,
+    );
   }
   if (options.json) {
     writeJson(io, agentRun ? { kind: "agent", run: agentRun } : { kind: "call", run: callRun });
@@ -121,17 +132,21 @@ function showAgentRun(io: CliIo, run: RunState): void {
   for (const call of run.pending) {
     writeLine(
       io.stdout,
-      style.yellow(safeLine(`pending ${call.toolName} ${cut(call.arguments)}: ${pendingState(run, call)}`)),
+      style.yellow(
+        safeLine(
+          `pending ${call.toolName} ${cut(call.arguments)}: ${pendingState(run, call, agentCommand(io))}`,
+        ),
+      ),
     );
   }
 }
 
-function pendingState(run: RunState, call: RunState["pending"][number]): string {
+function pendingState(run: RunState, call: RunState["pending"][number], agent: string): string {
   switch (call.status) {
     case "held":
       return `held (request ${call.requestId ?? "?"})`;
     case "outcome_unknown":
-      return `outcome unknown: call ${call.callId} may have run, its outcome was not saved; decide with "agent resume ${run.runId} --rerun ${call.callId}" or "--answer-unknown ${call.callId}"`;
+      return `outcome unknown: call ${call.callId} may have run, its outcome was not saved; decide with "${agent} resume ${run.runId} --rerun ${call.callId}" or "--answer-unknown ${call.callId}"`;
     default:
       return call.status;
   }

@@ -2,9 +2,9 @@ import { basename } from "node:path";
 import { definePolicy, PolicyError, type PolicyRule, resolvePolicyDecision } from "@agent/policy";
 import type { ToolEffect } from "@agent/tools";
 import { isRecord } from "../records.js";
+import { DEFAULT_CONFIG_FILE, PROJECT_MCP_FILE } from "./config-discovery.js";
 import { type ConfigDocument, checkEditedText, memberSpan, readConfigDocument } from "./config-document.js";
 import { appendArrayItem, appendObjectMember } from "./json-text-edit.js";
-import { DEFAULT_CONFIG_FILE, PROJECT_MCP_FILE } from "./load-config.js";
 
 /** A tool name as a rule must spell it to name that one tool: no `*`, nothing a pattern could widen. */
 const EXACT_TOOL_NAME = /^[a-zA-Z0-9_-]+$/;

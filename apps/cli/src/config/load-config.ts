@@ -1,26 +1,19 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { definePolicy, type Policy, policySchema } from "@agent/policy";
+import { definePolicy, type Policy } from "@agent/policy";
 import { DEFAULT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_TOOL_TIMEOUT_MS } from "@agent/tools";
-import { z } from "zod";
 import { isRecord } from "../records.js";
+import { CONFIG_ENV_VARIABLE } from "./config-discovery.js";
 import { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode } from "./config-error.js";
+import { CONFIG_FILE_SCHEMA } from "./config-file-schema.js";
 import { type ConfigIssue, formatIssues, issuesFromZod } from "./config-issues.js";
 import { collectConfigSecrets } from "./config-secrets.js";
 import type { Environment } from "./expand-variables.js";
-import { MODEL_CONFIG_SCHEMA, type ModelConfig, toModelConfig } from "./model-config.js";
+import { type ModelConfig, toModelConfig } from "./model-config.js";
 import { parseJsonText } from "./parse-json-text.js";
-import { readServerEntry, type ServerConfig, TIMEOUT_MS_SCHEMA } from "./server-config.js";
-import { readStateEntry, STATE_CONFIG_SCHEMA, type StateConfig } from "./state-config.js";
-
-/** The file looked for in the current directory when neither `--config` nor `AGENT_CONFIG` is given. */
-export const DEFAULT_CONFIG_FILE = "agent.config.json";
-
-/** Claude Code's project file, used when the current directory has no {@link DEFAULT_CONFIG_FILE}. */
-export const PROJECT_MCP_FILE = ".mcp.json";
-
-/** The environment variable naming the configuration file. */
-export const CONFIG_ENV_VARIABLE = "AGENT_CONFIG";
+import { readServerEntry, type ServerConfig } from "./server-config.js";
+import { readStateEntry, type StateConfig } from "./state-config.js";
+import { type ConfigOrigins, mergeUserDocument, readUserDocument, userServerEntries } from "./user-config.js";
 
 /** `policy.sandbox` when the file does not set it: every stdio server and command isolated, or not started. */
 export const DEFAULT_SANDBOX_REQUIREMENT = "required";
@@ -44,8 +37,12 @@ export const DEFAULT_HOST_RUN_PATHS: readonly string[] = Object.freeze([
 
 /** A loaded configuration: validated, variables expanded, paths absolute, defaults filled in. */
 export interface AgentConfig {
-  /** Absolute path of the file it was read from. */
+  /** Absolute path of the project file it was read from. */
   file: string;
+  /** The user-level file merged under it (see {@link mergeUserDocument}), when there is one. */
+  userFile: string | undefined;
+  /** Which file each merged setting came from (`agent config show`). */
+  origins: ConfigOrigins;
   /** The file's directory, which relative paths in it are resolved against. */
   directory: string;
   /** Absolute root the local file tools are confined to. */
@@ -78,67 +75,21 @@ export interface AgentConfig {
   substitutedValues: string[];
 }
 
-/** Where {@link resolveConfigPath} found the path. */
-export type ConfigPathSource = "flag" | "env" | "default" | "project-mcp";
-
-const fileSchema = z.strictObject({
-  $schema: z.string().optional(),
-  mcpServers: z.record(z.string(), z.unknown()).optional(),
-  policy: policySchema.optional(),
-  workspaceRoot: z.string().min(1, { message: "may not be empty" }).optional(),
-  toolTimeoutMs: TIMEOUT_MS_SCHEMA.optional(),
-  toolOutputMaxChars: z
-    .number()
-    .int()
-    .min(200, { message: "must be at least 200 characters" })
-    .max(100_000_000, { message: "must be at most 100000000 characters" })
-    .optional(),
-  protectedPaths: z.array(z.string().min(1, { message: "may not be empty" })).optional(),
-  hostRunPaths: z.array(z.string().min(1, { message: "may not be empty" })).optional(),
-  runCommand: z.strictObject({ allowShell: z.boolean().optional() }).optional(),
-  model: MODEL_CONFIG_SCHEMA,
-  state: STATE_CONFIG_SCHEMA,
-});
-
-/**
- * The configuration file to use: `flag` (`--config FILE`), else `env.AGENT_CONFIG`, else
- * `agent.config.json` in `cwd`, else `.mcp.json` in `cwd` (Claude Code's project file) if it exists;
- * relative paths are resolved against `cwd`. Empty values count as unset.
- */
-export function resolveConfigPath(options: { flag?: string | undefined; env?: Environment; cwd: string }): {
-  path: string;
-  source: ConfigPathSource;
-} {
-  const fromEnv = options.env?.[CONFIG_ENV_VARIABLE];
-  if (options.flag !== undefined && options.flag !== "") {
-    return { path: resolve(options.cwd, options.flag), source: "flag" };
-  }
-  if (fromEnv !== undefined && fromEnv !== "") return { path: resolve(options.cwd, fromEnv), source: "env" };
-  const path = resolve(options.cwd, DEFAULT_CONFIG_FILE);
-  const projectFile = resolve(options.cwd, PROJECT_MCP_FILE);
-  const hasOwn = existsSync(path);
-  if (hasOwn && existsSync(projectFile)) {
-    // Refused rather than guessed: were .mcp.json the configuration, a tool or server that may write
-    // the workspace could create agent.config.json beside it and take precedence the next time.
-    throw new ConfigError(
-      CONFIG_ERROR_CODES.ambiguous,
-      `Both ${DEFAULT_CONFIG_FILE} and ${PROJECT_MCP_FILE} are in ${options.cwd}; pass --config FILE or set ${CONFIG_ENV_VARIABLE} to say which one to use.`,
-      { file: path },
-    );
-  }
-  if (!hasOwn && existsSync(projectFile)) return { path: projectFile, source: "project-mcp" };
-  return { path, source: "default" };
-}
-
 /**
  * Reads and validates the configuration at `path`, expanding `${VAR}` references from `env`. Throws
  * `ConfigError` listing every problem with its field path; no message contains a configured value.
  */
-export function loadConfig(path: string, env: Environment = process.env): AgentConfig {
+export function loadConfig(
+  path: string,
+  env: Environment = process.env,
+  options: LoadConfigOptions = {},
+): AgentConfig {
   const file = resolve(path);
-  const raw = parseJsonText(readConfigText(file), file);
-  const parsed = fileSchema.safeParse(raw);
-  const issues: ConfigIssue[] = parsed.success ? [] : issuesFromZod(parsed.error, fileSchema);
+  const own = parseJsonText(readConfigText(file), file);
+  const user = readUserDocument(options.userFile);
+  const { document: raw, origins } = mergeUserDocument({ file, document: own }, user);
+  const parsed = CONFIG_FILE_SCHEMA.safeParse(raw);
+  const issues: ConfigIssue[] = parsed.success ? [] : issuesFromZod(parsed.error, CONFIG_FILE_SCHEMA);
   const directory = dirname(file);
   const workspaceRoot = resolve(directory, parsed.success ? (parsed.data.workspaceRoot ?? ".") : ".");
   const warnings: string[] = [];
@@ -148,7 +99,18 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
   // Issues of servers that lack only variables: reported only if the file has other problems too.
   const deferred: ConfigIssue[] = [];
   // Server entries are checked even when the top level has problems, so one run reports everything.
-  for (const [name, entry] of Object.entries(serverEntriesOf(raw))) {
+  // The user's entries resolve relative paths against their own file's directory; their problems name that file.
+  const userIssues: ConfigIssue[] = [];
+  const entries = [
+    ...Object.entries(serverEntriesOf(raw)).map(([name, entry]) => ({ name, entry, directory, issues })),
+    ...userServerEntries(own, user).map(([name, entry]) => ({
+      name,
+      entry,
+      directory: dirname(user?.file ?? file),
+      issues: userIssues,
+    })),
+  ];
+  for (const { name, entry, directory, issues } of entries) {
     const result = readServerEntry(name, entry, { env, directory, workspaceRoot });
     (result.server?.missingVariables ? deferred : issues).push(...result.issues);
     warnings.push(...result.warnings);
@@ -161,6 +123,7 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
   const stateEntry = readStateEntry(isRecord(raw) ? raw.state : undefined, env);
   issues.push(...stateEntry.issues);
   substitutedValues.push(...stateEntry.substituted);
+  if (user && userIssues.length > 0) throw invalidConfig(user.file, "config_invalid", userIssues);
   if (!parsed.success || issues.length > 0) {
     issues.push(...deferred);
     // `config_missing_variable` promises that setting variables is all it takes.
@@ -170,9 +133,15 @@ export function loadConfig(path: string, env: Environment = process.env): AgentC
 
   return {
     file,
+    userFile: user?.file,
+    origins,
     directory,
     workspaceRoot,
-    protectedPaths: (parsed.data.protectedPaths ?? []).map((path) => resolve(directory, path)),
+    // The user-level file is policy too: no local tool or sandboxed process may rewrite it.
+    protectedPaths: [
+      ...(parsed.data.protectedPaths ?? []).map((path) => resolve(directory, path)),
+      ...(user ? [user.file] : []),
+    ],
     hostRunPaths: (parsed.data.hostRunPaths ?? DEFAULT_HOST_RUN_PATHS).map((path) =>
       resolve(workspaceRoot, path),
     ),
@@ -213,6 +182,12 @@ export function readConfigText(file: string): string {
       { file, cause },
     );
   }
+}
+
+/** Options of {@link loadConfig}. */
+export interface LoadConfigOptions {
+  /** The user-level configuration to merge under the project's (see {@link userConfigPath}); absent or missing: none. */
+  userFile?: string | undefined;
 }
 
 /** The error listing every problem of a configuration file, each with its field path. */

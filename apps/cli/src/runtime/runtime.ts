@@ -23,8 +23,9 @@ import {
   type AgentConfig,
   launchFilesOf,
   loadConfig,
-  resolveConfigPath,
+  requireConfigPath,
   type ServerConfig,
+  userConfigPath,
 } from "../config/index.js";
 import {
   createLocalTools,
@@ -35,7 +36,7 @@ import {
   type ProtectedPaths,
 } from "../local-tools/index.js";
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
-import { type CliIo, safeText, writeLine } from "../terminal/io.js";
+import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
 import { formRefusal } from "./form-policy.js";
 import { createRunFlows, noting, type RunFlows } from "./run-flows.js";
@@ -109,8 +110,8 @@ export async function openRuntime(
   io: CliIo,
   serverProcesses: ServerProcesses,
 ): Promise<Runtime> {
-  const configPath = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
-  const config = loadConfig(configPath.path, io.env);
+  const configPath = requireConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
+  const config = loadConfig(configPath.path, io.env, { userFile: userConfigPath(io.env) });
   const secrets = configuredSecrets(config, io.env);
   for (const warning of config.warnings) {
     writeLine(io.stderr, `warning: ${safeText(warning)}`);
@@ -213,7 +214,7 @@ export async function openRuntime(
   const authProviders = new Map<string, OAuthProvider>();
   const reachOf = (server: ServerConfig): ServerReach => {
     if (server.type === "stdio") return { launch: sandboxes.launchFor(server), processes: serverProcesses };
-    const authProvider = createServerAuthProvider(server, credentials);
+    const authProvider = createServerAuthProvider(server, credentials, agentCommand(io));
     if (authProvider) authProviders.set(server.name, authProvider);
     return { authProvider };
   };
@@ -291,7 +292,7 @@ export async function openRuntime(
     voidStaleApprovals: voidStale,
     closeServers,
     reloadPolicy() {
-      const reloaded = loadConfig(config.file, io.env).policy;
+      const reloaded = loadConfig(config.file, io.env, { userFile: config.userFile }).policy;
       // Only the decisions: the network policy and sandbox requirement stay those the servers and
       // sandboxes of this command were started under.
       currentPolicy = Object.freeze({

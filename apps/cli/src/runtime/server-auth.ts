@@ -20,18 +20,22 @@ export function usesOAuth(server: HttpServerConfig): boolean {
 }
 
 /** What to tell a user whose server needs a login that cannot happen here. */
-export function loginHint(server: string): string {
-  return `Server "${server}" needs you to log in: run \`agent mcp login ${server}\``;
+export function loginHint(server: string, agent: string): string {
+  return `Server "${server}" needs you to log in: run \`${agent} mcp login ${server}\``;
 }
 
 /** The provider options a server entry's configuration gives (the caller adds `authorize` for a login). */
-export function providerOptions(server: HttpServerConfig, store: OAuthCredentialStore): OAuthProviderOptions {
+export function providerOptions(
+  server: HttpServerConfig,
+  store: OAuthCredentialStore,
+  agent: string,
+): OAuthProviderOptions {
   const oauth = server.oauth || undefined;
   const options: OAuthProviderOptions = {
     server: server.name,
     url: server.url,
     store,
-    loginHint: loginHint(server.name),
+    loginHint: loginHint(server.name, agent),
   };
   if (!oauth) return options;
   options.grant = oauth.grant;
@@ -54,8 +58,9 @@ export function providerOptions(server: HttpServerConfig, store: OAuthCredential
 export function createServerAuthProvider(
   server: HttpServerConfig,
   store: OAuthCredentialStore,
+  agent: string,
 ): OAuthProvider | undefined {
-  return usesOAuth(server) ? createOAuthProvider(providerOptions(server, store)) : undefined;
+  return usesOAuth(server) ? createOAuthProvider(providerOptions(server, store, agent)) : undefined;
 }
 
 /** The server's auth state from its provider (after connecting) and what is stored. */

@@ -12,8 +12,9 @@ import {
   collectConfigSecrets,
   loadConfig,
   readStateConfigOf,
-  resolveConfigPath,
+  requireConfigPath,
   type StateConfig,
+  userConfigPath,
 } from "../config/index.js";
 import {
   auditLogPath,
@@ -84,7 +85,8 @@ export async function openStateRuntime(
   io: CliIo,
   stateConfig?: StateConfig,
 ): Promise<StateRuntime> {
-  const configFile = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
+  // Required before anything is created: no state directory where no configuration is.
+  const configFile = requireConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
   const stateDir = resolveStateDir({ flag: location.stateDir, env: io.env, cwd: io.cwd, configFile });
   const { url, audit: auditTo, team } = stateConfig ?? readStateConfigOf(configFile, io.env).state;
   // The directory is created private before the audit file lands in it.
@@ -212,10 +214,10 @@ export function configuredSecrets(config: AgentConfig, env: CliIo["env"]): strin
  * this throws its `ConfigError`, saying why nothing is printed: a guess at the secrets could miss one.
  */
 export function stateOnlyRedactor(location: RuntimeLocation, io: CliIo): Redactor {
-  const file = resolveConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
+  const file = requireConfigPath({ flag: location.config, env: io.env, cwd: io.cwd }).path;
   let config: AgentConfig;
   try {
-    config = loadConfig(file, io.env);
+    config = loadConfig(file, io.env, { userFile: userConfigPath(io.env) });
   } catch (cause) {
     if (!ConfigError.isInstance(cause)) throw cause;
     throw new ConfigError(

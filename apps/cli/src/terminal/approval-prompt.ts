@@ -3,7 +3,7 @@ import { serverOfToolName } from "@agent/mcp-client";
 import { type ApprovalRecord, type ApprovalStore, previewInput } from "@agent/policy";
 import { askQuestion } from "./ask-question.js";
 import { describeNetwork } from "./describe-network.js";
-import { type CliIo, safeLine, safeText, styleFor, writeLine } from "./io.js";
+import { agentCommand, type CliIo, safeLine, safeText, styleFor, writeLine } from "./io.js";
 import { taintLines } from "./taint-lines.js";
 
 /** Inputs longer than this (as JSON) are shown cut value by value, every key kept. */
@@ -130,7 +130,7 @@ function showRequest(io: CliIo, request: ApprovalRecord, input: unknown): void {
     writeLine(
       io.stderr,
       style.yellow(
-        `  arguments (cut: long values shortened, every key kept; "agent approvals show ${safeLine(request.id)}" prints them whole)`,
+        `  arguments (cut: long values shortened, every key kept; "${agentCommand(io)} approvals show ${safeLine(request.id)}" prints them whole)`,
       ),
     );
     writeLine(io.stderr, `    ${safeText(previewInput(bound, PROMPT_MAX_INPUT_CHARS))}`);

@@ -1,4 +1,5 @@
 import { escapeControlCharacters, type Redactor, redactJson } from "@agent/mcp-transport";
+import { DEFAULT_INVOCATION, invocationOf } from "./invocation.js";
 
 /** Where the CLI reads and writes; tests and the binary pass different ones. */
 export interface CliIo {
@@ -7,6 +8,8 @@ export interface CliIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** The command hints print for this CLI (`agent`, `pnpm agent`, `node apps/cli/dist/bin.js`); default `agent`. */
+  readonly invokedAs?: string | undefined;
   /** The configuration's secrets, removed from values before `writeJson` serializes them. */
   readonly redactor?: Redactor | undefined;
 }
@@ -19,7 +22,13 @@ export function processIo(): CliIo {
     stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
+    invokedAs: invocationOf(process.argv[1], process.env, process.cwd()),
   };
+}
+
+/** The command to print in a hint that tells the user what to run next (see {@link CliIo.invokedAs}). */
+export function agentCommand(io: Pick<CliIo, "invokedAs">): string {
+  return io.invokedAs ?? DEFAULT_INVOCATION;
 }
 
 /** Whether a person is at the terminal: both stdin and stderr are TTYs. */

@@ -1,7 +1,7 @@
 import { canonicalJson, type ToolCallOutcome, type ToolProgress } from "@agent/tools";
 import { isRecord } from "../records.js";
 import { describeCommandEnd, isCommandOutput } from "./command-output.js";
-import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "./io.js";
+import { agentCommand, type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "./io.js";
 import { progressLine } from "./progress-line.js";
 
 /** Prints an outcome: one JSON document on stdout with `--json`, else readable text (failures on stderr). */
@@ -20,8 +20,9 @@ export function renderOutcome(io: CliIo, runId: string, outcome: ToolCallOutcome
     // The ids come from the state database, which is only a file: escaped like everything else.
     const [request, run] = [safeLine(outcome.requestId), safeLine(runId)];
     writeLine(io.stderr, style.yellow(`Held for approval (request ${request}, run ${run}).`));
-    writeLine(io.stderr, `Approve it with:  agent approvals approve ${request}`);
-    writeLine(io.stderr, `then run it with: agent resume ${run}`);
+    const agent = agentCommand(io);
+    writeLine(io.stderr, `Approve it with:  ${agent} approvals approve ${request}`);
+    writeLine(io.stderr, `then run it with: ${agent} resume ${run}`);
     return;
   }
   if (outcome.ok) {

@@ -44,9 +44,12 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
     ...(request.system !== undefined && request.system !== "" ? { system: request.system } : {}),
     ...(request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
   });
+  // The SDK appends /v1/messages; a baseUrl written with /v1 (as the OpenAI-style ones are) means the same API.
+  const baseUrl = (resolved.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "").replace(/\/v1$/, "");
   return createSdkAdapter<Anthropic>({
     provider: "anthropic",
     options: resolved,
+    endpoint: `${baseUrl}/v1/messages`,
     load: async () => {
       const sdk = await import("@anthropic-ai/sdk");
       const client = new sdk.Anthropic({
@@ -54,7 +57,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
         // Everything is explicit: the SDK would otherwise read ANTHROPIC_BASE_URL, profiles, ... silently.
         authToken: null,
         webhookKey: null,
-        baseURL: resolved.baseUrl ?? "https://api.anthropic.com",
+        baseURL: baseUrl,
         // Traces could carry prompt text; the agent loop reports requests as its own events instead.
         openTelemetry: false,
       });

@@ -32,15 +32,17 @@ export function createOpenAiModel(options: OpenAiModelOptions): ModelClient {
     ...(request.tools.length > 0 ? { tools: toChatTools(request.tools) } : {}),
     ...(request.maxOutputTokens === undefined ? {} : { max_completion_tokens: request.maxOutputTokens }),
   });
+  const baseUrl = (resolved.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
   return createSdkAdapter<OpenAI>({
     provider: "openai",
     options: resolved,
+    endpoint: `${baseUrl}/chat/completions`,
     load: async () => {
       const sdk = await import("openai");
       const client = new sdk.OpenAI({
         ...sharedSdkOptions(resolved),
         // Everything is explicit: the SDK would otherwise read OPENAI_BASE_URL, OPENAI_ORG_ID, ... silently.
-        baseURL: resolved.baseUrl ?? "https://api.openai.com/v1",
+        baseURL: baseUrl,
         organization: null,
         project: null,
         webhookSecret: null,
