@@ -12,6 +12,7 @@ export type CommandName =
   | "mcp remove"
   | "mcp get"
   | "mcp logout"
+  | "mcp refresh"
   | "call"
   | "approvals list"
   | "approvals show"
@@ -77,6 +78,7 @@ Commands:
   mcp add <name> [-e K=V]... -- <command> [args...]       add a stdio server to the configuration file
   mcp add --transport http|sse <name> <url> [-H 'K: V']... add a remote server
   mcp remove <name> | mcp get <name>       remove one server entry, or print it as written
+  mcp refresh [server...] [--json]         install again the packages of npx/uvx servers (all if none named)
   call <tool> [--input JSON] [--json]      call one tool through the gate (policy, approvals, audit)
   approvals list [--pending] [--json]      requests waiting for a decision, and past ones
   approvals show <id> [--json]             one request whole: its input and everything its digest binds
@@ -144,6 +146,7 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = Object.fr
   "mcp remove": [],
   "mcp get": [],
   "mcp logout": [],
+  "mcp refresh": ["json"],
   call: ["json", "input"],
   "approvals list": ["json", "pending"],
   "approvals show": ["json"],
@@ -171,6 +174,7 @@ const OPERANDS: Record<CommandName, string[]> = Object.freeze({
   "mcp remove": ["<name>"],
   "mcp get": ["<name>"],
   "mcp logout": ["<server>"],
+  "mcp refresh": ["[server...]"],
   call: ["<tool>"],
   "approvals list": [],
   "approvals show": ["<id>"],
@@ -365,7 +369,7 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
     if (!(command in COMMAND_OPTIONS)) {
       if (second === "") throw new CliExit(EXIT_CODES.usage, subcommandHelp(first));
       const choices = {
-        mcp: "list, login, logout, add, remove or get",
+        mcp: "list, login, logout, add, remove, get or refresh",
         approvals: "list, show, approve or deny",
         runs: "list or show",
         resources: "list or read",
