@@ -52,6 +52,7 @@ describe.concurrent("agent mcp list", () => {
           "error",
           "isolation",
           "name",
+          "package",
           "protocolVersion",
           "rejected",
           "status",
