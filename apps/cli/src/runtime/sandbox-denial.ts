@@ -54,10 +54,20 @@ export function sandboxDenialOf(evidence: DenialEvidence): SandboxDenial | undef
   return (
     networkDenial(evidence, key) ??
     pathDenial(evidence, key) ??
-    (evidence.error?.code === "timeout" || /timed out/.test(evidence.error?.message ?? "")
-      ? silentTimeout(evidence, key)
-      : undefined)
+    unservedRunner(evidence, key) ??
+    (/timed out/.test(evidence.error?.message ?? "") ? silentTimeout(evidence, key) : undefined)
   );
+}
+
+// `npx ./dir`, `npx -c …`: the runner itself runs inside, with no network and an empty home.
+function unservedRunner({ packagePlan }: DenialEvidence, key: string): SandboxDenial | undefined {
+  if (packagePlan.kind !== "unsupported") return undefined;
+  return {
+    kind: "network",
+    target: "the package registry",
+    grant: `${key}.network`,
+    message: `${packagePlan.runner} runs as written inside the sandbox, with no network and an empty home, since the package cache cannot serve this command: ${packagePlan.reason}; name a registry package, or install it and run its executable directly`,
+  };
 }
 
 function networkDenial({ server, stderr, refused }: DenialEvidence, key: string): SandboxDenial | undefined {
@@ -106,15 +116,13 @@ function pathDenial(evidence: DenialEvidence, key: string): SandboxDenial | unde
       message: `the sandbox let it read but not write ${path} (${code}); to allow writing, add it (or its directory) to ${key}.write`,
     };
   }
-  if (!hidden) return undefined;
-  const exists = existsSync(path);
+  // A path missing on this machine too is the server's own problem, not the sandbox's.
+  if (!hidden || !existsSync(path)) return undefined;
   return {
     kind: "path",
     target: path,
-    grant: `${key}.${exists ? "read" : "write"}`,
-    message: exists
-      ? `the sandbox hides ${path} (${code}: the home directory and /tmp are empty inside); to show it, add it to ${key}.read`
-      : `${path} does not exist inside the sandbox (${code}: the home directory and /tmp are empty inside); if the server creates it, add its directory to ${key}.write`,
+    grant: `${key}.read`,
+    message: `the sandbox hides ${path} (${code}: the home directory and /tmp are empty inside); to show it, add it to ${key}.read`,
   };
 }
 
@@ -123,14 +131,6 @@ function silentTimeout(
   key: string,
 ): SandboxDenial | undefined {
   if (stderr.trim() !== "" || server.sandbox.network === "allow") return undefined;
-  if (packagePlan.kind === "unsupported") {
-    return {
-      kind: "network",
-      target: "the package registry",
-      grant: `${key}.network`,
-      message: `${packagePlan.runner} cannot fetch inside the sandbox (no network, an empty home), and the package cache cannot serve this command: ${packagePlan.reason}; name a registry package, or install it and run its executable directly`,
-    };
-  }
   return {
     kind: "network",
     target: "the network",
