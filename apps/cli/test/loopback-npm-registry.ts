@@ -64,7 +64,8 @@ export async function startLoopbackNpmRegistry(fixtureDir: string): Promise<Loop
     publish(version) {
       const source = join(work, `source-${version}`);
       cpSync(fixtureDir, source, { recursive: true });
-      const { private: _private, ...published } = { ...manifest, version };
+      const published: Record<string, unknown> = { ...manifest, version };
+      delete published.private;
       writeFileSync(join(source, "package.json"), JSON.stringify(published, null, 2));
       const output = execFileSync("npm", ["pack", source, "--pack-destination", work, "--json"], {
         cwd: work,
