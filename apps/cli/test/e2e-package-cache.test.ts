@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findExecutable } from "@agent/policy/bwrap";
@@ -118,6 +118,70 @@ describe.concurrent("package-runner servers (npx -y) under the sandbox", () => {
           expect.objectContaining({ server: "mem", refresh: false, ok: true }),
           expect.objectContaining({ server: "mem", refresh: true, ok: true }),
         ]);
+      } finally {
+        await registry.close();
+      }
+    },
+  );
+
+  test.skipIf(!BWRAP_AVAILABLE)(
+    "the cache is the harness's: inside the workspace, neither run_command nor write_file can change it",
+    { timeout: PACKAGE_TEST_TIMEOUT_MS },
+    async ({ sandbox }) => {
+      const registry = await startLoopbackNpmRegistry(FIXTURE);
+      try {
+        registry.publish("1.0.0");
+        sandbox.writeConfig({
+          runCommand: { allowShell: true },
+          policy: {
+            sandbox: "required",
+            rules: ["write_file", "run_command", "mcp__mem__*"].map((tool) => ({ tool, decision: "allow" })),
+          },
+          mcpServers: { mem: { command: "npx", args: ["-y", "@e2e/mcp-server"] } },
+        });
+        // The worst place for it: inside the workspace, where run_command may write and write_file works.
+        const env = { npm_config_registry: registry.url, AGENT_CACHE_DIR: join(sandbox.workspace, "cache") };
+        const installed = await sandbox.run(["mcp", "list"], { env });
+        expect(installed.code, installed.stderr).toBe(0);
+        const entries = join(sandbox.workspace, "cache", "packages", "npm");
+        const [entry] = readdirSync(entries);
+        const manifestPath = join(entries, String(entry), "manifest.json");
+        const manifest = readFileSync(manifestPath, "utf8");
+        const installDir = join(entries, String(entry), JSON.parse(manifest).installDir);
+        const script = join(installDir, "node_modules", "@e2e", "mcp-server", "server.mjs");
+        const code = readFileSync(script, "utf8");
+
+        const call = (tool: string, input: unknown) =>
+          sandbox.run(["call", tool, "--input", JSON.stringify(input), "--json"], { env });
+        const attempt = await call("run_command", {
+          command: "sh",
+          args: [
+            "-c",
+            [
+              `echo 'process.exit(1)' > '${script}'`,
+              `echo '{}' > '${manifestPath}'`,
+              `touch '${installDir}/planted'`,
+              `mv '${installDir}' '${installDir}.moved'`,
+              "echo done > ok.txt",
+            ].join("; "),
+          ],
+        });
+        expect(observationOf(attempt.stdout)).toMatchObject({ ok: true });
+        expect(readFileSync(join(sandbox.workspace, "ok.txt"), "utf8")).toBe("done\n");
+        expect(readFileSync(script, "utf8")).toBe(code);
+        expect(readFileSync(manifestPath, "utf8")).toBe(manifest);
+        expect(existsSync(join(installDir, "planted"))).toBe(false);
+        expect(existsSync(`${installDir}.moved`)).toBe(false);
+
+        const written = await call("write_file", {
+          path: `cache/packages/npm/${entry}/manifest.json`,
+          content: "{}",
+        });
+        expect(observationOf(written.stdout)).toMatchObject({ ok: false, error: "tool_error" });
+        expect(readFileSync(manifestPath, "utf8")).toBe(manifest);
+
+        const served = await call("mcp__mem__version", {});
+        expect(firstText(observationOf(served.stdout))).toBe("1.0.0");
       } finally {
         await registry.close();
       }
