@@ -58,8 +58,8 @@ function optionOf(arg: string): { key: string; inline: string | undefined } | un
   return { key, inline: value.length > 0 ? value.join("=") : undefined };
 }
 
-const NPM_SWITCHES = new Set(["y", "yes", "q", "quiet", "s", "silent"]);
-const NPM_VALUE_OPTIONS = new Set(["p", "package", "registry"]);
+const NPM_SWITCHES: ReadonlySet<string> = new Set(["y", "yes", "q", "quiet", "s", "silent"]);
+const NPM_VALUE_OPTIONS: ReadonlySet<string> = new Set(["p", "package", "registry"]);
 
 function unsupported(runner: string, reason: string): PackageRunnerParse {
   return { kind: "unsupported", runner, reason };
@@ -146,7 +146,7 @@ export function parseNpmSpec(text: string): PackageRequest | string {
   return { name, spec };
 }
 
-const UV_SWITCHES = new Set(["q", "quiet", "isolated", "no-progress"]);
+const UV_SWITCHES: ReadonlySet<string> = new Set(["q", "quiet", "isolated", "no-progress"]);
 
 // uvx reads options up to the command; `--from` names the package that provides it, `--with` more
 // packages to install beside it.
