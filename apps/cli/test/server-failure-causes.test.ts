@@ -44,7 +44,7 @@ describe("the cause lines of a server's stderr", () => {
 });
 
 function evidence(
-  overrides: Partial<DenialEvidence> & { server?: Partial<StdioServerConfig> },
+  overrides: Omit<Partial<DenialEvidence>, "server"> & { server?: Partial<StdioServerConfig> },
 ): DenialEvidence {
   const server: StdioServerConfig = {
     name: "s",
