@@ -216,6 +216,23 @@ describe.concurrent("package-runner servers (npx -y) under the sandbox", () => {
     }
   });
 
+  test("mcp refresh names only package-runner servers; without any it has nothing to do", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    sandbox.writeConfig({ mcpServers: { s: sandbox.scriptableServer("s") } });
+    const named = await sandbox.run(["mcp", "refresh", "s"]);
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain('server "s" is not started through npx, npm exec, uvx or uv tool run');
+    const unknown = await sandbox.run(["mcp", "refresh", "nope"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no MCP server named "nope"');
+    const all = await sandbox.run(["mcp", "refresh"]);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toContain("nothing to refresh");
+    // No server was started by any of them.
+    expect(sandbox.records("s")).toEqual([]);
+  });
+
   test.skipIf(findExecutable("uv", process.env.PATH) !== undefined)(
     "a uvx server without uv on PATH fails with what to install",
     { timeout: E2E_TIMEOUT_MS },
