@@ -136,8 +136,9 @@ export function createPackageCache(options: PackageCacheOptions): PackageCache {
         interpreter: installation.interpreter ?? null,
         installedAt: new Date().toISOString(),
       };
+      const previous = readManifest(dir)?.installDir;
       writeManifest(dir, manifest);
-      removeOtherInstalls(dir, installName);
+      removeOtherInstalls(dir, [installName, ...(previous === undefined ? [] : [previous])]);
       const installed = fromManifest(dir, manifest);
       emitEvent(events, {
         type: "package_install",
@@ -250,11 +251,11 @@ function fromManifest(dir: string, manifest: PackageManifest): CachedPackage {
   };
 }
 
-// Earlier installs of the entry, and ones a failed or interrupted run left. A server another agent
-// process still runs from an older install loses its files: refresh when none is running.
-function removeOtherInstalls(dir: string, current: string): void {
+// Installs older than the one just replaced, and ones a failed or interrupted run left. The one just
+// replaced stays until the next install: another agent process may still be running from it.
+function removeOtherInstalls(dir: string, kept: readonly string[]): void {
   for (const name of readdirSync(dir)) {
-    if (name.startsWith("install-") && name !== current)
+    if (name.startsWith("install-") && !kept.includes(name))
       rmSync(join(dir, name), { recursive: true, force: true });
   }
 }
