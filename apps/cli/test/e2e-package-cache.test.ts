@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findExecutable } from "@agent/policy/bwrap";
@@ -187,6 +187,38 @@ describe.concurrent("package-runner servers (npx -y) under the sandbox", () => {
       }
     },
   );
+
+  test("the registry may come from the server's project's .npmrc, which the cache does not keep", {
+    timeout: PACKAGE_TEST_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    const registry = await startLoopbackNpmRegistry(FIXTURE);
+    try {
+      registry.publish("1.2.0");
+      const project = join(sandbox.root, "project");
+      mkdirSync(project);
+      writeFileSync(join(project, "package.json"), "{}");
+      writeFileSync(join(project, ".npmrc"), `registry=${registry.url}/\n`);
+      sandbox.writeConfig({
+        mcpServers: { mem: { command: "npx", args: ["--yes", "@e2e/mcp-server@^1"], cwd: "project" } },
+      });
+      const result = await sandbox.run(["mcp", "list", "--json"]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(listed(result.stdout)[0]?.package?.packages).toEqual([
+        expect.objectContaining({ name: "@e2e/mcp-server", version: "1.2.0" }),
+      ]);
+      expect(registry.requests).toContain("GET /@e2e/mcp-server");
+      const entries = join(sandbox.root, ".cache", "agent", "packages", "npm");
+      for (const entry of readdirSync(entries)) {
+        for (const install of readdirSync(join(entries, entry)).filter((name) =>
+          name.startsWith("install-"),
+        )) {
+          expect(existsSync(join(entries, entry, install, ".npmrc"))).toBe(false);
+        }
+      }
+    } finally {
+      await registry.close();
+    }
+  });
 
   test("a package that cannot be installed fails its server alone, saying why", {
     timeout: PACKAGE_TEST_TIMEOUT_MS,

@@ -1,5 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { findExecutable } from "@agent/policy/bwrap";
 import { isSameOrInside } from "../local-tools/index.js";
 import { isRecord } from "../records.js";
@@ -26,26 +26,16 @@ export async function installWithNpm(request: InstallRequest): Promise<Installat
     join(dir, "package.json"),
     `${JSON.stringify({ name: "agent-package-cache", private: true })}\n`,
   );
-  await runInstaller({
-    command: npm,
-    args: [
-      "install",
-      "--save-exact",
-      "--no-audit",
-      "--no-fund",
-      "--no-update-notifier",
-      // Each fetch is one line on stderr: the progress shown while it installs.
-      "--loglevel=http",
-      ...(request.refresh ? ["--prefer-online"] : []),
-      ...(request.scripts ? [] : ["--ignore-scripts"]),
-      ...(command.registry === undefined ? [] : ["--registry", command.registry]),
-      ...command.packages.map(({ name, spec }) => `${name}@${spec}`),
-    ],
-    cwd: dir,
-    env,
-    ...(request.onLine ? { onLine: request.onLine } : {}),
-    signal: request.signal,
-  });
+  // npm reads a project's .npmrc from the directory it installs in: the server's project's is
+  // copied there for the install and removed after it, since the sandbox shows that directory.
+  const projectConfig = projectNpmrcOf(request.cwd);
+  const installConfig = join(dir, ".npmrc");
+  if (projectConfig !== undefined) copyFileSync(projectConfig, installConfig);
+  try {
+    await runNpmInstall(npm, request);
+  } finally {
+    rmSync(installConfig, { force: true });
+  }
   const locked = readLockfile(dir);
   const packages: PinnedPackage[] = command.packages.map(({ name }) => {
     const entry = locked[`node_modules/${name}`];
@@ -67,6 +57,42 @@ export async function installWithNpm(request: InstallRequest): Promise<Installat
       command.bin,
     ),
   };
+}
+
+function runNpmInstall(npm: string, request: InstallRequest): Promise<void> {
+  const { command, dir, env } = request;
+  return runInstaller({
+    command: npm,
+    args: [
+      "install",
+      "--save-exact",
+      "--no-audit",
+      "--no-fund",
+      "--no-update-notifier",
+      // Each fetch is one line on stderr: the progress shown while it installs.
+      "--loglevel=http",
+      ...(request.refresh ? ["--prefer-online"] : []),
+      ...(request.scripts ? [] : ["--ignore-scripts"]),
+      ...(command.registry === undefined ? [] : ["--registry", command.registry]),
+      ...command.packages.map(({ name, spec }) => `${name}@${spec}`),
+    ],
+    cwd: dir,
+    env,
+    ...(request.onLine ? { onLine: request.onLine } : {}),
+    signal: request.signal,
+  });
+}
+
+// The project npx would run in from `cwd`: the nearest directory at or above it with a package.json
+// or node_modules (npm's local prefix); its .npmrc, if it has one.
+function projectNpmrcOf(cwd: string): string | undefined {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "package.json")) || existsSync(join(dir, "node_modules"))) {
+      const config = join(dir, ".npmrc");
+      return existsSync(config) ? config : undefined;
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 function readLockfile(dir: string): Record<string, unknown> {

@@ -120,6 +120,7 @@ export function createPackageCache(options: PackageCacheOptions): PackageCache {
       const installation = await installPackages({
         command,
         dir: installDir,
+        cwd: server.cwd,
         env,
         scripts: server.installScripts === true,
         refresh,

@@ -24,6 +24,8 @@ export interface InstallRequest {
   command: PackageRunnerCommand;
   /** A fresh, empty directory the installation fills. */
   dir: string;
+  /** Where the server runs: npm reads the `.npmrc` of the project there, as npx would. */
+  cwd: string;
   /** The user's environment: the installer's configuration (registry, proxy, tokens) comes from it. */
   env: Readonly<Record<string, string | undefined>>;
   /** Run the packages' lifecycle scripts (npm); off unless the server entry's `installScripts` says so. */
