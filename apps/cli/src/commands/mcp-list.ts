@@ -1,6 +1,7 @@
 import type { McpServerSnapshot } from "@agent/mcp-client";
 import { resolvePolicyDecision } from "@agent/policy";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
+import { packageSummaryOf } from "../packages/package-cache.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { IsolationReport } from "../runtime/sandboxes.js";
 import { type ServerAuthState, serverAuthState } from "../runtime/server-auth.js";
@@ -157,9 +158,7 @@ function cachedPackageOf(runtime: Runtime, name: string) {
   const server = runtime.config.servers.find((candidate) => candidate.name === name);
   if (server?.type !== "stdio") return undefined;
   const cached = runtime.packages.cached(server);
-  if (!cached) return undefined;
-  const { installer, requested, packages, installedAt } = cached;
-  return { installer, requested, packages, installedAt };
+  return cached ? packageSummaryOf(cached) : undefined;
 }
 
 /** `  package: name@1.2.3 (sha512-…), from the package cache` under a package-runner server. */

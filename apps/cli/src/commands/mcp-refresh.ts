@@ -1,14 +1,14 @@
 import type { ServerConfig, StdioServerConfig } from "../config/index.js";
 import { messageOf } from "../error-message.js";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
-import type { CachedPackage } from "../packages/package-cache.js";
+import { packageSummaryOf } from "../packages/package-cache.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { describeInstalled } from "../terminal/install-progress.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 
 /** One server's refresh, as `--json` reports it. */
 type RefreshOutcome =
-  | { name: string; status: "refreshed"; package: CachedPackage }
+  | { name: string; status: "refreshed"; package: ReturnType<typeof packageSummaryOf> }
   | { name: string; status: "failed"; error: { code: string; message: string } };
 
 /**
@@ -32,7 +32,7 @@ export async function mcpRefreshCommand(
       outcomes.push({
         name: server.name,
         status: "refreshed",
-        package: await runtime.packages.refresh(server, signal),
+        package: packageSummaryOf(await runtime.packages.refresh(server, signal)),
       });
     } catch (error) {
       const code =

@@ -26,8 +26,8 @@ export interface CachedPackage {
   entry: string;
   interpreter: "node" | undefined;
   installedAt: string;
-  /** The entry's directory: mounted read-only into the server's sandbox. */
-  dir: string;
+  /** The install the manifest names: mounted read-only into the server's sandbox (and nothing else of the cache). */
+  installDir: string;
 }
 
 /** What the terminal shows while a package installs; each method must not throw. */
@@ -70,7 +70,11 @@ export interface PackageCache {
   ensureAll(servers: readonly ServerConfig[], signal?: AbortSignal): Promise<void>;
   /** Resolves and installs the server's packages again; the new install replaces the old only once it succeeded. */
   refresh(server: StdioServerConfig, signal?: AbortSignal): Promise<CachedPackage>;
-  /** The paths the server's sandbox must show read-only for its package: its cache entry (none for other servers). */
+  /**
+   * The paths the server's sandbox must show read-only for its package: the current install (none
+   * for other servers, or before one exists). Only that one: an install under way may hold a copy
+   * of the project's .npmrc.
+   */
   mountsOf(server: StdioServerConfig): string[];
   /**
    * The launch of a package-runner server: its command replaced by the cached executable (installed
@@ -215,7 +219,8 @@ export function createPackageCache(options: PackageCacheOptions): PackageCache {
     },
     refresh: (server, signal) => once(server, true, signal),
     mountsOf(server) {
-      return parsePackageRunner(server.command, server.args).kind === "package" ? [dirOf(server)] : [];
+      const present = cached(server);
+      return present ? [present.installDir] : [];
     },
     launchOf(server, next) {
       const plan = parsePackageRunner(server.command, server.args);
@@ -233,9 +238,21 @@ export function createPackageCache(options: PackageCacheOptions): PackageCache {
   };
 }
 
+/** What listings show of a cached package: what was asked for, what is pinned, when (no paths). */
+export function packageSummaryOf(cached: CachedPackage): {
+  installer: "npm" | "uv";
+  requested: string[];
+  packages: PinnedPackage[];
+  installedAt: string;
+} {
+  const { installer, requested, packages, installedAt } = cached;
+  return { installer, requested, packages, installedAt };
+}
+
 function fromManifest(dir: string, manifest: PackageManifest): CachedPackage {
   const entry = resolve(dir, manifest.entry);
-  if (!isSameOrInside(join(dir, manifest.installDir), entry)) {
+  const installDir = join(dir, manifest.installDir);
+  if (!isSameOrInside(installDir, entry)) {
     throw new PackageCacheError(
       PACKAGE_CACHE_ERROR_CODES.noExecutable,
       `the package cache's manifest in ${dir} points outside its install; refresh the server`,
@@ -248,7 +265,7 @@ function fromManifest(dir: string, manifest: PackageManifest): CachedPackage {
     entry,
     interpreter: manifest.interpreter ?? undefined,
     installedAt: manifest.installedAt,
-    dir,
+    installDir,
   };
 }
 

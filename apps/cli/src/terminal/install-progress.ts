@@ -48,7 +48,7 @@ export function createInstallProgress(io: CliIo): InstallProgress {
 }
 
 /** `name@version (sha512-abcdef…)` for each pinned package, one line. */
-export function describeInstalled(installed: CachedPackage): string {
+export function describeInstalled(installed: Pick<CachedPackage, "packages">): string {
   return safeLine(
     installed.packages
       .map(
