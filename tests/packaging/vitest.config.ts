@@ -1,6 +1,10 @@
 import { defineProject } from "vitest/config";
+import { sourceConditions } from "../../vitest.shared.js";
 
 export default defineProject({
+  // What the tests import of the packages (error-classes.test.ts) resolves to their sources.
+  resolve: { conditions: sourceConditions },
+  ssr: { resolve: { conditions: sourceConditions } },
   test: {
     name: "@agent/packaging-tests",
     include: ["test/**/*.test.ts"],

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { messageOf } from "@agent/base";
 import { LoopError } from "@agent/loop";
 import { ModelClientError } from "@agent/models";
 import { PolicyError } from "@agent/policy";
@@ -24,7 +25,6 @@ import { runCommand } from "./commands/run.js";
 import { runsListCommand, runsShowCommand } from "./commands/runs.js";
 import { toolsCommand } from "./commands/tools.js";
 import { CONFIG_ENV_VARIABLE, ConfigError, resolveConfigPath } from "./config/index.js";
-import { messageOf } from "./error-message.js";
 import { CliExit, EXIT_CODES, type ExitCode, interruptionExitCode } from "./exit-codes.js";
 import { openRuntime, type Runtime } from "./runtime/runtime.js";
 import { createServerProcesses, type ServerProcesses } from "./runtime/server-connections.js";

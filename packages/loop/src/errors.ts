@@ -1,3 +1,4 @@
+import { CodedError, hasErrorBrand } from "@agent/base";
 /** Codes of {@link LoopError}: misuse, or a run that cannot be started or resumed; never a run's own outcome. */
 export const LOOP_ERROR_CODES = {
   runNotFound: "run_not_found",
@@ -21,20 +22,15 @@ export type LoopErrorCode = (typeof LOOP_ERROR_CODES)[keyof typeof LOOP_ERROR_CO
 const LOOP_ERROR = Symbol.for("@agent/loop.error");
 
 /** Thrown when a run cannot be started or resumed; what happens inside a run is its stop reason instead. */
-export class LoopError extends Error {
+export class LoopError extends CodedError<LoopErrorCode> {
   override readonly name = "LoopError";
-  readonly code: LoopErrorCode;
-  readonly [LOOP_ERROR] = true;
 
   constructor(code: LoopErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(LOOP_ERROR, code, message, options);
   }
 
   /** Whether `value` is a LoopError, even one from another installed copy of this package. */
   static isInstance(value: unknown): value is LoopError {
-    return (
-      typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[LOOP_ERROR] === true
-    );
+    return hasErrorBrand(value, LOOP_ERROR);
   }
 }

@@ -1,3 +1,4 @@
+import { messageOf } from "@agent/base";
 import type { ModelMessage, ModelRequest, ModelResult, ModelToolCall } from "@agent/models";
 import {
   type AgentEventInput,
@@ -13,7 +14,6 @@ import {
   type RunResult,
 } from "./agent-environment.js";
 import { CallIds } from "./call-ids.js";
-import { messageOf } from "./error-message.js";
 import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import { type OfferedTools, OfferedToolsCache } from "./offered-tools.js";
 import { budgetError, isOverBudget, RUN_ERROR_CODES } from "./run-budget.js";

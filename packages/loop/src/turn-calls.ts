@@ -1,3 +1,4 @@
+import { messageOf } from "@agent/base";
 import {
   capToolOutput,
   type EventSink,
@@ -15,7 +16,6 @@ import {
   type ToolGate,
   type ToolProgress,
 } from "@agent/tools";
-import { messageOf } from "./error-message.js";
 import type { ToolSource } from "./offered-tools.js";
 import type { PendingCall, ToolCallRecord } from "./run-state.js";
 

@@ -31,12 +31,12 @@ function reachableFrom(entry: string): Set<string> {
 }
 
 describe("package boundaries", () => {
-  it("imports only @agent/tools and @agent/models, never policy or the MCP packages", () => {
+  it("imports only @agent/tools, @agent/models and @agent/base, never policy or the MCP packages", () => {
     for (const file of sourceFiles(SOURCE)) {
       const agentImports = importsOf(file).filter((specifier) => specifier.startsWith("@agent/"));
       const allowed = file.includes("/testing/")
-        ? ["@agent/tools", "@agent/models", "@agent/models/testing"]
-        : ["@agent/tools", "@agent/models"];
+        ? ["@agent/base", "@agent/tools", "@agent/models", "@agent/models/testing"]
+        : ["@agent/base", "@agent/tools", "@agent/models"];
       for (const specifier of agentImports)
         expect([relative(SOURCE, file), specifier]).toEqual([
           relative(SOURCE, file),

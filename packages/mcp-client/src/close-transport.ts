@@ -1,6 +1,6 @@
+import { messageOf } from "@agent/base";
 import { closeBoundAround, type McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent } from "@agent/tools";
-import { messageOf } from "./error-message.js";
 import { since } from "./time.js";
 
 /** The close bound assumed for a transport that states none (`McpTransport.closeTimeoutMs`). */

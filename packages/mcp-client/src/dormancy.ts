@@ -63,7 +63,8 @@ export class Dormancy {
       this.#timer = undefined;
       if (this.#inFlight === 0) this.#sleep();
     }, this.#idleMs);
-    this.#timer.unref?.();
+    // Node's timers can be unref'd (an idle clock never holds a process open); elsewhere they are numbers.
+    (this.#timer as { unref?: () => void }).unref?.();
   }
 
   /** Stops the clock (the connection closed or failed). */

@@ -1,4 +1,4 @@
-import { messageOf } from "./error-message.js";
+import { CodedError, hasErrorBrand, messageOf } from "@agent/base";
 
 /** Codes of {@link McpClientError}: why a server could not start or stay connected. */
 export const MCP_CLIENT_ERROR_CODES = {
@@ -29,22 +29,19 @@ export type McpClientErrorCode = (typeof MCP_CLIENT_ERROR_CODES)[keyof typeof MC
 const MARKER = Symbol.for("@agent/mcp-client.McpClientError");
 
 /** Thrown when a server cannot start (handshake, discovery, registration) or the API is misused. */
-export class McpClientError extends Error {
+export class McpClientError extends CodedError<McpClientErrorCode> {
   override readonly name = "McpClientError";
-  readonly code: McpClientErrorCode;
-  readonly [MARKER] = true;
   /** The server this is about, when there is one. */
   readonly server: string | undefined;
 
   constructor(code: McpClientErrorCode, message: string, options: { server?: string; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(MARKER, code, message, options);
     this.server = options.server;
   }
 
   /** Whether `value` is a McpClientError, even one thrown by another installed copy of this package. */
   static isInstance(value: unknown): value is McpClientError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+    return hasErrorBrand(value, MARKER);
   }
 }
 

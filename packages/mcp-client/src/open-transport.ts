@@ -1,5 +1,5 @@
+import { messageOf } from "@agent/base";
 import type { McpCloseReason, McpTransport } from "@agent/mcp-transport";
-import { messageOf } from "./error-message.js";
 import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
 import { installServerRequestHandlers, type ServerRequestContext } from "./server-requests.js";
 

@@ -1,3 +1,4 @@
+import { messageOf } from "@agent/base";
 import { MCP_ERROR_CODES, type McpRequestAnswer, type McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent } from "@agent/tools";
 import {
@@ -8,7 +9,6 @@ import {
   type SamplingRequest,
 } from "./client-features.js";
 import { completeElicitationAnswer, looksSensitive, parseElicitationSchema } from "./elicitation-schema.js";
-import { messageOf } from "./error-message.js";
 import type { ProtocolFeatures } from "./protocol-version.js";
 import { describeValue, isRecord } from "./records.js";
 import { since } from "./time.js";

@@ -1,3 +1,4 @@
+import { messageOf } from "@agent/base";
 import {
   MCP_ERROR_CODES,
   type McpAbortSignal,
@@ -168,14 +169,7 @@ export class FakeTransport implements McpTransport {
         .then(() => handler(params, info))
         .then(
           (response) => settle("answered", response),
-          (error: unknown) =>
-            settle(
-              "answered",
-              mcpFailure(
-                MCP_ERROR_CODES.internalError,
-                error instanceof Error ? error.message : String(error),
-              ),
-            ),
+          (error: unknown) => settle("answered", mcpFailure(MCP_ERROR_CODES.internalError, messageOf(error))),
         );
     });
   }

@@ -1,3 +1,4 @@
+import { CodedError, hasErrorBrand } from "@agent/base";
 /** Codes of {@link McpTransportError}: misuse of the transport API or out-of-band problems, never a request outcome. */
 export const MCP_TRANSPORT_ERROR_CODES = {
   /** A caller passed an argument the transport cannot use (thrown). */
@@ -15,18 +16,15 @@ export type McpTransportErrorCode =
 const MARKER = Symbol.for("@agent/mcp-transport.McpTransportError");
 
 /** Thrown for misuse of a transport and passed to `onError` listeners for out-of-band problems; request outcomes are values. */
-export class McpTransportError extends Error {
+export class McpTransportError extends CodedError<McpTransportErrorCode> {
   override readonly name = "McpTransportError";
-  readonly code: McpTransportErrorCode;
-  readonly [MARKER] = true;
 
   constructor(code: McpTransportErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(MARKER, code, message, options);
   }
 
   /** Whether `value` is a McpTransportError, even one thrown by another installed copy of this package. */
   static isInstance(value: unknown): value is McpTransportError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+    return hasErrorBrand(value, MARKER);
   }
 }

@@ -1,3 +1,4 @@
+import { CodedError, hasErrorBrand } from "@agent/base";
 /** Codes of {@link ModelClientError}: misuse of this package's API, never the outcome of a request. */
 export const MODEL_CLIENT_ERROR_CODES = {
   /** A caller passed an option or argument the adapter cannot use. */
@@ -10,18 +11,15 @@ export type ModelClientErrorCode = (typeof MODEL_CLIENT_ERROR_CODES)[keyof typeo
 const MARKER = Symbol.for("@agent/models.ModelClientError");
 
 /** Thrown for programmer misuse (bad options); failed requests are {@link ModelFailure} values instead. */
-export class ModelClientError extends Error {
+export class ModelClientError extends CodedError<ModelClientErrorCode> {
   override readonly name = "ModelClientError";
-  readonly code: ModelClientErrorCode;
-  readonly [MARKER] = true;
 
   constructor(code: ModelClientErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(MARKER, code, message, options);
   }
 
   /** Recognizes the error across two installed copies of this package, where `instanceof` fails. */
   static isInstance(value: unknown): value is ModelClientError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+    return hasErrorBrand(value, MARKER);
   }
 }

@@ -4,8 +4,8 @@
  * what is worth retrying by the time an error gets here.
  */
 
+import { messageOf } from "@agent/base";
 import type { ResolvedAdapterOptions } from "./adapter-options.js";
-import { messageOf } from "./error-message.js";
 import { sanitizeFailureText } from "./failure-message.js";
 import { MODEL_ERROR_CODES, type ModelErrorCode, type ModelFailure } from "./model-client.js";
 import { isSilentBody } from "./silent-body-guard.js";

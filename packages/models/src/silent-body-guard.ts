@@ -64,8 +64,9 @@ function guardBody(body: ReadableStream<Uint8Array>, idleMs: number): ReadableSt
       // Cancelling the source closes the connection, so the server sees the client go away.
       reader.cancel(error).catch(() => {});
     }, delay);
-    // An open request keeps the process alive through its socket; the timer need not.
-    timer.unref?.();
+    // An open request keeps the process alive through its socket; the timer need not (on Node, where
+    // timers can be unref'd; elsewhere they are numbers).
+    (timer as { unref?: () => void }).unref?.();
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {

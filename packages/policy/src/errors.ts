@@ -1,3 +1,4 @@
+import { CodedError, hasErrorBrand } from "@agent/base";
 /** Codes of {@link PolicyError}: misuse or refusals the caller must act on, never a call outcome. */
 export const POLICY_ERROR_CODES = {
   invalidPolicy: "invalid_policy",
@@ -20,18 +21,15 @@ export type PolicyErrorCode = (typeof POLICY_ERROR_CODES)[keyof typeof POLICY_ER
 const MARKER = Symbol.for("@agent/policy.PolicyError");
 
 /** Thrown for a bad policy, an impossible approval state change, or a refused sandbox; decisions are values. */
-export class PolicyError extends Error {
+export class PolicyError extends CodedError<PolicyErrorCode> {
   override readonly name = "PolicyError";
-  readonly code: PolicyErrorCode;
-  readonly [MARKER] = true;
 
   constructor(code: PolicyErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(MARKER, code, message, options);
   }
 
   /** Whether `value` is a PolicyError, even one thrown by another installed copy of this package. */
   static isInstance(value: unknown): value is PolicyError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+    return hasErrorBrand(value, MARKER);
   }
 }

@@ -1,3 +1,4 @@
+import { CodedError, hasErrorBrand } from "@agent/base";
 /** Codes of {@link StorePostgresError}. */
 export const STORE_POSTGRES_ERROR_CODES = {
   /** The URL is not a `postgres://` or `postgresql://` URL. */
@@ -27,19 +28,16 @@ const MARKER = Symbol.for("@agent/store-postgres.error");
  * its password. Recognize it with {@link StorePostgresError.isInstance}, which also works across two
  * installed copies of this package.
  */
-export class StorePostgresError extends Error {
+export class StorePostgresError extends CodedError<StorePostgresErrorCode> {
   override readonly name = "StorePostgresError";
-  readonly code: StorePostgresErrorCode;
-  readonly [MARKER] = true;
 
   constructor(code: StorePostgresErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(MARKER, code, message, options);
   }
 
   /** Whether `value` is a {@link StorePostgresError} of any installed copy of this package. */
   static isInstance(value: unknown): value is StorePostgresError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+    return hasErrorBrand(value, MARKER);
   }
 }
 

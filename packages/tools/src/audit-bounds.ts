@@ -1,5 +1,6 @@
 import { sha256Hex } from "./canonical-json.js";
 import type { AgentEvent } from "./events.js";
+import { utf8Length } from "./utf8.js";
 
 /** Size limits for one audit record. */
 export interface AuditLimits {
@@ -95,7 +96,7 @@ function reduceRecord(bounded: Record<string, unknown>, text: string): Record<st
   const kept = Object.fromEntries(
     IDENTIFYING_FIELDS.filter((key) => key in bounded).map((key) => [key, bounded[key]]),
   );
-  return { ...kept, truncated: { bytes: Buffer.byteLength(text), sha256: sha256Hex(text) } };
+  return { ...kept, truncated: { bytes: utf8Length(text), sha256: sha256Hex(text) } };
 }
 
 /**
@@ -139,14 +140,14 @@ function isWithinBounds(value: unknown, limits: AuditLimits, depth: number): boo
 function fitsInBytes(text: string, limit: number): boolean {
   if (text.length * 3 <= limit) return true;
   // A code unit takes at least one byte, so a longer text cannot fit.
-  return text.length <= limit && Buffer.byteLength(text) <= limit;
+  return text.length <= limit && utf8Length(text) <= limit;
 }
 
 function boundValue(value: unknown, limits: AuditLimits, ancestors: object[] = []): unknown {
   if (typeof value === "string") {
     return fitsInBytes(value, limits.maxStringBytes)
       ? value
-      : { omitted: "string", bytes: Buffer.byteLength(value), sha256: sha256Hex(value) };
+      : { omitted: "string", bytes: utf8Length(value), sha256: sha256Hex(value) };
   }
   if (typeof value !== "object" || value === null) return value;
   if (ancestors.includes(value)) throw new TypeError("boundForAudit: the event contains a cycle");

@@ -1,3 +1,4 @@
+import { CodedError, hasErrorBrand } from "@agent/base";
 /** Codes of {@link ToolsError}: misuse of the tools API, never an expected call outcome. */
 export const TOOLS_ERROR_CODES = {
   invalidToolDefinition: "invalid_tool_definition",
@@ -15,18 +16,15 @@ const MARKER = Symbol.for("@agent/tools.ToolsError");
  * Thrown for misuse of the tools API (bad definitions, duplicate names) and for an audit file that
  * cannot be used safely; call outcomes are observations.
  */
-export class ToolsError extends Error {
+export class ToolsError extends CodedError<ToolsErrorCode> {
   override readonly name = "ToolsError";
-  readonly code: ToolsErrorCode;
-  readonly [MARKER] = true;
 
   constructor(code: ToolsErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(MARKER, code, message, options);
   }
 
   /** Whether `value` is a ToolsError, even one thrown by another installed copy of this package. */
   static isInstance(value: unknown): value is ToolsError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+    return hasErrorBrand(value, MARKER);
   }
 }

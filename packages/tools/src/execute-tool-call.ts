@@ -1,5 +1,5 @@
+import { messageOf } from "@agent/base";
 import { CallCancellation } from "./call-cancellation.js";
-import { messageOf } from "./error-message.js";
 import {
   type AgentEventInput,
   type EventSink,
@@ -18,6 +18,7 @@ import {
 } from "./observation.js";
 import { type CallIds, runAdmitted } from "./running-call.js";
 import type { PrepareResult, RegisteredTool, ToolProgress } from "./tool.js";
+import { utf8Length } from "./utf8.js";
 
 /** A call as the model or a user makes it. */
 export interface ToolCall {
@@ -268,7 +269,7 @@ function startedEvent(ids: CallIds, tool: RegisteredTool | undefined, input: unk
   if (tool) event.effect = tool.effect;
   try {
     const text = JSON.stringify(input);
-    if (text !== undefined) event.inputBytes = Buffer.byteLength(text);
+    if (text !== undefined) event.inputBytes = utf8Length(text);
   } catch {
     // An input that cannot be serialized is reported by validation, not here.
   }

@@ -1,8 +1,9 @@
 // The run of one admitted call: the tool, its time limit and the caller's cancellation, settled by
 // whichever comes first. Per call it allocates one settling object and the tool's context; the
 // timer and the caller's abort reach it without a closure each.
+
+import { messageOf } from "@agent/base";
 import type { CallCancellation } from "./call-cancellation.js";
-import { messageOf } from "./error-message.js";
 import type { ExecutionEnvironment } from "./execute-tool-call.js";
 import type { FlowSource } from "./flow.js";
 import {

@@ -1,5 +1,6 @@
 import { sha256Hex } from "./canonical-json.js";
 import type { Observation } from "./observation.js";
+import { isHighSurrogate, utf8Length } from "./utf8.js";
 
 /**
  * The default cap on what a model or a terminal reads of one tool result: 100,000 characters, about
@@ -82,30 +83,6 @@ export function capToolOutput(
   if (isHighSurrogate(full.charCodeAt(kept - 1))) kept -= 1;
   const text = full.slice(0, kept) + marker.replace("%KEPT%", String(kept));
   return { text, truncated: true, chars, bytes, sha256 };
-}
-
-/** UTF-8 size of a string without Buffer (the root entry stays portable); a lone surrogate counts as U+FFFD. */
-function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) continue;
-    if (code < 0x800) bytes += 1;
-    else if (isHighSurrogate(code) && index + 1 < text.length && isLowSurrogate(text.charCodeAt(index + 1))) {
-      // Two code units, four bytes.
-      bytes += 2;
-      index += 1;
-    } else bytes += 2;
-  }
-  return bytes;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
 
 function outputText(output: unknown): string {

@@ -1,7 +1,7 @@
+import { messageOf } from "@agent/base";
 import { type ZodType, z } from "zod";
 import type { CancellationSignal } from "./call-cancellation.js";
 import { digestJson, type JsonObject, type JsonValue } from "./canonical-json.js";
-import { messageOf } from "./error-message.js";
 import { TOOLS_ERROR_CODES, ToolsError } from "./errors.js";
 import type { FlowSource } from "./flow.js";
 import { exceedsJsonDepth, MAX_INPUT_DEPTH } from "./json-depth.js";

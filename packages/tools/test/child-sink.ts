@@ -9,14 +9,22 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 const SOURCE = fileURLToPath(new URL("../src/", import.meta.url));
-// The sink and what it imports at run time (tool.ts only lends it types).
-const MODULES = [
-  "node/jsonl-event-sink",
-  "events",
-  "audit-bounds",
-  "canonical-json",
-  "errors",
-  "sha256/node",
+const BASE_SOURCE = fileURLToPath(new URL("../../base/src/", import.meta.url));
+// The sink and what it imports at run time (tool.ts only lends it types), with @agent/base's modules.
+const MODULES: [file: string, name: string][] = [
+  ...[
+    "node/jsonl-event-sink",
+    "events",
+    "audit-bounds",
+    "utf8",
+    "canonical-json",
+    "errors",
+    "sha256/node",
+  ].map((name): [string, string] => [join(SOURCE, `${name}.ts`), name]),
+  ...["index", "coded-error", "error-message"].map((name): [string, string] => [
+    join(BASE_SOURCE, `${name}.ts`),
+    `base/${name}`,
+  ]),
 ];
 
 const transpiled = new Map<string, string>();
@@ -24,13 +32,15 @@ const transpiled = new Map<string, string>();
 /** The sink's modules as JavaScript, transpiled once per test file (not once per child). */
 function transpiledModules(): Map<string, string> {
   if (transpiled.size > 0) return transpiled;
-  for (const name of MODULES) {
-    // The package's `#sha256` import map is not there in the temp folder: point it at Node's hash.
+  for (const [file, name] of MODULES) {
+    // The package's `#sha256` import map is not there in the temp folder: point it at Node's hash;
+    // `@agent/base` is not installed there: the child's own imports map points at its copy.
     const output = ts
-      .transpileModule(readFileSync(join(SOURCE, `${name}.ts`), "utf8"), {
+      .transpileModule(readFileSync(file, "utf8"), {
         compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
       })
-      .outputText.replace('from "#sha256"', 'from "./sha256/node.js"');
+      .outputText.replace('from "#sha256"', 'from "./sha256/node.js"')
+      .replace('from "@agent/base"', 'from "#agent-base"');
     transpiled.set(name, output);
   }
   return transpiled;
@@ -62,7 +72,10 @@ export function runChildSink(
   // canonical-json imports "#sha256", which the package's own imports map resolves to Node's hash.
   writeFileSync(
     join(folder, "package.json"),
-    JSON.stringify({ type: "module", imports: { "#sha256": "./lib/sha256/node.js" } }),
+    JSON.stringify({
+      type: "module",
+      imports: { "#sha256": "./lib/sha256/node.js", "#agent-base": "./lib/base/index.js" },
+    }),
   );
   const script = join(folder, "child.mjs");
   writeFileSync(

@@ -5,15 +5,17 @@ import { describe, expect, it } from "vitest";
 
 // The import rules of ARCHITECTURE.md, as data: which other @agent packages each one's source may
 // import. Test code may import anything; `apps/cli` wires everything together.
+// `@agent/base` (what every package shares and none owns) imports nothing and may be imported by all.
 const ALLOWED: Record<string, readonly string[]> = {
-  "@agent/tools": [],
-  "@agent/policy": ["@agent/tools"],
-  "@agent/mcp-transport": [],
-  "@agent/mcp-client": ["@agent/tools", "@agent/mcp-transport"],
-  "@agent/mcp-testing": ["@agent/mcp-transport"],
-  "@agent/models": [],
-  "@agent/loop": ["@agent/tools", "@agent/models"],
-  "@agent/store-postgres": ["@agent/tools", "@agent/policy", "@agent/loop"],
+  "@agent/base": [],
+  "@agent/tools": ["@agent/base"],
+  "@agent/policy": ["@agent/base", "@agent/tools"],
+  "@agent/mcp-transport": ["@agent/base"],
+  "@agent/mcp-client": ["@agent/base", "@agent/tools", "@agent/mcp-transport"],
+  "@agent/mcp-testing": ["@agent/base", "@agent/mcp-transport"],
+  "@agent/models": ["@agent/base"],
+  "@agent/loop": ["@agent/base", "@agent/tools", "@agent/models"],
+  "@agent/store-postgres": ["@agent/base", "@agent/tools", "@agent/policy", "@agent/loop"],
 };
 
 const root = new URL("../../..", import.meta.url).pathname;

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
+import { messageOf } from "@agent/base";
 import { exceedsJsonDepth, type JsonValue, MAX_INPUT_DEPTH } from "@agent/tools";
-import { messageOf } from "../error-message.js";
 import { usageError } from "../exit-codes.js";
 import type { CliIo } from "../terminal/io.js";
 

@@ -1,6 +1,6 @@
+import { messageOf } from "@agent/base";
 import { serverOfToolName } from "@agent/mcp-client";
 import { executeToolCall, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
-import { messageOf } from "../error-message.js";
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
 import { type CappedOutcome, capOutcome, placeholderOutcome } from "../runtime/output-cap.js";
 import type { Runtime } from "../runtime/runtime.js";

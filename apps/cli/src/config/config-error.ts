@@ -1,3 +1,4 @@
+import { CodedError, hasErrorBrand } from "@agent/base";
 /** Codes of {@link ConfigError}: why a configuration could not be loaded, or could not be edited. */
 export const CONFIG_ERROR_CODES = {
   ambiguous: "config_ambiguous",
@@ -18,21 +19,18 @@ const MARKER = Symbol.for("@agent/cli.ConfigError");
  * Thrown when a configuration file cannot be found, read, parsed or validated. Messages name the file
  * and the field (`mcpServers.docs.timeoutMs`) but never a field's value, which may be a credential.
  */
-export class ConfigError extends Error {
+export class ConfigError extends CodedError<ConfigErrorCode> {
   override readonly name = "ConfigError";
-  readonly code: ConfigErrorCode;
-  readonly [MARKER] = true;
   /** The configuration file concerned, when there is one. */
   readonly file: string | undefined;
 
   constructor(code: ConfigErrorCode, message: string, options: { file?: string; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(MARKER, code, message, options);
     this.file = options.file;
   }
 
   /** Whether `value` is a ConfigError, even one thrown by another installed copy of this package. */
   static isInstance(value: unknown): value is ConfigError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+    return hasErrorBrand(value, MARKER);
   }
 }

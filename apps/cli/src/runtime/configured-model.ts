@@ -1,5 +1,7 @@
 // The model of the configuration and what runs on it: the client of agent runs, and the sampling
 // requests of servers, each a governed call on that model.
+
+import { messageOf } from "@agent/base";
 import type { SamplingAnswer, SamplingHandler } from "@agent/mcp-client";
 import { createAnthropicModel, createOpenAiModel, type ModelClient } from "@agent/models";
 import {
@@ -14,7 +16,6 @@ import {
 import { z } from "zod";
 import type { AgentConfig } from "../config/index.js";
 import { type ModelConfig, readApiKey } from "../config/model-config.js";
-import { messageOf } from "../error-message.js";
 import { CliExit, EXIT_CODES } from "../exit-codes.js";
 import { decideHeldCall } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeLine, safeText, writeLine } from "../terminal/io.js";

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { messageOf } from "@agent/base";
 import { type Redactor, redactJson } from "@agent/mcp-transport";
 import {
   type CappedToolOutput,
@@ -10,7 +11,6 @@ import {
   observationText,
   type ToolCallOutcome,
 } from "@agent/tools";
-import { messageOf } from "../error-message.js";
 
 /** The directory, inside the state directory, holding the full text of outputs that were cut. */
 export const OUTPUTS_DIRECTORY = "outputs";

@@ -2,6 +2,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
+import { messageOf } from "@agent/base";
 import { type McpClientFeatures, type McpServerConnection, serverOfToolName } from "@agent/mcp-client";
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import type { OAuthProvider } from "@agent/mcp-transport/oauth";
@@ -25,7 +26,6 @@ import {
   resolveConfigPath,
   type ServerConfig,
 } from "../config/index.js";
-import { messageOf } from "../error-message.js";
 import {
   createLocalTools,
   createRunCommandTool,

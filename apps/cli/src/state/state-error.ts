@@ -1,3 +1,4 @@
+import { CodedError, hasErrorBrand } from "@agent/base";
 /** Codes of {@link StateError}: why durable state could not be opened or changed. */
 export const STATE_ERROR_CODES = {
   corrupt: "state_corrupt",
@@ -18,21 +19,18 @@ export type StateErrorCode = (typeof STATE_ERROR_CODES)[keyof typeof STATE_ERROR
 const MARKER = Symbol.for("@agent/cli.StateError");
 
 /** Thrown when the state database cannot be used as it is, or a run is misaddressed; never resets anything. */
-export class StateError extends Error {
+export class StateError extends CodedError<StateErrorCode> {
   override readonly name = "StateError";
-  readonly code: StateErrorCode;
-  readonly [MARKER] = true;
   /** The file concerned, when there is one. */
   readonly file: string | undefined;
 
   constructor(code: StateErrorCode, message: string, options: { file?: string; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(MARKER, code, message, options);
     this.file = options.file;
   }
 
   /** Whether `value` is a StateError, even one thrown by another installed copy of this package. */
   static isInstance(value: unknown): value is StateError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+    return hasErrorBrand(value, MARKER);
   }
 }

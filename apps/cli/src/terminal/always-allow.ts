@@ -1,9 +1,9 @@
+import { messageOf } from "@agent/base";
 import { type ApprovalRecord, type ApprovalStore, voidApprovalRequests } from "@agent/policy";
 import type { EventSink } from "@agent/tools";
 import { type AllowRuleEdit, type AllowRulePlan, planAllowRule } from "../config/allow-rule-edit.js";
 import { writeEditedDocument } from "../config/config-document.js";
 import { CONFIG_ERROR_CODES, ConfigError } from "../config/config-error.js";
-import { messageOf } from "../error-message.js";
 import { askQuestion } from "./ask-question.js";
 import { type CliIo, safeLine, styleFor, writeLine } from "./io.js";
 import { unifiedDiff } from "./text-diff.js";

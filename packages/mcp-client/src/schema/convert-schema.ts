@@ -1,6 +1,6 @@
+import { messageOf } from "@agent/base";
 import type { JsonObject } from "@agent/tools";
 import { type ZodType, z } from "zod";
-import { messageOf } from "../error-message.js";
 import { checkJsonSchema, type SchemaIssue, type SchemaRole } from "./check-schema.js";
 import { inlineRefs } from "./inline-refs.js";
 import { ROOT_POINTER } from "./json-pointer.js";

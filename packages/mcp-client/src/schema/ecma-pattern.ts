@@ -7,8 +7,9 @@
  * Unicode versions agreeing (`\p{…}`). Its semantics are held to V8's by test/schema-pattern.test.ts:
  * change it only together with those tests.
  */
+
+import { messageOf } from "@agent/base";
 import { RE2JS } from "re2js";
-import { messageOf } from "../error-message.js";
 import {
   type CodePointSet,
   classEscape,

@@ -1,3 +1,4 @@
+import { CodedError, hasErrorBrand } from "@agent/base";
 /** Codes of {@link OAuthFlowError}. */
 export const OAUTH_ERROR_CODES = {
   /** The server needs a user to authorize and nobody can be asked (no terminal): run the login command. */
@@ -18,18 +19,14 @@ const MARKER = Symbol.for("@agent/mcp-transport/OAuthFlowError");
  * The name `OAuthLoginRequiredError` for `login_required` is what the transports fold into a failed
  * request with `data: { httpStatus: 401, loginRequired: true }`.
  */
-export class OAuthFlowError extends Error {
-  readonly code: OAuthErrorCode;
-  readonly [MARKER] = true;
-
+export class OAuthFlowError extends CodedError<OAuthErrorCode> {
   constructor(code: OAuthErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(MARKER, code, message, options);
     this.name = code === OAUTH_ERROR_CODES.loginRequired ? "OAuthLoginRequiredError" : "OAuthFlowError";
   }
 
   /** Recognizes the error across two installed copies of this package. */
   static isInstance(value: unknown): value is OAuthFlowError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+    return hasErrorBrand(value, MARKER);
   }
 }

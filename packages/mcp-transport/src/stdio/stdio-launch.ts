@@ -1,3 +1,4 @@
+import { messageOf } from "@agent/base";
 // What starts a stdio server: the parameters, their checks, the launch seam a sandbox rewrites the
 // command through, and how a failed start is described.
 import { assertNonNegative } from "../assert-argument.js";
@@ -87,8 +88,4 @@ export function describeSpawnFailure(command: string, error: unknown): string {
         ? " (not executable)"
         : "";
   return `could not start the server "${escapeControlCharacters(command)}": ${messageOf(error)}${hint}`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

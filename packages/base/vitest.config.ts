@@ -1,0 +1,8 @@
+import { defineProject } from "vitest/config";
+import { sourceConditions } from "../../vitest.shared.js";
+
+export default defineProject({
+  resolve: { conditions: sourceConditions },
+  ssr: { resolve: { conditions: sourceConditions } },
+  test: { name: "@agent/base", include: ["test/**/*.test.ts"] },
+});
