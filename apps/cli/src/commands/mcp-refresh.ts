@@ -1,5 +1,5 @@
+import { messageOf } from "@agent/base";
 import type { ServerConfig, StdioServerConfig } from "../config/index.js";
-import { messageOf } from "../error-message.js";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { packageSummaryOf } from "../packages/package-cache.js";
 import type { Runtime } from "../runtime/runtime.js";

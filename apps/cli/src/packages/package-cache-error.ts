@@ -1,3 +1,4 @@
+import { CodedError, hasErrorBrand } from "@agent/base";
 /** Why the package cache could not provide a server's package. */
 export const PACKAGE_CACHE_ERROR_CODES = Object.freeze({
   /** npm or uv is not on PATH. */
@@ -15,21 +16,18 @@ export const PACKAGE_CACHE_ERROR_CODES = Object.freeze({
 export type PackageCacheErrorCode =
   (typeof PACKAGE_CACHE_ERROR_CODES)[keyof typeof PACKAGE_CACHE_ERROR_CODES];
 
-const MARKER = Symbol.for("agent.cli.PackageCacheError");
+const MARKER = Symbol.for("@agent/cli.PackageCacheError");
 
 /** A package-runner server's package could not be installed or run from the cache; `code` says why. */
-export class PackageCacheError extends Error {
-  readonly code: PackageCacheErrorCode;
-  readonly [MARKER] = true;
+export class PackageCacheError extends CodedError<PackageCacheErrorCode> {
+  override readonly name = "PackageCacheError";
 
-  constructor(code: PackageCacheErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "PackageCacheError";
-    this.code = code;
+  constructor(code: PackageCacheErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(MARKER, code, message, options);
   }
 
-  /** Whether `value` is a PackageCacheError, from this copy of the CLI or another. */
+  /** Whether `value` is a PackageCacheError, even one thrown by another installed copy of the CLI. */
   static isInstance(value: unknown): value is PackageCacheError {
-    return typeof value === "object" && value !== null && MARKER in value;
+    return hasErrorBrand(value, MARKER);
   }
 }

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { messageOf } from "@agent/base";
 import type { StdioLaunch } from "@agent/mcp-transport/stdio";
 import { type EventSink, emitEvent } from "@agent/tools";
 import type { ServerConfig, StdioServerConfig } from "../config/index.js";
-import { messageOf } from "../error-message.js";
 import { isSameOrInside } from "../local-tools/index.js";
 import { PACKAGE_CACHE_ERROR_CODES, PackageCacheError } from "./package-cache-error.js";
 import { installPackages, type PinnedPackage } from "./package-install.js";
