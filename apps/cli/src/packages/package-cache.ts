@@ -104,7 +104,12 @@ export function createPackageCache(options: PackageCacheOptions): PackageCache {
     if (parsePackageRunner(server.command, server.args).kind !== "package") return undefined;
     const dir = dirOf(server);
     const manifest = readManifest(dir);
-    return manifest ? fromManifest(dir, manifest) : undefined;
+    try {
+      return manifest ? fromManifest(dir, manifest) : undefined;
+    } catch {
+      // A manifest pointing outside its install is not trusted: the package is installed again.
+      return undefined;
+    }
   };
 
   const install = async (
