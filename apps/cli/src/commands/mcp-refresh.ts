@@ -2,6 +2,7 @@ import { messageOf } from "@agent/base";
 import type { ServerConfig, StdioServerConfig } from "../config/index.js";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { packageSummaryOf } from "../packages/package-cache.js";
+import { PACKAGE_CACHE_ERROR_CODES, PackageCacheError } from "../packages/package-cache-error.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { describeInstalled } from "../terminal/install-progress.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
@@ -35,10 +36,8 @@ export async function mcpRefreshCommand(
         package: packageSummaryOf(await runtime.packages.refresh(server, signal)),
       });
     } catch (error) {
-      const code =
-        typeof (error as { code?: unknown }).code === "string"
-          ? (error as { code: string }).code
-          : "install_failed";
+      // The cache throws only PackageCacheErrors; anything else is still an install that failed.
+      const code = PackageCacheError.isInstance(error) ? error.code : PACKAGE_CACHE_ERROR_CODES.installFailed;
       outcomes.push({ name: server.name, status: "failed", error: { code, message: messageOf(error) } });
     }
   }

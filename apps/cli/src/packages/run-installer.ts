@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { PackageCacheError } from "./package-cache-error.js";
+import { PACKAGE_CACHE_ERROR_CODES, PackageCacheError } from "./package-cache-error.js";
 
 /** One run of an installer (npm, uv): outside the sandbox, with the user's environment and network. */
 export interface InstallerRun {
@@ -38,10 +38,18 @@ export function runInstaller(run: InstallerRun): Promise<void> {
     child.on("error", (error) => {
       reject(
         run.signal?.aborted
-          ? new PackageCacheError("install_interrupted", "the install was interrupted", { cause: error })
-          : new PackageCacheError("install_failed", `could not run ${run.command}: ${error.message}`, {
-              cause: error,
-            }),
+          ? new PackageCacheError(
+              PACKAGE_CACHE_ERROR_CODES.installInterrupted,
+              "the install was interrupted",
+              { cause: error },
+            )
+          : new PackageCacheError(
+              PACKAGE_CACHE_ERROR_CODES.installFailed,
+              `could not run ${run.command}: ${error.message}`,
+              {
+                cause: error,
+              },
+            ),
       );
     });
     child.on("close", (code, signal) => {
@@ -56,7 +64,7 @@ export function runInstaller(run: InstallerRun): Promise<void> {
       const ending = signal ? `was stopped by ${signal}` : `exited with code ${code}`;
       reject(
         new PackageCacheError(
-          "install_failed",
+          PACKAGE_CACHE_ERROR_CODES.installFailed,
           `${run.command} ${ending}${quoted.length > 0 ? `:\n${quoted.join("\n")}` : ""}`,
         ),
       );
