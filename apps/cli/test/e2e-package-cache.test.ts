@@ -10,6 +10,7 @@ import {
   observationOf,
   parseSingleJson,
   e2eTest as test,
+  waitingIds,
 } from "./e2e-helpers.js";
 import { startLoopbackNpmRegistry } from "./loopback-npm-registry.js";
 
@@ -49,10 +50,9 @@ describe.concurrent("package-runner servers (npx -y) under the sandbox", () => {
       const registry = await startLoopbackNpmRegistry(FIXTURE);
       try {
         const first = registry.publish("1.0.0");
-        sandbox.writeConfig({
-          policy: { sandbox: "required", rules: [{ tool: "mcp__mem__*", decision: "allow" }] },
-          mcpServers: { mem: { command: "npx", args: ["-y", "@e2e/mcp-server"] } },
-        });
+        const mcpServers = { mem: { command: "npx", args: ["-y", "@e2e/mcp-server"] } };
+        const allowing = { sandbox: "required", rules: [{ tool: "mcp__mem__*", decision: "allow" }] };
+        sandbox.writeConfig({ policy: allowing, mcpServers });
         const env = { npm_config_registry: registry.url };
 
         const installing = await sandbox.run(["mcp", "list", "--json"], { env });
@@ -90,6 +90,13 @@ describe.concurrent("package-runner servers (npx -y) under the sandbox", () => {
         expect(human.stdout).toContain("package: @e2e/mcp-server@1.0.0 (sha512-");
         expect(registry.requests).toEqual([]);
 
+        // A call held for approval now: it was asked of the old package's code.
+        sandbox.writeConfig({ policy: { sandbox: "required" }, mcpServers });
+        const held = await sandbox.run(["call", "mcp__mem__version", "--json"], { env });
+        expect(held.code, held.stderr).toBe(3);
+        const { requestId } = waitingIds(held.stdout);
+        sandbox.writeConfig({ policy: allowing, mcpServers });
+
         // A refresh asks the registry again and pins the new latest; the next start is offline again.
         const second = registry.publish("1.0.1");
         const refreshed = await sandbox.run(["mcp", "refresh", "mem", "--json"], { env });
@@ -102,11 +109,17 @@ describe.concurrent("package-runner servers (npx -y) under the sandbox", () => {
               package: {
                 packages: [{ name: "@e2e/mcp-server", version: "1.0.1", integrity: second.integrity }],
               },
+              voidedApprovals: 1,
             },
           ],
         });
         expect(registry.requests).toContain("GET /@e2e/mcp-server");
         expect(registry.requests).toContain("GET /@e2e/mcp-server/-/e2e-mcp-server-1.0.1.tgz");
+
+        const approvals = await sandbox.run(["approvals", "list", "--json"]);
+        expect(
+          (parseSingleJson(approvals.stdout) as { approvals: { id: string; status: string }[] }).approvals,
+        ).toContainEqual(expect.objectContaining({ id: requestId, status: "voided" }));
 
         registry.requests.length = 0;
         const after = await sandbox.run(["call", "mcp__mem__version", "--json"], { env });

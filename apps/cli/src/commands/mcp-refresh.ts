@@ -1,15 +1,23 @@
 import { messageOf } from "@agent/base";
 import type { ServerConfig, StdioServerConfig } from "../config/index.js";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
+import { isRepinned, voidApprovalsOfRepinnedServer } from "../packages/package-approvals.js";
 import { packageSummaryOf } from "../packages/package-cache.js";
 import { PACKAGE_CACHE_ERROR_CODES, PackageCacheError } from "../packages/package-cache-error.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { describeInstalled } from "../terminal/install-progress.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
+import { plural } from "../terminal/table.js";
 
 /** One server's refresh, as `--json` reports it. */
 type RefreshOutcome =
-  | { name: string; status: "refreshed"; package: ReturnType<typeof packageSummaryOf> }
+  | {
+      name: string;
+      status: "refreshed";
+      package: ReturnType<typeof packageSummaryOf>;
+      /** Pending and granted approvals of the server's tools voided because its package changed. */
+      voidedApprovals: number;
+    }
   | { name: string; status: "failed"; error: { code: string; message: string } };
 
 /**
@@ -29,11 +37,18 @@ export async function mcpRefreshCommand(
   // One after another: each install's progress reads as one block, and the registry is asked once at a time.
   for (const server of targets) {
     if (signal.aborted) break;
+    const before = runtime.packages.cached(server);
     try {
+      const after = await runtime.packages.refresh(server, signal);
+      const voidedApprovals =
+        before && isRepinned(before.packages, after.packages)
+          ? await voidApprovalsOfRepinnedServer(runtime.state.approvals, server.name, runtime.events)
+          : 0;
       outcomes.push({
         name: server.name,
         status: "refreshed",
-        package: packageSummaryOf(await runtime.packages.refresh(server, signal)),
+        package: packageSummaryOf(after),
+        voidedApprovals,
       });
     } catch (error) {
       // The cache throws only PackageCacheErrors; anything else is still an install that failed.
@@ -55,7 +70,7 @@ export async function mcpRefreshCommand(
       writeLine(
         io.stdout,
         outcome.status === "refreshed"
-          ? `${name}  ${style.green("refreshed")}  ${describeInstalled(outcome.package)}`
+          ? `${name}  ${style.green("refreshed")}  ${describeInstalled(outcome.package)}${outcome.voidedApprovals > 0 ? `  (voided ${plural(outcome.voidedApprovals, "approval")} given for the old package)` : ""}`
           : `${name}  ${style.red("failed")}  ${safeLine(outcome.error.message)}`,
       );
     }
