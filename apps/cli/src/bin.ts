@@ -3,6 +3,7 @@ import { runCli } from "./cli.js";
 import { EXIT_CODES, Interrupted, interruptionExitCode } from "./exit-codes.js";
 import { createServerProcesses } from "./runtime/server-connections.js";
 import { processIo } from "./terminal/io.js";
+import { createTurnInterrupts } from "./terminal/turn-interrupts.js";
 
 await main();
 
@@ -11,9 +12,12 @@ async function main(): Promise<void> {
   // The stdio servers this process starts: the second signal below kills what is left of them.
   const serverProcesses = createServerProcesses();
   const interrupt = new AbortController();
+  const turnInterrupts = createTurnInterrupts();
   let interrupts = 0;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
+      // A turn of `agent chat` that claimed Ctrl-C is cancelled; the chat goes on.
+      if (signal === "SIGINT" && turnInterrupts.interrupt()) return;
       interrupts += 1;
       // A second signal means "now": the first one is still cancelling and closing servers, so
       // kill their process groups outright rather than leave them behind. The exit code is the first
@@ -37,7 +41,13 @@ async function main(): Promise<void> {
     });
   }
 
-  const result = await runCli(process.argv.slice(2), processIo(), interrupt.signal, serverProcesses);
+  const result = await runCli(
+    process.argv.slice(2),
+    processIo(),
+    interrupt.signal,
+    serverProcesses,
+    turnInterrupts,
+  );
   const code = pipeClosed ? EXIT_CODES.pipeClosed : result;
   process.exitCode = code;
   // Everything was closed; if a stray handle still keeps the loop alive, do not hang the shell.

@@ -20,6 +20,7 @@ export type CommandName =
   | "approvals deny"
   | "resume"
   | "run"
+  | "chat"
   | "runs list"
   | "runs show"
   | "audit"
@@ -47,14 +48,18 @@ export interface CliArgs {
   follow: boolean;
   /** `agent audit --verify`: check the shared trail's chain, signatures and this machine's checkpoint. */
   verify: boolean;
+  /** `agent audit --verbose`: every event with its fields, not only the story's steps. */
+  verbose: boolean;
   /** `mcp add`: `--transport`, `--env K=V`..., `--header 'K: V'`... as given. */
   serverEntry: { transport: "stdio" | "http" | "sse"; env: string[]; headers: string[] };
   /** `approvals list --pending`: only requests still waiting for a decision. */
   pending: boolean;
   /** `agent audit` filters: `--run`, `--tool`, `--since`, `--tail`. */
   auditFilter: AuditFilter;
-  /** `--max-turns N` of `agent run`. */
+  /** `--max-turns N` of `agent run` (per prompt with `--continue`, and in `agent chat`). */
   maxTurns: number | undefined;
+  /** `agent run --continue <runId> <prompt>`: the stopped agent run the prompt goes on with. */
+  continueRunId: string | undefined;
   /** `--prompt <server>:<name>` of `agent run`: start from an MCP prompt. */
   fromPrompt: string | undefined;
   /** `--attach <server>:<uri>` of `agent run`, repeatable: resources put into the first message. */
@@ -86,11 +91,13 @@ Commands:
   approvals deny <id>                      deny one request
   run <prompt> [--json] [--max-turns N]    an agent run: the configured model calls tools through the gate
       [--prompt <server>:<name> [--arg k=v]...] [--attach <server>:<uri>]...   start from an MCP prompt, attach resources
+  run --continue <runId> <prompt> [--json] [--max-turns N]   give a stopped agent run a new prompt (same run)
+  chat [--max-turns N]                     a conversation: each prompt goes on with the same run; /help inside
   resume <runId> [--json]                  continue a run: re-check held calls, run them if approved, go on
       [--rerun <callId>]... [--answer-unknown <callId>]...   decide about calls whose outcome is unknown
   runs list [--json]                       agent runs and one-call runs, newest first
   runs show <runId> [--json]               one run: status, transcript, pending calls
-  audit [--json] [--follow]                the audit trail; filters: --run ID, --tool PATTERN,
+  audit [--json] [--verbose] [--follow]    the story of the runs (--verbose: every event); filters: --run ID, --tool PATTERN,
         [--since 15m|TIME] [--tail N]    --since a duration or time, --tail the last N (--follow: new only)
   audit --verify                           check the shared PostgreSQL trail: chain, writer signatures, checkpoint
   tools [--format openai|anthropic|json]   the tools and their policy; or their definitions as model APIs take them
@@ -105,7 +112,8 @@ Options:
   --state-dir DIR   approvals, runs, audit trail, OAuth tokens (else $AGENT_STATE_DIR, else .agent beside the config)
 
 Exit codes: 0 ok, 1 failed call, 2 usage or configuration error (or a run resume refuses),
-3 waiting for approval, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+3 waiting for approval, 130 interrupted (SIGINT), 143 terminated (SIGTERM). A refused
+"run --continue" (a waiting run, an unknown id) exits 2.
 An agent run exits 0 completed, 1 failed or max turns, 2 usage or configuration (a missing API key),
 3 waiting for approval, 130 interrupted.`;
 
@@ -117,6 +125,7 @@ const OPTIONS = {
   format: { type: "string" },
   follow: { type: "boolean" },
   verify: { type: "boolean" },
+  verbose: { type: "boolean" },
   pending: { type: "boolean" },
   transport: { type: "string", short: "t" },
   env: { type: "string", short: "e", multiple: true },
@@ -126,6 +135,7 @@ const OPTIONS = {
   since: { type: "string" },
   tail: { type: "string" },
   "max-turns": { type: "string" },
+  continue: { type: "string" },
   arg: { type: "string", multiple: true },
   prompt: { type: "string" },
   attach: { type: "string", multiple: true },
@@ -153,10 +163,11 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = Object.fr
   "approvals approve": [],
   "approvals deny": [],
   resume: ["json", "rerun", "answer-unknown"],
-  run: ["json", "max-turns", "prompt", "attach", "arg"],
+  run: ["json", "max-turns", "prompt", "attach", "arg", "continue"],
+  chat: ["max-turns"],
   "runs list": ["json"],
   "runs show": ["json"],
-  audit: ["json", "follow", "run", "tool", "since", "tail", "verify"],
+  audit: ["json", "follow", "run", "tool", "since", "tail", "verify", "verbose"],
   tools: ["format"],
   "resources list": ["json"],
   "resources read": ["json"],
@@ -182,6 +193,7 @@ const OPERANDS: Record<CommandName, string[]> = Object.freeze({
   "approvals deny": ["<id>"],
   resume: ["<runId>"],
   run: ["[prompt]"],
+  chat: [],
   "runs list": [],
   "runs show": ["<runId>"],
   audit: [],
@@ -230,6 +242,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
       `"agent ${command}" takes ${expected.length ? expected.join(" ") : "no arguments"}, got ${operands.length}.`,
     );
   }
+  if (command === "run" && values.continue !== undefined) checkContinue(values, operands);
   if (command === "run" && operands.length === 0 && values.prompt === undefined) {
     throw usageError(`"agent run" takes <prompt>, or --prompt <server>:<name> to start from an MCP prompt.`);
   }
@@ -262,6 +275,7 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
     format,
     follow: values.follow ?? false,
     verify: values.verify ?? false,
+    verbose: values.verbose ?? false,
     pending: values.pending ?? false,
     serverEntry: {
       transport: readTransport(values.transport),
@@ -275,6 +289,7 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
       tail: parseTail(values.tail),
     },
     maxTurns: parseMaxTurns(values["max-turns"]),
+    continueRunId: values.continue,
     promptArgs: readPromptArgs(values.arg ?? []),
     fromPrompt: values.prompt,
     attach: values.attach ?? [],
@@ -297,6 +312,18 @@ function readUnknownOutcomes(
     decisions[callId] = "answer_unknown";
   }
   return decisions;
+}
+
+/** `run --continue <runId>` takes a prompt of its own, and neither `--prompt` nor `--attach`. */
+function checkContinue(values: OptionValues, operands: readonly string[]): void {
+  if (values.prompt !== undefined || values.attach !== undefined) {
+    throw usageError(
+      `"agent run --continue" takes a prompt to add to the run; --prompt and --attach start a new one.`,
+    );
+  }
+  if (operands.length === 0 || operands[0]?.trim() === "") {
+    throw usageError(`"agent run --continue <runId>" takes <prompt>: the new message for the run.`);
+  }
 }
 
 /** An option token as parseArgs reports it in non-strict mode. */
@@ -383,6 +410,7 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
     first === "call" ||
     first === "resume" ||
     first === "run" ||
+    first === "chat" ||
     first === "audit" ||
     first === "tools" ||
     first === "help"

@@ -4,6 +4,7 @@ import { LoopError } from "@agent/loop";
 import { ModelClientError } from "@agent/models";
 import { PolicyError } from "@agent/policy";
 import { StorePostgresError } from "@agent/store-postgres";
+import { chatCommand } from "./chat/chat.js";
 import { type CliArgs, parseCliArgs, USAGE } from "./cli-args.js";
 import { cliVersion } from "./cli-version.js";
 import { approvalsDecideCommand, approvalsListCommand } from "./commands/approvals.js";
@@ -21,7 +22,7 @@ import { mcpListCommand } from "./commands/mcp-list.js";
 import { mcpLoginCommand, mcpLogoutCommand } from "./commands/mcp-login.js";
 import { mcpRefreshCommand } from "./commands/mcp-refresh.js";
 import { resumeCommand } from "./commands/resume.js";
-import { runCommand } from "./commands/run.js";
+import { continueRunCommand, runCommand } from "./commands/run.js";
 import { runsListCommand, runsShowCommand } from "./commands/runs.js";
 import { toolsCommand } from "./commands/tools.js";
 import { CONFIG_ENV_VARIABLE, ConfigError, resolveConfigPath } from "./config/index.js";
@@ -32,18 +33,21 @@ import { openStateRuntime, type StateRuntime, stateOnlyRedactor } from "./runtim
 import { StateError } from "./state/index.js";
 import { type CliIo, safeLine, safeText, writeLine } from "./terminal/io.js";
 import { createOutputGuard, type OutputGuard } from "./terminal/output-guard.js";
+import { createTurnInterrupts, type TurnInterrupts } from "./terminal/turn-interrupts.js";
 
 /**
  * Runs one `agent` command line and returns its exit code. `signal` stops it as Ctrl-C does (exit
  * 130, or 143 when its reason is an `Interrupted` by SIGTERM). Servers and state are always closed
  * before it returns, whatever happened. The stdio servers it starts are recorded in `processes`,
- * which the caller keeps to kill them when it cannot wait for that close.
+ * which the caller keeps to kill them when it cannot wait for that close. A command that runs turns
+ * (`agent chat`) may claim Ctrl-C through `interrupts` while one runs, so it cancels only that turn.
  */
 export async function runCli(
   argv: string[],
   baseIo: CliIo,
   signal: AbortSignal,
   processes: ServerProcesses = createServerProcesses(),
+  interrupts: TurnInterrupts = createTurnInterrupts(),
 ): Promise<ExitCode> {
   // Every write of this command, error messages included, passes the configuration's redactor.
   const guard = createOutputGuard(baseIo);
@@ -62,7 +66,7 @@ export async function runCli(
       writeLine(io.stdout, cliVersion());
       return EXIT_CODES.ok;
     }
-    const code = await dispatch(args, { guard, signal, processes });
+    const code = await dispatch(args, { guard, signal, processes, interrupts });
     return signal.aborted ? interruptionExitCode(signal.reason) : code;
   } catch (error) {
     if (signal.aborted) return interruptionExitCode(signal.reason);
@@ -78,6 +82,7 @@ interface CommandScope {
   guard: OutputGuard;
   signal: AbortSignal;
   processes: ServerProcesses;
+  interrupts: TurnInterrupts;
 }
 
 async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
@@ -140,6 +145,17 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
         ),
       );
     case "run":
+      if (args.continueRunId !== undefined) {
+        const runId = args.continueRunId;
+        return withRuntime(args, scope, (runtime) =>
+          continueRunCommand(
+            runtime,
+            io,
+            { runId, prompt: operand(args), json: args.json, maxTurns: args.maxTurns },
+            signal,
+          ),
+        );
+      }
       return withRuntime(args, scope, (runtime) =>
         runCommand(
           runtime,
@@ -154,6 +170,10 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
           },
           signal,
         ),
+      );
+    case "chat":
+      return withRuntime(args, scope, (runtime) =>
+        chatCommand(runtime, io, { maxTurns: args.maxTurns }, signal, scope.interrupts),
       );
     case "runs list":
       return withState(args, guard, (runtime) => runsListCommand(runtime, io, args));

@@ -30,6 +30,7 @@ describe("the model key of the configuration", () => {
           maxCallsPerTurn: 8,
           maxArgumentChars: 20_000,
           system: "Be brief.",
+          prices: { inputPerMillion: 3, outputPerMillion: 15 },
         },
       }),
       {},
@@ -41,6 +42,7 @@ describe("the model key of the configuration", () => {
       maxCallsPerTurn: 8,
       maxArgumentChars: 20_000,
       system: "Be brief.",
+      prices: { inputPerMillion: 3, outputPerMillion: 15 },
     });
     expect(loadConfig(writeConfig({}), {}).model).toBeUndefined();
   });
@@ -58,6 +60,7 @@ describe("the model key of the configuration", () => {
           maxCallsPerTurn: 0,
           maxArgumentChars: 1.5,
           apiKey: "sk-do-not-print-me",
+          prices: { inputPerMillion: -1, outputPerMillion: 2, currency: "EUR" },
         },
       }),
     );
@@ -71,6 +74,8 @@ describe("the model key of the configuration", () => {
       "model.maxCallsPerTurn",
       "model.maxArgumentChars",
       "model.apiKey",
+      "model.prices.inputPerMillion",
+      "model.prices",
     ]) {
       expect(error.message).toContain(field);
     }

@@ -259,7 +259,7 @@ describe.concurrent("approvals across processes", () => {
       sandbox.run(["approvals", "show", toApprove.requestId, "--json"]),
       sandbox.run(["approvals", "show", toDeny.requestId]),
       listApprovals(sandbox),
-      sandbox.run(["audit"]),
+      sandbox.run(["audit", "--verbose"]),
     ]);
     const shown = parseSingleJson(shownRun.stdout);
     expect(shown.approval).toMatchObject({ status: "granted", decidedBy: user });

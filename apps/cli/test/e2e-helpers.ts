@@ -229,8 +229,13 @@ export class E2eSandbox {
       ? [CLI_BIN, ...args]
       : [CLI_BIN, "--config", this.configPath, "--state-dir", this.stateDir, ...args];
     // -e: exit with the command's code; -f: flush at once; -q: no banner; the log goes nowhere.
+    // `exec`: the shell script starts must not stay as the CLI's parent, or a Ctrl-C typed at the
+    // terminal reaches it too and it reports 130 for a CLI that went on and exited 0 (dash does).
     const [command, commandArgs] = options.terminal
-      ? ["/usr/bin/script", ["-qfec", [process.execPath, ...argv].map(shellQuote).join(" "), "/dev/null"]]
+      ? [
+          "/usr/bin/script",
+          ["-qfec", `exec ${[process.execPath, ...argv].map(shellQuote).join(" ")}`, "/dev/null"],
+        ]
       : [process.execPath, argv];
     const child = spawn(command, commandArgs, {
       cwd: options.cwd ?? this.root,

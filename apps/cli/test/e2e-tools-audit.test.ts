@@ -150,11 +150,15 @@ function parseLines(stdout: string): Record<string, unknown>[] {
 }
 
 describe.concurrent("agent audit", () => {
-  test("--json prints one parseable event per line; the human view one line per event", {
+  test("--json prints one parseable event per line; --verbose one line per event; the story one per step", {
     timeout: E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {
     const { allowedRun, heldRun } = await makeHistory(sandbox);
-    const [json, human] = await Promise.all([sandbox.run(["audit", "--json"]), sandbox.run(["audit"])]);
+    const [json, human, story] = await Promise.all([
+      sandbox.run(["audit", "--json"]),
+      sandbox.run(["audit", "--verbose"]),
+      sandbox.run(["audit"]),
+    ]);
 
     expect(json.code).toBe(0);
     expect(json.stderr).toBe("");
@@ -185,6 +189,17 @@ describe.concurrent("agent audit", () => {
     expect(humanLines).toHaveLength(events.length);
     expect(humanLines.every((line) => /^\d{4}-\d{2}-\d{2}T\S+ {2}[a-z_]+ {2}/.test(line))).toBe(true);
     expect(humanLines).toContainEqual(expect.stringContaining(`tool_call_finished  toolName=mcp__s__echo`));
+
+    // The story: the calls' steps, not the server's handshake or each of its requests.
+    expect(story.code).toBe(0);
+    const storyLines = story.stdout.trimEnd().split("\n");
+    expect(storyLines.every((line) => /^\d\d:\d\d:\d\d {2}\S/.test(line))).toBe(true);
+    expect(storyLines).toContainEqual(expect.stringMatching(/call mcp__s__echo \(\S+\) finished ok in /));
+    expect(storyLines).toContainEqual(
+      expect.stringMatching(/call mcp__s__env \(\S+\) held for approval, request apr_/),
+    );
+    expect(story.stdout).not.toContain("mcp_initialized");
+    expect(storyLines.length).toBeLessThan(humanLines.length);
   });
 
   test("--follow --tail N prints the last N already there, then tails new events until Ctrl-C", {

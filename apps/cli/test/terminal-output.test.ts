@@ -100,8 +100,15 @@ describe("rendering an outcome for a person", () => {
 
   it("escapes a server's progress notification, numbers included", () => {
     const io = captureIo({ tty: true });
-    renderProgress(io, { progress: `3${OSC_TITLE}` as unknown as number, message: "step \u009b2J" });
-    expect(io.err()).toBe("  progress 3\\x1b]0;pwned\\x07 step \\x9b2J\n");
+    renderProgress(
+      io,
+      { progress: `3${OSC_TITLE}` as unknown as number, message: "step \u009b2J" },
+      `t${OSC_TITLE}`,
+    );
+    // Not a number: no count is shown for it; the tool's name and the message are escaped.
+    expect(io.err()).toBe("  · t\\x1b]0;pwned\\x07 ? step \\x9b2J\n");
+    renderProgress(io, { progress: 1, total: 4 }, "mcp__s__long");
+    expect(io.err()).toContain(`  mcp__s__long [${"█".repeat(5)}${"░".repeat(15)}]  25%\n`);
   });
 });
 

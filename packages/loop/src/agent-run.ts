@@ -177,7 +177,7 @@ function assertResumable(state: RunState, options: ResumeRunOptions): void {
   if (state.status === "completed" || state.status === "max_turns") {
     throw new LoopError(
       LOOP_ERROR_CODES.runNotResumable,
-      `Run ${state.runId} stopped for good (${state.status}); start a new run to go on.`,
+      `Run ${state.runId} stopped for good (${state.status}); continue it with a new prompt, or start a new run.`,
     );
   }
   if (state.status === "running" && !options.canTakeOver?.(state)) {
@@ -188,12 +188,14 @@ function assertResumable(state: RunState, options: ResumeRunOptions): void {
   }
 }
 
-function assertTurnLimits(env: AgentEnvironment): void {
+/** Throws `invalid_options` for a turn limit of the environment that is not a positive integer. */
+export function assertTurnLimits(env: AgentEnvironment): void {
   if (env.maxCallsPerTurn !== undefined) assertPositiveInteger("maxCallsPerTurn", env.maxCallsPerTurn);
   if (env.maxArgumentChars !== undefined) assertPositiveInteger("maxArgumentChars", env.maxArgumentChars);
 }
 
-function assertPositiveInteger(name: string, value: number): void {
+/** Throws `invalid_options` unless `value` is a positive integer. */
+export function assertPositiveInteger(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 1) {
     throw new LoopError(
       LOOP_ERROR_CODES.invalidOptions,

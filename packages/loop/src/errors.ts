@@ -6,6 +6,11 @@ export const LOOP_ERROR_CODES = {
   /** The run stopped for good (completed, max turns) or is running elsewhere. */
   runNotResumable: "run_not_resumable",
   /** Another process updated the run first (it claimed it, or took it over). */
+  /**
+   * A new user message was given to a run that cannot take one now: it waits on approvals (decide
+   * them and resume it), runs elsewhere, or has calls it must settle first.
+   */
+  runNotContinuable: "run_not_continuable",
   runConflict: "run_conflict",
   runFormatUnknown: "run_format_unknown",
   invalidOptions: "invalid_options",

@@ -7,6 +7,7 @@ export {
   type RunResult,
 } from "./agent-environment.js";
 export { type ResumeRunOptions, resumeRun, type StartRunOptions, startRun } from "./agent-run.js";
+export { type ContinueRunOptions, continueRun } from "./continue-run.js";
 export { LOOP_ERROR_CODES, LoopError, type LoopErrorCode } from "./errors.js";
 export { InMemoryRunStore } from "./in-memory-run-store.js";
 export { type OfferedTools, OfferedToolsCache, type ToolSource, toModelTool } from "./offered-tools.js";

@@ -11,6 +11,8 @@ import type { FlowSource, JsonValue, Observation } from "@agent/tools";
  * not know. Format 1 (before token budgets) had no `maxTokens` and a sha256 in every call record; it
  * is read with `maxTokens: null`. Format 2 (before the flow guard) had no `taint`; it is read with
  * `taint: []` (its runs were never judged for taint). A resume rewrites either header as format 3.
+ * A continued run (`continueRun`: a new user message after the run stopped) needs no new format: its
+ * transcript holds more user messages and its `maxTurns` grew, both of shapes every format has.
  */
 export const RUN_STATE_FORMAT = 3 as const;
 

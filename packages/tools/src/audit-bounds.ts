@@ -60,6 +60,16 @@ const CALL_EVENT_FIELDS: ReadonlySet<string> = new Set(
   ].filter((key) => !SECRET_KEY_PATTERN.test(key)),
 );
 
+// Token counts of the run events (model_request_finished, run_finished, mcp_sampling): named like a
+// credential ("token"), but a count; kept as long as they are a number, redacted like any other else.
+const TOKEN_COUNT_FIELDS: ReadonlySet<string> = new Set(["inputTokens", "outputTokens", "maxTokens"]);
+
+/** Whether the field `key` holding `value` must not be written: a credential by its name. */
+function isSecretField(key: string, value: unknown): boolean {
+  if (TOKEN_COUNT_FIELDS.has(key) && typeof value === "number") return false;
+  return SECRET_KEY_PATTERN.test(key);
+}
+
 // Deeper values take the copying path, which treats them exactly as before (a cycle throws there).
 const MAX_SCAN_DEPTH = 32;
 // The copying path keeps this many levels; deeper values are replaced by a marker, so a hostile
@@ -126,7 +136,9 @@ function isWithinBounds(value: unknown, limits: AuditLimits, depth: number): boo
       // no enumerable members, and hasOwn keeps a polluted Object.prototype out, as JSON does.
       for (const key in value) {
         if (!Object.hasOwn(value, key)) continue;
-        if (!CALL_EVENT_FIELDS.has(key) && SECRET_KEY_PATTERN.test(key)) return false;
+        if (!CALL_EVENT_FIELDS.has(key) && isSecretField(key, (value as Record<string, unknown>)[key])) {
+          return false;
+        }
         if (!isWithinBounds((value as Record<string, unknown>)[key], limits, depth + 1)) return false;
       }
       return true;
@@ -162,7 +174,7 @@ function boundValue(value: unknown, limits: AuditLimits, ancestors: object[] = [
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => [
       key,
-      SECRET_KEY_PATTERN.test(key) ? "[redacted]" : boundValue(item, limits, inner),
+      isSecretField(key, item) ? "[redacted]" : boundValue(item, limits, inner),
     ]),
   );
 }

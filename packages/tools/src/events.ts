@@ -115,6 +115,9 @@ export type AgentEvent = EventBase &
     // The run took in untrusted content: from now on its sinks are held (the flow guard). Once per source.
     | { type: "run_tainted"; runId: string; turn: number; source: FlowSource }
     | { type: "run_resumed"; runId: string; turn: number; toolSetChanged: boolean }
+    // A finished run given a new user message (a follow-up): `turn` is where it goes on; the prompt's
+    // size only, never its text. `maxTurns` is the run's new turn limit (turns so far plus this prompt's).
+    | { type: "run_continued"; runId: string; turn: number; promptChars: number; maxTurns: number }
     | {
         type: "run_finished";
         runId: string;

@@ -45,6 +45,29 @@ describe("audit records", () => {
     expect(bounded.message).toMatchObject({ omitted: "string", bytes: 10_000 });
   });
 
+  it("keeps a run's token counts (numbers), while a string under such a name is still redacted", () => {
+    const turn = {
+      type: "model_request_finished",
+      at: "2026-12-02T10:00:00.000Z",
+      runId: "run_1",
+      provider: "openai",
+      model: "m",
+      turn: 1,
+      durationMs: 5,
+      ok: true,
+      inputTokens: 1200,
+      outputTokens: 0,
+      toolCalls: 0,
+    };
+    expect(boundForAudit(turn as AgentEvent)).toMatchObject({ inputTokens: 1200, outputTokens: 0 });
+    const forged = boundForAudit({
+      ...turn,
+      inputTokens: "sk-live-123",
+      accessToken: 7,
+    } as unknown as AgentEvent);
+    expect(forged).toMatchObject({ inputTokens: "[redacted]", accessToken: "[redacted]" });
+  });
+
   it("reduces an oversized record to the fields that identify it", () => {
     const event = { ...failed, items: Array.from({ length: 100 }, () => "y".repeat(2_000)) };
     const bounded = boundForAudit(event as AgentEvent);

@@ -11,6 +11,7 @@ import {
 import { type CliIo, safeJson, safeLine, safeText, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { formatTable, terminalWidth } from "../terminal/table.js";
 import { type AuditFilter, countMatching, filterAuditEntries } from "./audit-filter.js";
+import { storyLine } from "./audit-story.js";
 
 /** Fields shown after the type in the human view, in this order, when present. */
 const KEY_FIELDS = Object.freeze([
@@ -31,14 +32,15 @@ const KEY_FIELDS = Object.freeze([
 ]);
 
 /**
- * `agent audit [--json] [--follow] [--run ID] [--tool PATTERN] [--since WHEN] [--tail N]`: prints
- * the matching events of the audit trail, one per line; `--follow` keeps tailing it, starting at
- * the end unless `--tail` asks for some of what is already there.
+ * `agent audit [--json] [--verbose] [--follow] [--run ID] [--tool PATTERN] [--since WHEN] [--tail N]`:
+ * prints the matching events of the audit trail as the story of its runs, one step per line
+ * (`--verbose`: every event, with its fields; `--json`: every event whole); `--follow` keeps
+ * tailing it, starting at the end unless `--tail` asks for some of what is already there.
  */
 export async function auditCommand(
   source: AuditSource,
   io: CliIo,
-  options: { json: boolean; follow: boolean; verify: boolean; auditFilter: AuditFilter },
+  options: { json: boolean; follow: boolean; verify: boolean; verbose: boolean; auditFilter: AuditFilter },
   signal: AbortSignal,
 ): Promise<ExitCode> {
   if (options.verify) return verifyAuditCommand(source, io, options);
@@ -55,7 +57,9 @@ export async function auditCommand(
   const entries = filterAuditEntries(read(options.follow), filter, existing);
   const print = options.json
     ? (record: AuditRecord) => io.stdout.write(`${safeJson(record)}\n`)
-    : printHuman(io);
+    : options.verbose
+      ? printEvents(io)
+      : printStory(io);
   for await (const entry of entries) {
     if (entry.type === "record") print(entry.record);
     else reportCorrupt(io, entry);
@@ -63,7 +67,22 @@ export async function auditCommand(
   return signal.aborted ? interruptionExitCode(signal.reason) : EXIT_CODES.ok;
 }
 
-function printHuman(io: CliIo): (record: AuditRecord) => void {
+/** One line per step of the story; plumbing events are left to `--verbose`. */
+function printStory(io: CliIo): (record: AuditRecord) => void {
+  const style = styleFor(io.stdout, io.env);
+  const width = terminalWidth(io.stdout, io.env);
+  return (record) => {
+    const story = storyLine(record);
+    if (story === undefined) return;
+    const at = typeof record.at === "string" ? record.at : "?";
+    // The time of day; the whole timestamp is in --verbose and --json.
+    const time = /T(\d\d:\d\d:\d\d)/.exec(at)?.[1] ?? at;
+    const [line = ""] = formatTable([[style.dim(safeLine(time)), safeLine(story)]], { width });
+    writeLine(io.stdout, line);
+  };
+}
+
+function printEvents(io: CliIo): (record: AuditRecord) => void {
   const style = styleFor(io.stdout, io.env);
   const width = terminalWidth(io.stdout, io.env);
   return (record) => {

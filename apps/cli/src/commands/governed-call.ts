@@ -138,7 +138,7 @@ async function execute(
       timeoutMs: runtime.config.toolTimeoutMs,
       signal,
       events: runtime.events,
-      onProgress: (progress) => renderProgress(io, progress),
+      onProgress: (progress) => renderProgress(io, progress, call.toolName),
     },
   );
 }

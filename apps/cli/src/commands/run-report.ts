@@ -85,7 +85,7 @@ function describeStop(io: CliIo, result: RunResult): void {
       writeLine(
         io.stderr,
         style.yellow(
-          `Run ${run} stopped after ${result.turns} turns (the limit; raise it with --max-turns).`,
+          `Run ${run} stopped after ${result.turns} turns (the limit; raise it with --max-turns). Go on with: agent run --continue ${run} <prompt>`,
         ),
       );
       return;

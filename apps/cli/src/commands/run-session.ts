@@ -2,6 +2,7 @@ import { type AgentEnvironment, type RunResult, resumeRun } from "@agent/loop";
 import { redactJson } from "@agent/mcp-transport";
 import { resolvePolicyDecision } from "@agent/policy";
 import { fanOutEvents, type JsonValue, type Observation } from "@agent/tools";
+import type { ModelPrices } from "../config/model-config.js";
 import { createConfiguredModel, requireModelConfig } from "../runtime/configured-model.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serverFailureDetails } from "../runtime/server-failure-details.js";
@@ -25,6 +26,8 @@ export interface AgentSession {
   system: string | undefined;
   maxTurns: number;
   maxTokens: number | undefined;
+  /** The model's prices, when the configuration gives them: a cost is shown only then. */
+  prices: ModelPrices | undefined;
 }
 
 /**
@@ -42,7 +45,7 @@ export async function openAgentSession(
   const model = createConfiguredModel(modelConfig, io);
   await runtime.connect(undefined, options.signal);
   reportUnavailableServers(runtime, io);
-  const display = options.json ? SILENT_RUN_DISPLAY : createRunDisplay(io);
+  const display = options.json ? SILENT_RUN_DISPLAY : createRunDisplay(io, { prices: modelConfig.prices });
   const { policy } = runtime.config;
   const env: AgentEnvironment = {
     model,
@@ -72,6 +75,7 @@ export async function openAgentSession(
     system: modelConfig.system,
     maxTurns: modelConfig.maxTurns,
     maxTokens: modelConfig.maxTokens,
+    prices: modelConfig.prices,
   };
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import {
+  continueRun,
   LOOP_ERROR_CODES,
   LoopError,
   type RunResult,
@@ -10,7 +11,8 @@ import {
 import { serverOfToolName } from "@agent/mcp-client";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { CliIo } from "../terminal/io.js";
+import { type CliIo, styleFor, writeLine } from "../terminal/io.js";
+import { describeUsage } from "../terminal/usage-line.js";
 import { composeRunPrompt, type RunInputs } from "./run-inputs.js";
 import { reportRun } from "./run-report.js";
 import { canTakeOver, openAgentSession, type SessionOptions, settleHeldCalls } from "./run-session.js";
@@ -46,6 +48,52 @@ export async function runCommand(
       ...(session.system === undefined ? {} : { system: session.system }),
     }),
   );
+}
+
+/**
+ * `agent run --continue <runId> <prompt> [--json] [--max-turns N]`: gives a stopped agent run (completed,
+ * max turns, interrupted, failed) a new user message and drives it on, in the same run record: its
+ * transcript, taint and approvals go on. A waiting run is refused (its held calls are decided and
+ * it is resumed first), as is an id that names no agent run: exit 2, before any server starts.
+ */
+export async function continueRunCommand(
+  runtime: Runtime,
+  io: CliIo,
+  options: { runId: string; prompt: string; json: boolean; maxTurns: number | undefined },
+  signal: AbortSignal,
+): Promise<ExitCode> {
+  await assertContinuable(runtime, options.runId);
+  const sessionOptions: SessionOptions = { json: options.json, signal };
+  const session = await openAgentSession(runtime, io, sessionOptions);
+  return drive(runtime, io, session, sessionOptions, options.runId, () =>
+    continueRun(session.env, {
+      runId: options.runId,
+      prompt: options.prompt,
+      maxTurns: options.maxTurns ?? session.maxTurns,
+      ...(session.maxTokens === undefined ? {} : { maxTokens: session.maxTokens }),
+    }),
+  );
+}
+
+/** Refuses (exit 2) what `--continue` cannot go on with, saying what to do instead. */
+async function assertContinuable(runtime: Runtime, runId: string): Promise<void> {
+  const run = await runtime.state.agentRuns.loadRun(runId);
+  if (!run) {
+    const oneCall = await runtime.state.getRun(runId);
+    throw new CliExit(
+      EXIT_CODES.usage,
+      oneCall
+        ? `Run "${runId}" is a one-call run ("agent call"); only an agent run takes a new prompt. Start one with: agent run <prompt>`
+        : `No agent run "${runId}". "agent runs list" shows the runs.`,
+    );
+  }
+  if (run.status === "waiting") {
+    const approve = run.requestIds.map((id) => `agent approvals approve ${id}`).join(", ");
+    throw new CliExit(
+      EXIT_CODES.usage,
+      `Run "${runId}" is waiting for approval of its held calls; a new prompt cannot go on from there. Decide them (${approve}, or deny), then "agent resume ${runId}"; once it has stopped, continue it.`,
+    );
+  }
 }
 
 /**
@@ -114,6 +162,10 @@ async function drive(
     throw explainUnsavedRun(error, runId);
   } finally {
     session.display.finish();
+  }
+  // For the person at the terminal: what the run has used (all its turns), and its cost where priced.
+  if (!options.json && io.stderr.isTTY) {
+    writeLine(io.stderr, styleFor(io.stderr, io.env).dim(describeUsage(result.usage, session.prices)));
   }
   return reportRun(io, result, options);
 }

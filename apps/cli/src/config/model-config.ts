@@ -19,6 +19,14 @@ export interface ModelConfig {
   /** The longest arguments, in characters, one tool call may have (the loop's default when unset). */
   maxArgumentChars: number | undefined;
   system: string | undefined;
+  /** What the model costs, as its provider lists it; without it only tokens are shown, never a cost. */
+  prices: ModelPrices | undefined;
+}
+
+/** Prices of a model in US dollars per million tokens, as the configuration gives them. */
+export interface ModelPrices {
+  inputPerMillion: number;
+  outputPerMillion: number;
 }
 
 /** The variable read for the key when `apiKeyEnv` is not set, by provider. */
@@ -71,6 +79,12 @@ export const MODEL_CONFIG_SCHEMA = z
     maxCallsPerTurn: TURN_LIMIT_SCHEMA.optional(),
     maxArgumentChars: TURN_LIMIT_SCHEMA.optional(),
     system: z.string().optional(),
+    prices: z
+      .strictObject({
+        inputPerMillion: z.number().nonnegative({ message: "must be a price of at least 0 (dollars)" }),
+        outputPerMillion: z.number().nonnegative({ message: "must be a price of at least 0 (dollars)" }),
+      })
+      .optional(),
     // Refused with a pointer to apiKeyEnv rather than as an unknown key: say what to do instead.
     apiKey: z
       .unknown()
@@ -94,6 +108,7 @@ export function toModelConfig(entry: NonNullable<z.output<typeof MODEL_CONFIG_SC
     maxCallsPerTurn: entry.maxCallsPerTurn,
     maxArgumentChars: entry.maxArgumentChars,
     system: entry.system,
+    prices: entry.prices,
   };
 }
 

@@ -1,6 +1,8 @@
 import { canonicalJson, type ToolCallOutcome, type ToolProgress } from "@agent/tools";
 import { isRecord } from "../records.js";
+import { describeCommandEnd, isCommandOutput } from "./command-output.js";
 import { type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "./io.js";
+import { progressLine } from "./progress-line.js";
 
 /** Prints an outcome: one JSON document on stdout with `--json`, else readable text (failures on stderr). */
 export function renderOutcome(io: CliIo, runId: string, outcome: ToolCallOutcome, json: boolean): void {
@@ -34,14 +36,13 @@ export function renderOutcome(io: CliIo, runId: string, outcome: ToolCallOutcome
   if (outcome.content) printContent(io, io.stderr, outcome.content);
 }
 
-/** Shows a server's progress notification on a terminal. */
-export function renderProgress(io: CliIo, progress: ToolProgress): void {
+/**
+ * Shows a server's progress notification on a terminal, one line each: the tool's name and a bar
+ * when the server gave a total, else the count so far (see {@link progressLine}).
+ */
+export function renderProgress(io: CliIo, progress: ToolProgress, toolName: string): void {
   if (!io.stderr.isTTY) return;
-  // Escaped as one line of text: every part of it came from the server.
-  const total = progress.total === undefined ? "" : `/${String(progress.total)}`;
-  const message = progress.message ? ` ${progress.message}` : "";
-  const line = safeLine(`  progress ${String(progress.progress)}${total}${message}`);
-  writeLine(io.stderr, styleFor(io.stderr, io.env).dim(line));
+  writeLine(io.stderr, styleFor(io.stderr, io.env).dim(`  ${progressLine(toolName, progress, "·")}`));
 }
 
 function printOutput(io: CliIo, output: unknown): void {
@@ -50,6 +51,16 @@ function printOutput(io: CliIo, output: unknown): void {
     if (output.structuredContent !== undefined && !carriesStructuredContent(output)) {
       writeLine(io.stdout, safeText(JSON.stringify(output.structuredContent, null, 2)));
     }
+    return;
+  }
+  if (isCommandOutput(output)) {
+    // A command's output as the command printed it (escaped), not as a JSON string of it.
+    if (output.stdout !== "")
+      io.stdout.write(safeText(output.stdout.endsWith("\n") ? output.stdout : `${output.stdout}\n`));
+    if (output.stderr !== "")
+      io.stderr.write(safeText(output.stderr.endsWith("\n") ? output.stderr : `${output.stderr}\n`));
+    const end = describeCommandEnd(output);
+    if (end !== undefined) writeLine(io.stderr, styleFor(io.stderr, io.env).yellow(end));
     return;
   }
   writeLine(io.stdout, safeText(typeof output === "string" ? output : JSON.stringify(output, null, 2)));
@@ -106,7 +117,7 @@ function printContent(io: CliIo, stream: NodeJS.WritableStream, content: unknown
 }
 
 /** One line for a non-text block: its type, MIME type, size and URIs, all escaped (a server chose them). */
-function describeBlock(block: Record<string, unknown>): string {
+export function describeBlock(block: Record<string, unknown>): string {
   const parts: string[] = [String(block.type)];
   if (typeof block.mimeType === "string") parts.push(block.mimeType);
   if (typeof block.data === "string") parts.push(`${Math.round((block.data.length * 3) / 4 / 1024)} KiB`);
@@ -118,7 +129,8 @@ function describeBlock(block: Record<string, unknown>): string {
   return safeLine(parts.join(" "));
 }
 
-function isMcpOutput(output: unknown): output is { content: unknown[]; structuredContent?: unknown } {
+/** Whether a tool's output is an MCP `CallToolResult` (content blocks). */
+export function isMcpOutput(output: unknown): output is { content: unknown[]; structuredContent?: unknown } {
   return (
     typeof output === "object" && output !== null && Array.isArray((output as { content?: unknown }).content)
   );

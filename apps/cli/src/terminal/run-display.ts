@@ -1,7 +1,12 @@
 import type { AgentEnvironment, PendingCall } from "@agent/loop";
 import type { RedactingStream } from "@agent/mcp-transport";
+import type { ModelUsage } from "@agent/models";
 import type { AgentEvent, EventSink, ToolCallOutcome } from "@agent/tools";
+import type { ModelPrices } from "../config/model-config.js";
 import { type CliIo, type Style, safeLine, safeText, styleFor, writeLine } from "./io.js";
+import { progressLine } from "./progress-line.js";
+import { previewResult } from "./result-preview.js";
+import { describeUsage } from "./usage-line.js";
 
 const SPINNER_FRAMES = Object.freeze(["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]);
 const SPINNER_INTERVAL_MS = 80;
@@ -24,23 +29,43 @@ export const SILENT_RUN_DISPLAY: RunDisplay = Object.freeze({
 });
 
 /**
- * The terminal display of a run: the assistant's text streamed to stdout, one line per tool call
- * on stderr (decision and outcome), and a spinner on stderr while the model is thinking when stderr
- * is a terminal. Everything that came from the model or a server is escaped, and the streamed text
- * goes through the redactor as a stream, so a secret split across two pieces is removed too.
+ * The terminal display of a run: the assistant's text streamed to stdout; one line per tool call on
+ * stderr (decision and outcome) and the first lines of its result (text as text, capped, escaped).
+ * When stderr is a terminal, one live line below them: a spinner with the tokens used so far while
+ * the model is thinking (and their cost, where the configuration gives prices), a tool's progress
+ * bar while it reports progress. Elsewhere no live line and no escape codes, so logs stay plain.
+ * Everything that came from the model or a server is escaped, and the streamed text goes through
+ * the redactor as a stream, so a secret split across two pieces is removed too.
  */
-export function createRunDisplay(io: CliIo): RunDisplay {
+export function createRunDisplay(io: CliIo, options: { prices?: ModelPrices | undefined } = {}): RunDisplay {
   const style = styleFor(io.stderr, io.env);
+  const live = Boolean(io.stderr.isTTY);
   const decisions = new Map<string, Extract<AgentEvent, { type: "tool_call_decided" }>>();
+  const usage: ModelUsage = { inputTokens: 0, outputTokens: 0 };
   let timer: ReturnType<typeof setInterval> | undefined;
+  // Whether the live line (spinner or progress) is on the screen, to be cleared before other output.
+  let liveLine = false;
+  let frame = 0;
   let openLine = false;
   let text: RedactingStream | undefined;
 
-  const stopSpinner = () => {
-    if (timer === undefined) return;
-    clearInterval(timer);
-    timer = undefined;
+  const showLive = (line: string) => {
+    io.stderr.write(`\r\u001b[K${style.dim(line)}`);
+    liveLine = true;
+  };
+  const clearLive = () => {
+    if (!liveLine) return;
     io.stderr.write("\r\u001b[K");
+    liveLine = false;
+  };
+  const nextFrame = () => {
+    frame = (frame + 1) % SPINNER_FRAMES.length;
+    return SPINNER_FRAMES[frame] as string;
+  };
+  const stopSpinner = () => {
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+    clearLive();
   };
   const showText = (shown: string) => {
     if (shown === "") return;
@@ -62,6 +87,10 @@ export function createRunDisplay(io: CliIo): RunDisplay {
     events: {
       emit(event) {
         if (event.type === "tool_call_decided") decisions.set(event.callId, event);
+        if (event.type === "model_request_finished") {
+          usage.inputTokens += event.inputTokens;
+          usage.outputTokens += event.outputTokens;
+        }
       },
     },
     hooks: {
@@ -70,12 +99,10 @@ export function createRunDisplay(io: CliIo): RunDisplay {
           stopSpinner();
           return flushText();
         }
-        if (!io.stderr.isTTY) return;
-        let frame = 0;
-        timer = setInterval(() => {
-          frame = (frame + 1) % SPINNER_FRAMES.length;
-          io.stderr.write(`\r${style.dim(`${SPINNER_FRAMES[frame]} thinking…`)}`);
-        }, SPINNER_INTERVAL_MS);
+        if (!live) return;
+        const spent =
+          usage.inputTokens + usage.outputTokens > 0 ? ` ${describeUsage(usage, options.prices)} so far` : "";
+        timer = setInterval(() => showLive(`${nextFrame()} thinking…${spent}`), SPINNER_INTERVAL_MS);
         timer.unref();
       },
       onText(delta) {
@@ -89,12 +116,15 @@ export function createRunDisplay(io: CliIo): RunDisplay {
         endText();
         writeLine(io.stderr, describeCall(call, outcome, decisions.get(call.callId), style));
         decisions.delete(call.callId);
+        if (outcome.type === "observation" && outcome.ok) {
+          for (const line of previewResult(outcome.output)) writeLine(io.stderr, style.dim(`    │ ${line}`));
+        }
       },
-      onProgress(progress) {
-        if (!io.stderr.isTTY) return;
-        const total = progress.total === undefined ? "" : `/${String(progress.total)}`;
-        const line = safeLine(`    progress ${String(progress.progress)}${total} ${progress.message ?? ""}`);
-        writeLine(io.stderr, style.dim(line.trimEnd()));
+      onProgress(progress, call) {
+        if (!live) return;
+        stopSpinner();
+        endText();
+        showLive(`  ${progressLine(call.toolName, progress, nextFrame())}`);
       },
     },
     finish() {
