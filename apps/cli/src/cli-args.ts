@@ -12,6 +12,7 @@ export type CommandName =
   | "mcp remove"
   | "mcp get"
   | "mcp logout"
+  | "mcp refresh"
   | "call"
   | "approvals list"
   | "approvals show"
@@ -116,6 +117,7 @@ export const COMMAND_OPTIONS: Readonly<Record<CommandName, readonly OptionName[]
   "mcp remove": [],
   "mcp get": [],
   "mcp logout": [],
+  "mcp refresh": ["json"],
   call: ["json", "input"],
   "approvals list": ["json", "pending"],
   "approvals show": ["json"],
@@ -146,6 +148,7 @@ export const OPERANDS: Readonly<Record<CommandName, readonly string[]>> = Object
   "mcp remove": ["<name>"],
   "mcp get": ["<name>"],
   "mcp logout": ["<server>"],
+  "mcp refresh": ["[server...]"],
   call: ["<tool>"],
   "approvals list": [],
   "approvals show": ["<id>"],
@@ -361,7 +364,7 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
       // The group alone: its subcommands' usage, on stderr with exit 2 (see `groupHelp`).
       if (second === "") return ["usage", [first]];
       const choices = {
-        mcp: "list, login, logout, add, remove or get",
+        mcp: "list, login, logout, add, remove, get or refresh",
         approvals: "list, show, approve or deny",
         runs: "list or show",
         resources: "list or read",

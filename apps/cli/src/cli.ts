@@ -22,6 +22,7 @@ import { configShowCommand } from "./commands/config-show.js";
 import { mcpAddCommand, mcpGetCommand, mcpRemoveCommand } from "./commands/mcp-edit.js";
 import { mcpListCommand } from "./commands/mcp-list.js";
 import { mcpLoginCommand, mcpLogoutCommand } from "./commands/mcp-login.js";
+import { mcpRefreshCommand } from "./commands/mcp-refresh.js";
 import { resumeCommand } from "./commands/resume.js";
 import { continueRunCommand, runCommand } from "./commands/run.js";
 import { runsListCommand, runsShowCommand } from "./commands/runs.js";
@@ -125,6 +126,10 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
       // Through the loaded configuration's redactor: a literal secret in the entry is not shown.
       return withRuntime(args, scope, async (runtime) =>
         mcpGetCommand(runtime.config.file, io, operand(args)),
+      );
+    case "mcp refresh":
+      return withRuntime(args, scope, (runtime) =>
+        mcpRefreshCommand(runtime, io, { servers: args.operands, json: args.json }, signal),
       );
     case "mcp logout":
       return withState(args, guard, (runtime) => mcpLogoutCommand(runtime, io, { server: operand(args) }));

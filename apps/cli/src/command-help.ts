@@ -42,6 +42,15 @@ export const COMMAND_HELP: Readonly<Record<HelpedCommand, CommandHelp>> = Object
     example: "mcp remove memory",
   },
   "mcp get": { summary: "print one server entry as written (secrets redacted)", example: "mcp get memory" },
+  "mcp refresh": {
+    summary: "install again the packages of npx/uvx servers (all of them if none is named)",
+    details: [
+      "Resolves each package again, installs it into a new directory of the package cache and pins it; the old",
+      "install is kept if that fails (exit 1). Approvals of a server whose package changed are voided.",
+      "Exit 2 for a server that is not started by a package runner.",
+    ],
+    example: "mcp refresh memory",
+  },
   call: {
     summary: "call one tool through the gate (policy, approvals, audit)",
     details: ["--input takes JSON, - (stdin) or @FILE; a held call exits 3 and prints how to approve it."],

@@ -8,7 +8,7 @@ interface ListedServer {
   status: string;
   auth: string | null;
   protocolVersion: string | null;
-  error: { code: string; message: string } | null;
+  error: { code: string; message: string; stderr: string[]; sandbox: unknown } | null;
   tools: { name: string; remoteName: string; effect: string; description: string }[];
   rejected: { remoteName: string; reason: string }[];
 }
@@ -52,6 +52,7 @@ describe.concurrent("agent mcp list", () => {
           "error",
           "isolation",
           "name",
+          "package",
           "protocolVersion",
           "rejected",
           "status",
@@ -81,7 +82,12 @@ describe.concurrent("agent mcp list", () => {
 
     for (const failed of servers.filter((server) => server.status === "failed")) {
       expect(failed.protocolVersion).toBeNull();
-      expect(failed.error).toEqual({ code: expect.any(String), message: expect.any(String) });
+      expect(failed.error).toEqual({
+        code: expect.any(String),
+        message: expect.any(String),
+        stderr: expect.any(Array),
+        sandbox: null,
+      });
       expect(failed.tools).toEqual([]);
     }
     expect(servers[1]?.error?.message).toContain("no-such-server");

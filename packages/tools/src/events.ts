@@ -163,6 +163,18 @@ export type AgentEvent = EventBase &
     | { type: "sandbox_unavailable"; subject: string; required: boolean; reason: string }
     // The network allow-list's proxy let a sandboxed process connect to `host:port`, or refused it.
     | { type: "sandbox_connection"; subject: string; host: string; port: number; allowed: boolean }
+    // A package-runner server's packages (npx, uvx) installed outside the sandbox, into the harness's
+    // cache: each pinned by exact version and integrity (null where the installer records none).
+    | {
+        type: "package_install";
+        server: string;
+        installer: "npm" | "uv";
+        refresh: boolean;
+        ok: boolean;
+        code?: string;
+        packages: { name: string; version: string; integrity: string | null }[];
+        durationMs: number;
+      }
   );
 
 /** The `type` of an {@link AgentEvent}. */

@@ -4,11 +4,12 @@ import { executeToolCall, type ToolCallOutcome, type WaitingOutcome } from "@age
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
 import { type CappedOutcome, capOutcome, placeholderOutcome } from "../runtime/output-cap.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { serverFailureDetails } from "../runtime/server-failure-details.js";
 import { decideHeldCall } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeLine, safeText, writeLine } from "../terminal/io.js";
 import { nearestNames } from "../terminal/nearest-names.js";
 import { renderOutcome, renderProgress } from "../terminal/render-outcome.js";
-import { describeServerFailure } from "../terminal/server-failure.js";
+import { describeServerFailure, failureDetailLines } from "../terminal/server-failure.js";
 import { type RunCall, recordRun } from "./record-run.js";
 
 export type { RunCall } from "./record-run.js";
@@ -106,8 +107,8 @@ function explainUnavailableServer(runtime: Runtime, io: CliIo, server: string): 
       io.stderr,
       `agent: MCP server "${safeText(server)}" is not available (${describeServerFailure(connection)}).`,
     );
-    const stderr = runtime.serverProcesses.stderrTail(server);
-    if (stderr) writeLine(io.stderr, `its last stderr lines:\n${stderr}`);
+    for (const line of failureDetailLines(serverFailureDetails(runtime, server)))
+      writeLine(io.stderr, `  ${line}`);
   }
 }
 

@@ -1,11 +1,14 @@
 import type { McpServerSnapshot } from "@agent/mcp-client";
 import { resolvePolicyDecision } from "@agent/policy";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
+import { packageSummaryOf } from "../packages/package-cache.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { IsolationReport } from "../runtime/sandboxes.js";
 import { type ServerAuthState, serverAuthState } from "../runtime/server-auth.js";
+import { serverFailureDetails } from "../runtime/server-failure-details.js";
+import { describeInstalled } from "../terminal/install-progress.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
-import { describeServerFailure } from "../terminal/server-failure.js";
+import { describeServerFailure, failureDetailLines } from "../terminal/server-failure.js";
 import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
 import { endIfInterrupted } from "./interrupted-listing.js";
 
@@ -52,10 +55,15 @@ function toJson(runtime: Runtime, snapshot: McpServerSnapshot, auth: Map<string,
     // Whether the server's content may steer a run (the flow guard); set by the entry's "trust".
     trust: runtime.flows.trustOf(snapshot.name),
     protocolVersion: snapshot.protocolVersion ?? null,
+    // A package-runner server's package as the cache holds it: exact versions and integrity.
+    package: cachedPackageOf(runtime, snapshot.name) ?? null,
     error:
       snapshot.state === "ready"
         ? null
-        : (snapshot.error ?? { code: snapshot.state, message: `server is ${snapshot.state}` }),
+        : {
+            ...(snapshot.error ?? { code: snapshot.state, message: `server is ${snapshot.state}` }),
+            ...serverFailureDetails(runtime, snapshot.name),
+          },
     tools: snapshot.tools.map(({ name, remoteName, effect, description }) => ({
       name,
       remoteName,
@@ -93,9 +101,12 @@ function printServers(
         `${name}  ${style.red("failed")}${authText}  ${describeTrust(runtime, snapshot.name, style)}  ${describeServerFailure(snapshot)}`,
       );
       if (isolationLine) writeLine(io.stdout, isolationLine);
-      const stderr = runtime.serverProcesses.stderrTail(snapshot.name);
-      if (stderr) {
-        for (const line of stderr.split("\n")) writeLine(io.stdout, style.dim(`  stderr: ${safeLine(line)}`));
+      writePackageLine(runtime, io, snapshot.name);
+      for (const line of failureDetailLines(serverFailureDetails(runtime, snapshot.name))) {
+        writeLine(
+          io.stdout,
+          line.startsWith("sandbox:") ? `  ${style.yellow(line)}` : style.dim(`  ${line}`),
+        );
       }
       writeLine(io.stdout);
       continue;
@@ -105,6 +116,7 @@ function printServers(
       `${name}  ${style.green("ready")}  protocol ${safeLine(snapshot.protocolVersion ?? "?")}  ${plural(snapshot.tools.length, "tool")}${authText}  ${describeTrust(runtime, snapshot.name, style)}`,
     );
     if (isolationLine) writeLine(io.stdout, isolationLine);
+    writePackageLine(runtime, io, snapshot.name);
     const width = terminalWidth(io.stdout, io.env);
     const rows = snapshot.tools.map((tool) => {
       const decision = resolvePolicyDecision(runtime.config.policy, {
@@ -140,4 +152,23 @@ function printServers(
 /** The server's trust label as `mcp list` shows it: untrusted content taints the runs that read it. */
 function describeTrust(runtime: Runtime, server: string, style: ReturnType<typeof styleFor>): string {
   return runtime.flows.trustOf(server) === "trusted" ? style.green("trusted") : style.yellow("untrusted");
+}
+
+function cachedPackageOf(runtime: Runtime, name: string) {
+  const server = runtime.config.servers.find((candidate) => candidate.name === name);
+  if (server?.type !== "stdio") return undefined;
+  const cached = runtime.packages.cached(server);
+  return cached ? packageSummaryOf(cached) : undefined;
+}
+
+/** `  package: name@1.2.3 (sha512-…), from the package cache` under a package-runner server. */
+function writePackageLine(runtime: Runtime, io: CliIo, name: string): void {
+  const server = runtime.config.servers.find((candidate) => candidate.name === name);
+  if (server?.type !== "stdio") return;
+  const cached = runtime.packages.cached(server);
+  if (cached)
+    writeLine(
+      io.stdout,
+      `  package: ${describeInstalled(cached)}, from the package cache (refresh: agent mcp refresh ${safeLine(name)})`,
+    );
 }

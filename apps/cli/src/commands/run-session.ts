@@ -5,11 +5,12 @@ import { fanOutEvents, type JsonValue, type Observation } from "@agent/tools";
 import type { ModelPrices } from "../config/model-config.js";
 import { createConfiguredModel, requireModelConfig } from "../runtime/configured-model.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { serverFailureDetails } from "../runtime/server-failure-details.js";
 import { currentRunOwner, isRunOwnerGone, type RunOwner } from "../state/index.js";
 import { decideHeldCall } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeText, writeLine } from "../terminal/io.js";
 import { createRunDisplay, type RunDisplay, SILENT_RUN_DISPLAY } from "../terminal/run-display.js";
-import { describeServerFailure } from "../terminal/server-failure.js";
+import { describeServerFailure, failureDetailLines } from "../terminal/server-failure.js";
 
 /** How an agent run is shown: `--json` prints only the final document. */
 export interface SessionOptions {
@@ -133,7 +134,8 @@ function reportUnavailableServers(runtime: Runtime, io: CliIo): void {
       io.stderr,
       `agent: MCP server "${safeText(connection.name)}" is not available (${describeServerFailure(connection)}); the run goes on without its tools.`,
     );
-    const stderr = runtime.serverProcesses.stderrTail(connection.name);
-    if (stderr && !io.stderr.isTTY) writeLine(io.stderr, `its last stderr lines:\n${stderr}`);
+    for (const line of failureDetailLines(serverFailureDetails(runtime, connection.name))) {
+      writeLine(io.stderr, `  ${line}`);
+    }
   }
 }

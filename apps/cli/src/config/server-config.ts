@@ -52,6 +52,11 @@ export interface StdioServerConfig extends ServerOptions {
    * local tool and sandbox. Unset: inferred from `command` and `args` (see `launchFilesOf`).
    */
   launchFiles?: string[];
+  /**
+   * For a server started through a package runner (`npx`, `npm exec`): run the packages' lifecycle
+   * scripts when the package cache installs them. Unset: they are not run (`--ignore-scripts`).
+   */
+  installScripts?: boolean;
 }
 
 /** A remote server spoken to over Streamable HTTP, or the legacy HTTP+SSE transport (`sse`, protocol 2024-11-05). */
@@ -123,6 +128,7 @@ const stdioEntrySchema = z.strictObject({
   cwd: z.string().min(1, { message: "may not be empty" }).optional(),
   sandbox: SERVER_SANDBOX_SCHEMA.optional(),
   launchFiles: z.array(z.string().min(1, { message: "a path may not be empty" })).optional(),
+  installScripts: z.boolean().optional(),
   ...optionShape,
 });
 
@@ -255,6 +261,7 @@ function readStdio(
     cwd,
     sandbox,
   };
+  if (data.installScripts !== undefined) server.installScripts = data.installScripts;
   if (data.launchFiles) {
     server.launchFiles = data.launchFiles.map((path, index) =>
       resolve(cwd, expander.expand(path, [...base, "launchFiles", index], { nonEmpty: true }) ?? "."),

@@ -35,7 +35,9 @@ import {
   PathGuard,
   type ProtectedPaths,
 } from "../local-tools/index.js";
+import { createPackageCache, type PackageCache, packageCacheRoot } from "../packages/package-cache.js";
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
+import { createInstallProgress } from "../terminal/install-progress.js";
 import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
 import { formRefusal } from "./form-policy.js";
@@ -80,6 +82,8 @@ export interface Runtime extends StateRuntime {
   authProviders: ReadonlyMap<string, OAuthProvider>;
   /** The bubblewrap sandboxes of the stdio servers and of `run_command`. */
   sandboxes: Sandboxes;
+  /** Where the packages of npx and uvx servers are installed, outside the sandbox, and run from inside it. */
+  packages: PackageCache;
   /** The flow guard's labels: each server's trust, and the tracker of each agent run. */
   flows: RunFlows;
   /**
@@ -124,13 +128,23 @@ export async function openRuntime(
   const audit = transformEvents(durable.events, (event) => redactJson(event, redactor));
 
   const workspaceRealPath = realPathOr(config.workspaceRoot);
+  const packages = createPackageCache({
+    root: packageCacheRoot(io.env, io.env.HOME || homedir()),
+    env: io.env,
+    progress: createInstallProgress(io),
+    events: audit,
+  });
   const protectedPaths: ProtectedPaths = {
     configFile: config.file,
     stateDir: durable.stateDir,
     secretPaths: config.protectedPaths,
     launchFiles: launchFilesOf(config.servers),
     // By the real root: the file tools compare real paths, and a name that does not exist has no other.
-    hostRunPaths: config.hostRunPaths.map((path) => underRoot(path, config.workspaceRoot, workspaceRealPath)),
+    // The package cache too: what servers run from, so nothing sandboxed and no local tool may change it.
+    hostRunPaths: [
+      ...config.hostRunPaths.map((path) => underRoot(path, config.workspaceRoot, workspaceRealPath)),
+      packages.root,
+    ],
   };
   const identityKey = durable.identityKey();
   const sandboxes = createSandboxes({
@@ -141,6 +155,7 @@ export async function openRuntime(
     keepReadOnly: [...(protectedPaths.launchFiles ?? []), ...(protectedPaths.hostRunPaths ?? [])],
     env: io.env,
     events: audit,
+    packageMounts: (server) => packages.mountsOf(server),
   });
   const registry = new ToolRegistry();
   registry.registerAll(
@@ -213,7 +228,9 @@ export async function openRuntime(
   };
   const authProviders = new Map<string, OAuthProvider>();
   const reachOf = (server: ServerConfig): ServerReach => {
-    if (server.type === "stdio") return { launch: sandboxes.launchFor(server), processes: serverProcesses };
+    if (server.type === "stdio") {
+      return { launch: packages.launchOf(server, sandboxes.launchFor(server)), processes: serverProcesses };
+    }
     const authProvider = createServerAuthProvider(server, credentials, agentCommand(io));
     if (authProvider) authProviders.set(server.name, authProvider);
     return { authProvider };
@@ -278,15 +295,22 @@ export async function openRuntime(
     serverProcesses,
     authProviders,
     sandboxes,
+    packages,
     flows,
     async connect(names, signal) {
       // Every command that may run a tool connects first: the sandbox's answer is known before any call.
       await sandboxes.prepare();
-      await connectServers(
-        names ? connections.filter((connection) => names.includes(connection.name)) : connections,
-        io,
+      const connecting = names
+        ? connections.filter((connection) => names.includes(connection.name))
+        : connections;
+      // Missing packages are installed before any handshake starts: an install is not bound by a
+      // server's initialize timeout, and its progress is not mixed into the connection lines.
+      const named = new Set(connecting.map((connection) => connection.name));
+      await packages.ensureAll(
+        config.servers.filter((server) => named.has(server.name)),
         signal,
       );
+      await connectServers(connecting, io, signal);
       await voidStale();
     },
     voidStaleApprovals: voidStale,

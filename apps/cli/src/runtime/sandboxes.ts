@@ -30,10 +30,14 @@ export interface SandboxesOptions {
   keepReadOnly: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
   events: EventSink;
+  /** What a server runs from that the harness installed (the package cache's entry): shown read-only inside. */
+  packageMounts?: (server: StdioServerConfig) => readonly string[];
 }
 
 /** The runtime's sandboxes: one bubblewrap preflight, a confinement per stdio server and one for commands. */
 export interface Sandboxes {
+  /** The home directory the sandbox hides behind an empty one. */
+  readonly home: string;
   /** Runs the preflight (once); everything else reads its answer. */
   prepare(): Promise<void>;
   /** The launch for a stdio server: isolated, refused (required, unavailable) or, if optional, unisolated. */
@@ -47,6 +51,8 @@ export interface Sandboxes {
   sandboxFor(tool: RegisteredTool): Sandbox | null | undefined;
   /** For `mcp list`: how a server runs (after `prepare`). */
   isolationOf(server: ServerConfig): IsolationReport;
+  /** The connections the allow-list proxy refused a server in this process (`host:port`), oldest first. */
+  refusedConnections(server: string): string[];
 }
 
 /** The name `run_command` is registered under (its calls run in the command confinement). */
@@ -65,13 +71,17 @@ const UNISOLATED: Sandbox = Object.freeze({
 export function createSandboxes(options: SandboxesOptions): Sandboxes {
   const { policy, events } = options;
   const required = policy.sandbox === "required";
+  const refused = new Map<string, string[]>();
   const auditConnection =
     (subject: string) =>
-    ({ host, port, allowed }: ProxyDecision): void =>
+    ({ host, port, allowed }: ProxyDecision): void => {
+      if (!allowed) refused.set(subject, [...(refused.get(subject) ?? []), `${host}:${port}`].slice(-10));
       emitEvent(events, { type: "sandbox_connection", subject, host, port, allowed });
+    };
+  const home = options.env.HOME || homedir();
   const bwrap = createBwrapSandbox({
     env: options.env,
-    home: options.env.HOME || homedir(),
+    home,
     hide: options.protectedPaths,
     keepReadOnly: options.keepReadOnly,
   });
@@ -81,6 +91,7 @@ export function createSandboxes(options: SandboxesOptions): Sandboxes {
     if (!confinement) {
       confinement = bwrap.confine({
         ...server.sandbox,
+        read: [...server.sandbox.read, ...(options.packageMounts?.(server) ?? [])],
         // The configuration names the server's script: its project must stay readable for it to start.
         exposeScriptProjects: true,
         onProxyDecision: auditConnection(`mcp:${server.name}`),
@@ -109,6 +120,7 @@ export function createSandboxes(options: SandboxesOptions): Sandboxes {
   };
 
   return {
+    home,
     prepare,
     launchFor(server) {
       return async (spec) => {
@@ -153,6 +165,7 @@ export function createSandboxes(options: SandboxesOptions): Sandboxes {
         ? { isolation: "none", detail: `not started: isolation is required but ${reason}` }
         : { isolation: "none", detail: `NOT ISOLATED (runs with your rights): ${reason}` };
     },
+    refusedConnections: (server) => [...new Set(refused.get(`mcp:${server}`) ?? [])],
   };
 }
 
