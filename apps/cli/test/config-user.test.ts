@@ -48,6 +48,7 @@ describe("the user-level configuration", () => {
     );
     expect(commands).toEqual({ both: "project-version", shared: "shared-server" });
     expect(config.policy.rules.map((rule) => rule.tool)).toEqual(["mcp__*", "mcp__shared__*"]);
+    // The user's allow of external tools does not loosen the project's ask; its write deny holds.
     expect(config.policy.defaults).toMatchObject({ write: "deny", external: "ask" });
     expect(config.policy.network).toBe("allow");
     expect(config.policy.sandbox).toBe("optional");
@@ -65,6 +66,40 @@ describe("the user-level configuration", () => {
     });
     // The user file is policy too: protected like the project's.
     expect(config.protectedPaths).toContain(userFile);
+  });
+
+  it("takes the user file as a floor for the safety settings: a project cannot lower them", () => {
+    const userFile = writeUserConfig({
+      policy: {
+        defaults: { external: "ask", write: "ask" },
+        network: "deny",
+        sandbox: "required",
+        flows: "guard",
+      },
+    });
+    const project = writeConfig({
+      mcpServers: {},
+      policy: {
+        defaults: { external: "allow", write: "deny" },
+        network: "allow",
+        sandbox: "optional",
+        flows: "off",
+      },
+    });
+    const config = loadConfig(project, {}, { userFile });
+    expect(config.policy.defaults).toMatchObject({ external: "ask", write: "deny" });
+    expect([config.policy.network, config.policy.sandbox, config.policy.flows]).toEqual([
+      "deny",
+      "required",
+      "guard",
+    ]);
+    expect(config.origins).toMatchObject({
+      "policy.defaults.external": userFile,
+      "policy.defaults.write": project,
+      "policy.network": userFile,
+      "policy.sandbox": userFile,
+      "policy.flows": userFile,
+    });
   });
 
   it("refuses project settings in the user file, naming that file and the key", () => {

@@ -72,9 +72,10 @@ export type ConfigOrigins = Record<string, string>;
  * The project document with the user-level one under it, and where each part came from. The rules:
  * a server entry of the project replaces the user's entry of that name whole; policy rules are
  * concatenated, the project's first (among matching rules deny beats ask beats allow, so a user's
- * deny holds in every project); every other setting (each `policy.defaults` effect, `policy.network`,
- * `sandbox`, `flows`, `model`, `toolTimeoutMs`, `toolOutputMaxChars`, `runCommand`) is the project's
- * where it sets it, else the user's. `mcpServers` of the result holds the project's entries only:
+ * deny holds in every project); the safety settings (each `policy.defaults` effect, `policy.network`,
+ * `policy.sandbox`, `policy.flows`) are the stricter of the two files' values, so the user file is a
+ * floor no project can lower; every other setting (`model`, `toolTimeoutMs`, `toolOutputMaxChars`,
+ * `runCommand`) is the project's where it sets it, else the user's. `mcpServers` of the result holds the project's entries only:
  * the user's are read against their own file's directory (see {@link userServerEntries}).
  */
 export function mergeUserDocument(
@@ -128,21 +129,25 @@ function mergePolicy(
   const user = isRecord(theirs) ? theirs : {};
   if (own === undefined && theirs === undefined) return undefined;
   const merged: Record<string, unknown> = {};
-  for (const key of ["network", "sandbox", "flows"] as const) {
-    const from = project[key] !== undefined ? project : user[key] !== undefined ? user : undefined;
-    if (from === undefined) continue;
-    merged[key] = from[key];
-    origins[`policy.${key}`] = from === project ? projectFile : (userFile ?? projectFile);
+  const pick = (path: string, ladder: readonly string[], mine: unknown, yours: unknown) => {
+    const winner = stricter(ladder, mine, yours);
+    if (winner === undefined) return undefined;
+    origins[path] = winner === "project" ? projectFile : (userFile ?? projectFile);
+    return winner === "project" ? mine : yours;
+  };
+  for (const [key, ladder] of Object.entries(SAFETY_LADDERS)) {
+    const value = pick(`policy.${key}`, ladder, project[key], user[key]);
+    if (value !== undefined) merged[key] = value;
   }
   const projectDefaults = isRecord(project.defaults) ? project.defaults : {};
   const userDefaults = isRecord(user.defaults) ? user.defaults : {};
   if (project.defaults !== undefined || user.defaults !== undefined) {
-    merged.defaults = { ...userDefaults, ...projectDefaults };
-    for (const effect of Object.keys(merged.defaults as object)) {
-      origins[`policy.defaults.${effect}`] = Object.hasOwn(projectDefaults, effect)
-        ? projectFile
-        : (userFile ?? projectFile);
+    const defaults: Record<string, unknown> = {};
+    for (const effect of new Set([...Object.keys(userDefaults), ...Object.keys(projectDefaults)])) {
+      const path = `policy.defaults.${effect}`;
+      defaults[effect] = pick(path, DECISION_LADDER, projectDefaults[effect], userDefaults[effect]);
     }
+    merged.defaults = defaults;
   }
   const projectRules = Array.isArray(project.rules) ? project.rules : [];
   const userRules = Array.isArray(user.rules) ? user.rules : [];
@@ -160,4 +165,25 @@ function mergePolicy(
     });
   }
   return merged;
+}
+
+// The policy settings where the user file is a floor: each one's values, from the weakest up.
+const DECISION_LADDER = ["allow", "ask", "deny"] as const;
+const SAFETY_LADDERS: Readonly<Record<"network" | "sandbox" | "flows", readonly string[]>> = Object.freeze({
+  network: ["allow", "deny"],
+  sandbox: ["optional", "required"],
+  flows: ["off", "guard"],
+});
+
+/**
+ * Which file's value of one safety setting holds: the stricter on `ladder`, the project's on a tie
+ * or where only it sets one. A value off the ladder is the project's to have reported by its schema
+ * (the user's was checked when it was read), so it is kept as written.
+ */
+function stricter(ladder: readonly string[], mine: unknown, yours: unknown): "project" | "user" | undefined {
+  if (mine === undefined) return yours === undefined ? undefined : "user";
+  if (yours === undefined) return "project";
+  const rank = (value: unknown) => ladder.indexOf(String(value));
+  if (rank(mine) < 0) return "project";
+  return rank(yours) > rank(mine) ? "user" : "project";
 }
