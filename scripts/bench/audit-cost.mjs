@@ -20,24 +20,9 @@ function serializingSink(modules) {
   };
 }
 
-/**
- * The JSONL file handed only a call's decision and finish: an estimate of issue 24's two records a
- * call (the fields of the dropped records are not folded in, so the real records are a little longer).
- */
-function twoRecordEstimate(sink) {
-  const kept = (event) => event.type !== "tool_call_started" && event.type !== "mcp_request_finished";
-  return {
-    clock: sink.clock,
-    emit: (event) => {
-      if (kept(event)) sink.emit(event);
-    },
-    emitDecision: (event) => sink.emitDecision(event),
-  };
-}
-
 /** Measures raw against the gate with each audit variant; returns benchCalls' results by name. */
 export async function benchAuditCost(modules, cleanup, { progress, calls }) {
-  progress("audit: starting 7 servers (one per client)");
+  progress("audit: starting 6 servers (one per client)");
   const raw = await openRawClient(modules, cleanup, {});
   const variants = {
     noSink: modules.NULL_EVENT_SINK,
@@ -45,7 +30,6 @@ export async function benchAuditCost(modules, cleanup, { progress, calls }) {
     jsonlDecisions: openAuditSink(modules, cleanup),
     jsonlBatched: openAuditSink(modules, cleanup, { flush: "batched" }),
     jsonlSync: openAuditSink(modules, cleanup, { flush: "sync" }),
-    jsonlTwoRecords: twoRecordEstimate(openAuditSink(modules, cleanup)),
   };
   const gates = {};
   const closers = [raw.close];
