@@ -166,9 +166,9 @@ function storeRows(stores) {
 function loopRows(loop) {
   const turns = `agent loop, ${LOOP.turns} turns (scripted model, allowed echo tool)`;
   return [
-    row(`${turns}: time per turn vs bare loop`, loop.agentPerTurnMs, loop.barePerTurnMs, formatMs, {
-      target: 1.1,
-    }),
+    // Context since issue 24: the target is the loop's overhead without its two saves (under 5 µs a
+    // turn, in the report below); the saves are shown per store.
+    row(`${turns}: time per turn vs bare loop`, loop.agentPerTurnMs, loop.barePerTurnMs, formatMs),
     row(
       `${turns}: the same, run not saved (discarding store)`,
       loop.unsavedPerTurnMs,
@@ -223,6 +223,10 @@ function report(rows, { discovery, loop, alloc, extra }) {
         `the loop's own overhead ${formatMs(loop.overheadPerTurnMs)} per turn, of which saving the run ` +
         `${formatMs(loop.agentPerTurnMs - loop.unsavedPerTurnMs)}`,
       `  wall time per turn: agent ${formatMs(loop.agentWallPerTurnMs)}, bare ${formatMs(loop.bareWallPerTurnMs)}`,
+      `  the loop's overhead without its saves: ${formatMs(loop.unsavedPerTurnMs - loop.barePerTurnMs)} per turn ` +
+        `(target < 5 µs: ${loop.unsavedPerTurnMs - loop.barePerTurnMs < 0.005 ? "met" : "MISSED"})`,
+      `  the two saves a turn: in memory ${formatMs(loop.agentPerTurnMs - loop.unsavedPerTurnMs)}, SQLite (the CLI's store) ` +
+        `${formatMs(loop.sqlitePerTurnMs - loop.unsavedPerTurnMs)} of client CPU; PostgreSQL: see the stores suite (not per turn)`,
     );
   }
   process.stdout.write(`${lines.join("\n")}\n`);
