@@ -112,9 +112,13 @@ async function agentLoop(modules, world, turns, store = new modules.InMemoryRunS
   return result.turns;
 }
 
-/** The loops by name: `agent` (startRun, in-memory store), `unsaved` (discarding store), `bare`. */
+/**
+ * The loops by name: `agent` (startRun, in-memory store), `sqlite` (startRun, the CLI's SQLite run
+ * store, `world.sqliteRuns`, opened by the runner), `unsaved` (discarding store), `bare`.
+ */
 export const LOOP_KINDS = {
   agent: agentLoop,
+  sqlite: (modules, world, turns) => agentLoop(modules, world, turns, world.sqliteRuns),
   unsaved: (modules, world, turns) => agentLoop(modules, world, turns, discardingStore()),
   bare: bareLoop,
 };

@@ -4,6 +4,9 @@
 // process (run together, the agent loop and the bare loop share executeToolCall's inline caches).
 // With a fifth argument `alloc` (the allocation suite's mode), it prints instead the bytes each timed
 // run allocated on the heap per turn (heap-bytes.mjs).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { allocatedBytes } from "./heap-bytes.mjs";
 import { createWorld, LOOP_KINDS } from "./loop-kinds.mjs";
 import { loadLoopModules } from "./modules.mjs";
@@ -13,6 +16,19 @@ const loop = LOOP_KINDS[kind];
 if (!loop) throw new Error(`loop-runner: unknown kind ${kind}; use ${Object.keys(LOOP_KINDS).join(", ")}.`);
 const modules = await loadLoopModules();
 const world = createWorld(modules);
+if (kind === "sqlite") {
+  // The CLI's SQLite state in a temp folder of this process, removed when it exits.
+  const { SqliteStateStore } = await import(
+    new URL("../../apps/cli/dist/state/index.js", import.meta.url).href
+  );
+  const folder = mkdtempSync(join(tmpdir(), "agent-bench-loop-"));
+  const state = SqliteStateStore.open(folder);
+  world.sqliteRuns = state.agentRuns;
+  process.on("exit", () => {
+    state.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+}
 for (let index = 0; index < Number(warmups); index += 1) await loop(modules, world, Number(turns));
 if (measure === "alloc") {
   const bytesPerTurn = [];

@@ -31,9 +31,9 @@ const RUNNER = fileURLToPath(new URL("./loop-runner.mjs", import.meta.url));
  */
 export async function benchLoop(cleanup, progress, options = {}) {
   const settings = { ...DEFAULTS, ...options };
-  const names = ["agent", "unsaved", "bare"];
-  const perTurn = { agent: [], unsaved: [], bare: [] };
-  const wallPerTurn = { agent: [], unsaved: [], bare: [] };
+  const names = ["agent", "sqlite", "unsaved", "bare"];
+  const perTurn = Object.fromEntries(names.map((name) => [name, []]));
+  const wallPerTurn = Object.fromEntries(names.map((name) => [name, []]));
   const total = (values) => values.reduce((sum, ms) => sum + ms, 0);
   for (let round = 0; round < settings.rounds; round += 1) {
     progress(
@@ -41,7 +41,9 @@ export async function benchLoop(cleanup, progress, options = {}) {
     );
     const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
     for (const kind of order) {
-      const args = [kind, settings.turns, settings.warmups, settings.runs];
+      // SQLite commits each save to disk (~1 ms wall a turn): fewer runs keep the suite short.
+      const [warmups, runs] = kind === "sqlite" ? [2, 3] : [settings.warmups, settings.runs];
+      const args = [kind, settings.turns, warmups, runs];
       const { cpu, wall } = await runJsonProcess(cleanup, RUNNER, args);
       perTurn[kind].push(total(cpu) / (cpu.length * settings.turns));
       wallPerTurn[kind].push(total(wall) / (wall.length * settings.turns));
@@ -53,6 +55,7 @@ export async function benchLoop(cleanup, progress, options = {}) {
     agentPerTurnMs,
     barePerTurnMs,
     unsavedPerTurnMs: median(perTurn.unsaved),
+    sqlitePerTurnMs: median(perTurn.sqlite),
     overheadPerTurnMs: agentPerTurnMs - barePerTurnMs,
     agentWallPerTurnMs: median(wallPerTurn.agent),
     bareWallPerTurnMs: median(wallPerTurn.bare),

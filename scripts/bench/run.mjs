@@ -6,15 +6,18 @@
 // (bytes allocated per call: SDK Client, our transport, the full gate with and without its audit
 // file, sequential and 100 concurrent; the full gate's top allocation sites; the agent loop's bytes
 // per turn against a bare loop's. Timings on a shared machine swing too much to show a regression of
-// a few µs; these figures move by ~1%), discovery, servers, sandbox, stores, loop.
+// a few µs; these figures move by ~1%), discovery, servers, sandbox, stores, loop, peers (the gate
+// against openai-agents-js, the Vercel AI SDK and LangChain), audit (where the audit file's cost goes).
 import { cpus, platform, release } from "node:os";
 import { allocReport, allocRows, benchAlloc } from "./alloc.mjs";
+import { auditCostReport, benchAuditCost } from "./audit-cost.mjs";
 import { benchCalls } from "./calls.mjs";
 import { createCleanup } from "./cleanup.mjs";
 import { echoCallers, openAuditSink, openGate, openRawClient, openTransport } from "./clients.mjs";
 import { benchDiscovery } from "./discovery.mjs";
 import { benchLoop } from "./loop.mjs";
 import { loadModules } from "./modules.mjs";
+import { benchPeers, peerRows, peersReport } from "./peers.mjs";
 import { benchSandbox } from "./sandbox.mjs";
 import { benchStages, stageRows } from "./stages.mjs";
 import { benchStartup } from "./startup.mjs";
@@ -36,6 +39,14 @@ const STARTUP = { servers: 10, slowestMs: 500, toolCount: 20, rounds: 5 };
 const LOOP = { turns: 1000, rounds: 11, runs: 15, warmups: 20 };
 const SANDBOX = { rounds: 7, calls: 500 };
 const STAGES = { rounds: 5, calls: 5000, warmupCalls: 2000 };
+// Six interleaved rounds: the issue's "medians of six runs", in one process so every ratio is of one run.
+const PEERS = {
+  rounds: 6,
+  sequentialCalls: 600,
+  concurrentCalls: 100,
+  concurrentBatches: 6,
+  warmupCalls: 100,
+};
 
 const progress = (message) => process.stderr.write(`bench: ${message}\n`);
 
@@ -155,9 +166,9 @@ function storeRows(stores) {
 function loopRows(loop) {
   const turns = `agent loop, ${LOOP.turns} turns (scripted model, allowed echo tool)`;
   return [
-    row(`${turns}: time per turn vs bare loop`, loop.agentPerTurnMs, loop.barePerTurnMs, formatMs, {
-      target: 1.1,
-    }),
+    // Context since issue 24: the target is the loop's overhead without its two saves (under 5 µs a
+    // turn, in the report below); the saves are shown per store.
+    row(`${turns}: time per turn vs bare loop`, loop.agentPerTurnMs, loop.barePerTurnMs, formatMs),
     row(
       `${turns}: the same, run not saved (discarding store)`,
       loop.unsavedPerTurnMs,
@@ -171,7 +182,7 @@ function row(metric, ours, baseline, format, extra = {}) {
   return resultRow({ metric, ours, raw: baseline, format, ...extra });
 }
 
-function report(rows, { discovery, loop, alloc }) {
+function report(rows, { discovery, loop, alloc, extra }) {
   const cpu = cpus();
   const lines = [
     "",
@@ -199,6 +210,7 @@ function report(rows, { discovery, loop, alloc }) {
     );
   }
   if (alloc) lines.push("", ...allocReport(alloc, formatBytes));
+  lines.push(...extra);
   if (loop) {
     lines.push(
       "",
@@ -211,6 +223,10 @@ function report(rows, { discovery, loop, alloc }) {
         `the loop's own overhead ${formatMs(loop.overheadPerTurnMs)} per turn, of which saving the run ` +
         `${formatMs(loop.agentPerTurnMs - loop.unsavedPerTurnMs)}`,
       `  wall time per turn: agent ${formatMs(loop.agentWallPerTurnMs)}, bare ${formatMs(loop.bareWallPerTurnMs)}`,
+      `  the loop's overhead without its saves: ${formatMs(loop.unsavedPerTurnMs - loop.barePerTurnMs)} per turn ` +
+        `(target < 5 µs: ${loop.unsavedPerTurnMs - loop.barePerTurnMs < 0.005 ? "met" : "MISSED"})`,
+      `  the two saves a turn: in memory ${formatMs(loop.agentPerTurnMs - loop.unsavedPerTurnMs)}, SQLite (the CLI's store) ` +
+        `${formatMs(loop.sqlitePerTurnMs - loop.unsavedPerTurnMs)} of client CPU; PostgreSQL: see the stores suite (not per turn)`,
     );
   }
   process.stdout.write(`${lines.join("\n")}\n`);
@@ -222,7 +238,18 @@ function report(rows, { discovery, loop, alloc }) {
 
 // `--only=calls,discovery,servers` runs a subset, e.g. while working on one of them.
 function selectedSuites() {
-  const all = ["calls", "stages", "alloc", "discovery", "servers", "sandbox", "stores", "loop"];
+  const all = [
+    "calls",
+    "stages",
+    "alloc",
+    "discovery",
+    "servers",
+    "sandbox",
+    "stores",
+    "loop",
+    "peers",
+    "audit",
+  ];
   const option = process.argv.slice(2).find((argument) => argument.startsWith("--only="));
   if (!option) return new Set(all);
   const chosen = option.slice("--only=".length).split(",");
@@ -243,6 +270,14 @@ async function main() {
     const rows = [];
     let discovery;
     let alloc;
+    const extra = [];
+    if (suites.has("peers")) {
+      const peers = await benchPeers(modules, cleanup, { progress, calls: PEERS });
+      rows.push(...peerRows(peers, row, formatMs, formatRate));
+      extra.push(...peersReport(peers));
+    }
+    if (suites.has("audit"))
+      extra.push(...auditCostReport(await benchAuditCost(modules, cleanup, { progress, calls: PEERS })));
     if (suites.has("calls")) rows.push(...callRows(await measureCalls(modules, cleanup, events)));
     if (suites.has("stages")) {
       rows.push(...stageRows(await benchStages(modules, cleanup, { progress, ...STAGES }), formatMs));
@@ -268,7 +303,7 @@ async function main() {
       rows.push(...loopRows(loop));
     }
     progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    return report(rows, { discovery, loop, alloc }) ? 0 : 1;
+    return report(rows, { discovery, loop, alloc, extra }) ? 0 : 1;
   } catch (error) {
     if (cleanup.interrupted) return 130;
     process.stderr.write(

@@ -17,7 +17,7 @@ describe.concurrent("deeply nested input", () => {
       expect(result.stderr).not.toMatch(/call stack/i);
     }
     // Nothing was recorded or sent: the server never saw a call.
-    expect(sandbox.auditEvents().filter((event) => event.type === "tool_call_started")).toEqual([]);
+    expect(sandbox.auditEvents().filter((event) => String(event.type).startsWith("tool_call_"))).toEqual([]);
   });
 
   test("a result nested 20,000 levels deep is reported, not shown; the run is recorded completed", {

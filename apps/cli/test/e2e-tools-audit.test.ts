@@ -171,13 +171,15 @@ describe.concurrent("agent audit", () => {
     }
     const typesOf = (runId: string) =>
       events.filter((event) => event.runId === runId).map((event) => event.type);
-    expect(typesOf(allowedRun)).toEqual(["tool_call_started", "tool_call_decided", "tool_call_finished"]);
-    expect(typesOf(heldRun)).toEqual([
-      "tool_call_started",
-      "approval_requested",
-      "tool_call_decided",
-      "tool_call_finished",
-    ]);
+    // Two records a governed call (event vocabulary 2), plus the approval's own record when held.
+    expect(typesOf(allowedRun)).toEqual(["tool_call_decided", "tool_call_finished"]);
+    expect(
+      events.find((event) => event.runId === allowedRun && event.type === "tool_call_finished"),
+    ).toMatchObject({
+      server: "s",
+      request: { server: "s", method: "tools/call", ok: true },
+    });
+    expect(typesOf(heldRun)).toEqual(["approval_requested", "tool_call_decided", "tool_call_finished"]);
     expect(events.map((event) => event.type)).toEqual(
       expect.arrayContaining(["mcp_initialized", "mcp_tools_listed", "mcp_request_finished", "mcp_closed"]),
     );
@@ -188,7 +190,9 @@ describe.concurrent("agent audit", () => {
     const humanLines = human.stdout.trimEnd().split("\n");
     expect(humanLines).toHaveLength(events.length);
     expect(humanLines.every((line) => /^\d{4}-\d{2}-\d{2}T\S+ {2}[a-z_]+ {2}/.test(line))).toBe(true);
-    expect(humanLines).toContainEqual(expect.stringContaining(`tool_call_finished  toolName=mcp__s__echo`));
+    expect(humanLines).toContainEqual(
+      expect.stringContaining(`tool_call_finished  server=s toolName=mcp__s__echo`),
+    );
 
     // The story: the calls' steps, not the server's handshake or each of its requests.
     expect(story.code).toBe(0);
@@ -224,7 +228,6 @@ describe.concurrent("agent audit", () => {
     const events = parseLines(result.stdout);
     expect(events.length).toBeGreaterThan(before);
     expect(events.filter((event) => event.runId === runId).map((event) => event.type)).toEqual([
-      "tool_call_started",
       "tool_call_decided",
       "tool_call_finished",
     ]);

@@ -204,7 +204,7 @@ export function refuseCall(
 ): Observation {
   const events = env.events ?? NULL_EVENT_SINK;
   const ids = { runId: env.runId, callId: call.callId, toolName: call.toolName };
-  emitEvent(events, { type: "tool_call_started", ...ids });
+  // One record, as for every call refused before a decision (event vocabulary version 2).
   const observation = failureObservation(ids, code, message, details);
   emitEvent(events, { type: "tool_call_finished", ...ids, ok: false, code, durationMs: 0 });
   return observation;

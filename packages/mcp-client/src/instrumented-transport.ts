@@ -1,5 +1,5 @@
 import { MCP_ERROR_CODES, type McpResponse, type McpTransport } from "@agent/mcp-transport";
-import { type AgentEventInput, type EventSink, emitEvent } from "@agent/tools";
+import { type AgentEventInput, type CallRequestRecord, type EventSink, emitEvent } from "@agent/tools";
 import { since } from "./time.js";
 
 /** Which tool call a request belongs to, for the audit trail. */
@@ -34,6 +34,18 @@ export function instrumentTransport(
     onClose: (listener) => transport.onClose(listener),
     close: () => transport.close(),
   };
+}
+
+/** A tool call's request as its outcome record holds it (`tool_call_finished.request`). */
+export function requestRecord(
+  server: string,
+  method: string,
+  started: number,
+  response: McpResponse,
+): CallRequestRecord {
+  const record: CallRequestRecord = { server, method, durationMs: since(started), ok: response.ok };
+  if (!response.ok) record.code = response.error.code;
+  return record;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
 } from "@agent/tools";
 import type { McpServerState } from "./connection-options.js";
 import type { Dormancy } from "./dormancy.js";
-import { emitRequestFinished } from "./instrumented-transport.js";
+import { emitRequestFinished, requestRecord } from "./instrumented-transport.js";
 import { mcpToolName, type ServerToolAction, serverToolName } from "./names.js";
 import { isRecord } from "./records.js";
 import { type RemoteCallResult, type RemoteToolPort, responseFailure } from "./tool-mapping.js";
@@ -128,8 +128,11 @@ export class ServerCalls implements RemoteToolPort {
     if (callMs !== undefined) requestContext.timeoutMs = callMs;
     const started = performance.now();
     const response = await transport.request(method, params, requestContext);
-    const attribution = { callId: context.callId, toolName };
-    emitRequestFinished(target.events(), target.server, attribution, method, started, response);
+    // The executor records the request in the call's outcome; a context that cannot gets its own record.
+    if (!context.recordRequest?.(requestRecord(target.server, method, started, response))) {
+      const attribution = { callId: context.callId, toolName };
+      emitRequestFinished(target.events(), target.server, attribution, method, started, response);
+    }
     if (!response.ok) return { ok: false, failure: responseFailure(response.error) };
     if (request.remoteName !== undefined && !target.structuredContent() && isRecord(response.result)) {
       // The negotiated version has no structuredContent: the server's extra field is not passed on.

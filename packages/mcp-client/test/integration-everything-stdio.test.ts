@@ -112,22 +112,26 @@ describe("server-everything over stdio, through the whole client", () => {
     const trail = (callId: string) =>
       harness.events.events.filter((event) => "callId" in event && event.callId === callId);
     for (const callId of ["call_echo", "call_image", "call_weather", "call_sum"]) {
-      expect(trail(callId).map((event) => event.type)).toEqual([
-        "tool_call_started",
-        "tool_call_decided",
-        "mcp_request_finished",
-        "tool_call_finished",
-      ]);
+      // Two records a call: the decision (with what opened the call) and the outcome (with its request).
       expect(trail(callId)).toEqual([
-        expect.objectContaining({ effect: "external" }),
-        expect.objectContaining({ decision: "allow", via: "policy", isolation: "none" }),
-        expect.objectContaining({ server: "everything", method: "tools/call", ok: true }),
-        expect.objectContaining({ ok: true }),
+        expect.objectContaining({
+          type: "tool_call_decided",
+          effect: "external",
+          decision: "allow",
+          via: "policy",
+          isolation: "none",
+        }),
+        expect.objectContaining({
+          type: "tool_call_finished",
+          ok: true,
+          server: "everything",
+          request: expect.objectContaining({ server: "everything", method: "tools/call", ok: true }),
+        }),
       ]);
     }
-    expect(trail("call_invalid").map((event) => event.type)).toEqual([
-      "tool_call_started",
-      "tool_call_finished",
+    // Refused before a decision: one record.
+    expect(trail("call_invalid")).toEqual([
+      expect.objectContaining({ type: "tool_call_finished", effect: "external", code: "invalid_arguments" }),
     ]);
     // The image travels to the model, never into the audit stream.
     expect(JSON.stringify(harness.events.events)).not.toContain(imageBlock.data.slice(0, 64));
@@ -140,7 +144,7 @@ describe("server-everything over stdio, through the whole client", () => {
     await harness.connection.start();
     const getEnv = { name: "mcp__everything__get-env", input: {} };
     const toolCalls = () =>
-      harness.events.ofType("mcp_request_finished").filter((event) => event.method === "tools/call");
+      harness.events.ofType("tool_call_finished").filter((event) => event.request?.method === "tools/call");
 
     const held = await executeToolCall(getEnv, harness.env);
     expect(held).toMatchObject({ type: "waiting", reason: "approval_required" });

@@ -55,11 +55,16 @@ describe("server-filesystem over stdio, through the whole client", () => {
     });
     expect(JSON.stringify(refused)).not.toContain("outside-the-sandbox");
     // The call itself succeeded on the wire; the tool said no.
-    expect(
-      harness.events.ofType("mcp_request_finished").filter((event) => event.callId === "call_outside"),
-    ).toEqual([expect.objectContaining({ method: "tools/call", ok: true })]);
+    expect(harness.events.ofType("mcp_request_finished").map((event) => event.callId)).not.toContain(
+      "call_outside",
+    );
     expect(harness.events.ofType("tool_call_finished")).toContainEqual(
-      expect.objectContaining({ callId: "call_outside", ok: false, code: "mcp_tool_error" }),
+      expect.objectContaining({
+        callId: "call_outside",
+        ok: false,
+        code: "mcp_tool_error",
+        request: expect.objectContaining({ method: "tools/call", ok: true }),
+      }),
     );
   });
 
@@ -77,5 +82,6 @@ describe("server-filesystem over stdio, through the whole client", () => {
     expect(harness.events.ofType("mcp_request_finished").map((event) => event.method)).not.toContain(
       "tools/call",
     );
+    expect(harness.events.ofType("tool_call_finished").map((event) => event.request)).toEqual([undefined]);
   });
 });

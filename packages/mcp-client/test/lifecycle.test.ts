@@ -221,9 +221,13 @@ describe("events", () => {
       protocolVersion: "2025-06-18",
     });
     const requests = events.ofType("mcp_request_finished");
-    expect(requests.map((event) => event.method)).toEqual(["initialize", "tools/list", "tools/call"]);
-    expect(requests[2]).toMatchObject({ ok: true, callId: "c1", toolName: "mcp__docs__search" });
+    expect(requests.map((event) => event.method)).toEqual(["initialize", "tools/list"]);
     expect(requests.every((event) => event.durationMs >= 0)).toBe(true);
+    // A call's request is in the call's outcome record.
+    const [finished] = events.ofType("tool_call_finished");
+    expect(finished).toMatchObject({ ok: true, callId: "c1", toolName: "mcp__docs__search", server: "docs" });
+    expect(finished?.request).toMatchObject({ server: "docs", method: "tools/call", ok: true });
+    expect(finished?.request?.durationMs).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(events.events)).not.toContain("secret query");
   });
 });

@@ -264,12 +264,10 @@ describe("createPolicyGate with executeToolCall", () => {
     await executeToolCall({ ...call, callId: "c2" }, env);
 
     expect(events.events.map((event) => event.type)).toEqual([
-      "tool_call_started",
       "approval_requested",
       "tool_call_decided",
       "tool_call_finished",
       "approval_granted",
-      "tool_call_started",
       "approval_consumed",
       "tool_call_decided",
       "tool_call_finished",

@@ -4,6 +4,30 @@
 import type { FlowSource } from "./flow.js";
 import type { ToolEffect } from "./tool.js";
 
+/**
+ * The version of this vocabulary. 2: a governed call is two records, its decision
+ * (`tool_call_decided`, with what `tool_call_started` held) and its outcome (`tool_call_finished`,
+ * with its MCP request as `request`); version 1 trails also hold `tool_call_started` and the call's
+ * `mcp_request_finished`, and readers accept both (the mapping is in this package's README).
+ */
+export const AGENT_EVENT_VOCABULARY_VERSION = 2;
+
+/** A call's MCP request, as its outcome record holds it (what `mcp_request_finished` held). */
+export interface CallRequestRecord {
+  server: string;
+  method: string;
+  durationMs: number;
+  ok: boolean;
+  /** The JSON-RPC or transport error code when not ok. */
+  code?: number;
+}
+
+/** What `tool_call_started` held; on the record that opens a call's trail (its decision, or its refusal). */
+interface CallStartFields {
+  effect?: ToolEffect;
+  inputBytes?: number;
+}
+
 /** Fields every event carries. */
 interface EventBase {
   /** When it happened, ISO 8601. */
@@ -25,8 +49,9 @@ interface ApprovalFields {
 
 /** Every event of the audit stream, one discriminated union (by `type`). */
 export type AgentEvent = EventBase &
+  // Vocabulary version 1 only: version 2 folds it into the call's first record (see CallStartFields).
   (
-    | ({ type: "tool_call_started"; effect?: ToolEffect; inputBytes?: number } & CallFields)
+    | ({ type: "tool_call_started" } & CallStartFields & CallFields)
     | ({
         type: "tool_call_decided";
         decision: "allow" | "deny" | "ask";
@@ -36,14 +61,20 @@ export type AgentEvent = EventBase &
         isolation?: string;
         /** A held call of a tainted run: the untrusted sources it was judged with (`reason` `tainted_flow` when the guard held it). */
         taint?: FlowSource[];
-      } & CallFields)
+      } & CallStartFields &
+        CallFields)
     | ({
         type: "tool_call_finished";
         ok: boolean;
         /** The observation's error code, or "waiting" for a held call. */
         code?: string;
         durationMs: number;
-      } & CallFields)
+        /** The call's MCP request, when it made one that ended before the call did. */
+        request?: CallRequestRecord;
+        /** `request.server`, at the top level as on every MCP event, for filters. */
+        server?: string;
+      } & CallStartFields &
+        CallFields)
     // No summary or input here: inputs may hold credentials. The digest binds the exact input; the
     // operator sees it from the approval store (private state), not from the audit trail.
     | ({ type: "approval_requested"; effect: ToolEffect } & ApprovalFields)

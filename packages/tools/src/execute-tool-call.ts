@@ -2,6 +2,7 @@ import { messageOf } from "@agent/base";
 import { CallCancellation } from "./call-cancellation.js";
 import {
   type AgentEventInput,
+  type CallRequestRecord,
   type EventSink,
   emitDecisionEvent,
   emitEvent,
@@ -16,7 +17,7 @@ import {
   type ToolCallOutcome,
   type WaitingOutcome,
 } from "./observation.js";
-import { type CallIds, runAdmitted } from "./running-call.js";
+import { type CallIds, CallRecorder, runAdmitted } from "./running-call.js";
 import type { PrepareResult, RegisteredTool, ToolProgress, ValidationIssue } from "./tool.js";
 import { utf8Length } from "./utf8.js";
 
@@ -75,7 +76,11 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
   const tool = env.registry.get(call.name);
   // Without a sink, no event is built at all (the input is not even serialized for its size).
   const audited = events !== NULL_EVENT_SINK;
-  if (audited) emitEvent(events, startedEvent(ids, tool, call.input));
+  // Two records a call (vocabulary version 2): what opens the call (tool_call_started in version 1)
+  // goes into its first record, the decision or, for a call refused before one, the outcome.
+  const start = audited ? startFields(tool, call.input) : undefined;
+  let decided = false;
+  let recorder: CallRecorder | undefined;
   // One async function for the whole call, its steps synchronous helpers: every async layer more
   // would cost a promise, a suspended frame and microtask turns per call.
   let outcome: ToolCallOutcome;
@@ -100,8 +105,10 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     let unrecorded: string | undefined;
     if (audited) {
       try {
-        const written = emitDecisionEvent(events, decisionEvent(ids, verdict));
+        const written = emitDecisionEvent(events, decisionEvent(ids, verdict, start));
         if (written) await written;
+        // Unwritten, the decision leaves the outcome as the call's only record: it opens the trail.
+        decided = true;
       } catch (error) {
         unrecorded = messageOf(error);
       }
@@ -109,6 +116,7 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     if (verdict.type === "allow" && unrecorded === undefined && !env.signal?.aborted) {
       // setTimeout fires at once for delays past 2^31-1 ms (or Infinity): those wait the longest it can.
       const timeoutMs = Math.min(env.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS);
+      if (audited) recorder = new CallRecorder();
       outcome = await runAdmitted(
         verdict.run,
         prepared.execute,
@@ -117,10 +125,14 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
         cancellation,
         timeoutMs,
         call.taint ?? env.taint,
+        recorder,
       );
     } else outcome = refusalOf(verdict, unrecorded, ids);
   }
-  if (audited) emitEvent(events, finishedEvent(ids, outcome, elapsed(started)));
+  if (audited) {
+    const finished = finishedEvent(ids, outcome, elapsed(started), recorder?.close());
+    emitEvent(events, decided ? finished : Object.assign(finished, start));
+  }
   return outcome;
 }
 
@@ -257,15 +269,16 @@ class Admission implements GateRequest {
 }
 
 // The events below are built field by field, in the order the audit trail has always had: V8's
-// object spread is slow for these shapes (see emitEvent), and a call emits three of them.
+// object spread is slow for these shapes (see emitEvent).
 
-function startedEvent(ids: CallIds, tool: RegisteredTool | undefined, input: unknown): AgentEventInput {
-  const event: AgentEventInput & { type: "tool_call_started" } = {
-    type: "tool_call_started",
-    runId: ids.runId,
-    callId: ids.callId,
-    toolName: ids.toolName,
-  };
+/** What opens a call's trail: the tool's effect and the input's size (never the input). */
+interface StartFields {
+  effect?: RegisteredTool["effect"];
+  inputBytes?: number;
+}
+
+function startFields(tool: RegisteredTool | undefined, input: unknown): StartFields {
+  const event: StartFields = {};
   if (tool) event.effect = tool.effect;
   try {
     const text = JSON.stringify(input);
@@ -276,7 +289,11 @@ function startedEvent(ids: CallIds, tool: RegisteredTool | undefined, input: unk
   return event;
 }
 
-function decisionEvent(ids: CallIds, verdict: GateVerdict): AgentEventInput {
+function decisionEvent(ids: CallIds, verdict: GateVerdict, start: StartFields | undefined): AgentEventInput {
+  return Object.assign(verdictFields(ids, verdict), start);
+}
+
+function verdictFields(ids: CallIds, verdict: GateVerdict): AgentEventInput {
   const { runId, callId, toolName } = ids;
   switch (verdict.type) {
     case "allow":
@@ -307,13 +324,24 @@ function decisionEvent(ids: CallIds, verdict: GateVerdict): AgentEventInput {
   }
 }
 
-function finishedEvent(ids: CallIds, outcome: ToolCallOutcome, durationMs: number): AgentEventInput {
+function finishedEvent(
+  ids: CallIds,
+  outcome: ToolCallOutcome,
+  durationMs: number,
+  request: CallRequestRecord | undefined,
+): AgentEventInput & { type: "tool_call_finished" } {
   const { runId, callId, toolName } = ids;
-  if (outcome.type === "waiting") {
-    return { type: "tool_call_finished", runId, callId, toolName, ok: false, code: "waiting", durationMs };
+  const event: AgentEventInput & { type: "tool_call_finished" } =
+    outcome.type === "waiting"
+      ? { type: "tool_call_finished", runId, callId, toolName, ok: false, code: "waiting", durationMs }
+      : outcome.ok
+        ? { type: "tool_call_finished", runId, callId, toolName, ok: true, durationMs }
+        : { type: "tool_call_finished", runId, callId, toolName, ok: false, code: outcome.error, durationMs };
+  if (request) {
+    event.server = request.server;
+    event.request = request;
   }
-  if (outcome.ok) return { type: "tool_call_finished", runId, callId, toolName, ok: true, durationMs };
-  return { type: "tool_call_finished", runId, callId, toolName, ok: false, code: outcome.error, durationMs };
+  return event;
 }
 
 function elapsed(started: number): number {

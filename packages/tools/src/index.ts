@@ -9,10 +9,12 @@ export type { CancellationSignal } from "./call-cancellation.js";
 export { canonicalJson, digestJson, type JsonObject, type JsonValue, sha256Hex } from "./canonical-json.js";
 export { TOOLS_ERROR_CODES, ToolsError, type ToolsErrorCode } from "./errors.js";
 export {
+  AGENT_EVENT_VOCABULARY_VERSION,
   type AgentEvent,
   type AgentEventInput,
   type AgentEventOf,
   type AgentEventType,
+  type CallRequestRecord,
   createEventClock,
   createMemoryEventSink,
   type EventClock,

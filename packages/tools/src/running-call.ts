@@ -4,6 +4,7 @@
 
 import { messageOf } from "@agent/base";
 import type { CallCancellation } from "./call-cancellation.js";
+import type { CallRequestRecord } from "./events.js";
 import type { ExecutionEnvironment } from "./execute-tool-call.js";
 import type { FlowSource } from "./flow.js";
 import {
@@ -15,6 +16,28 @@ import {
   type ObservationErrorCode,
 } from "./observation.js";
 import type { ToolContext, ToolProgress } from "./tool.js";
+
+/**
+ * Holds a call's MCP request for its outcome record, while that record is still to be written (see
+ * `ToolContext.recordRequest`); only an audited call has one.
+ */
+export class CallRecorder {
+  request: CallRequestRecord | undefined;
+  #open = true;
+
+  /** Takes the request for the outcome record; false once that record is written (a late request). */
+  take(request: CallRequestRecord): boolean {
+    if (!this.#open) return false;
+    this.request = request;
+    return true;
+  }
+
+  /** The request taken, if any; later ones are recorded by whoever made them. */
+  close(): CallRequestRecord | undefined {
+    this.#open = false;
+    return this.request;
+  }
+}
 
 /** The ids a call is known by in its events and its observation. */
 export interface CallIds {
@@ -38,10 +61,11 @@ export function runAdmitted(
   cancellation: CallCancellation,
   timeoutMs: number,
   taint: readonly FlowSource[] | undefined = env.taint,
+  recorder?: CallRecorder,
 ): Promise<Observation> {
   return new Promise<Observation>((resolve) => {
     const call = new SettlingCall(ids, cancellation, env.signal, resolve, timeoutMs);
-    const context = new RunningCallContext(env, ids, cancellation, taint);
+    const context = new RunningCallContext(env, ids, cancellation, taint, recorder);
     // The runner's own promise is listened to (no promise in between to adopt it: two microtask turns).
     let running: Promise<unknown>;
     try {
@@ -113,13 +137,16 @@ class RunningCallContext implements ToolContext {
    * serves, and no closure is made per call.
    */
   readonly reportProgress: (progress: ToolProgress) => void;
+  readonly #recorder: CallRecorder | undefined;
 
   constructor(
     env: ExecutionEnvironment,
     ids: CallIds,
     cancellation: CallCancellation,
     taint: readonly FlowSource[] | undefined,
+    recorder: CallRecorder | undefined,
   ) {
+    this.#recorder = recorder;
     this.callId = ids.callId;
     this.runId = ids.runId;
     this.cwd = env.cwd;
@@ -136,6 +163,10 @@ class RunningCallContext implements ToolContext {
 
   get signal(): AbortSignal {
     return this.cancellation.signal;
+  }
+
+  recordRequest(request: CallRequestRecord): boolean {
+    return this.#recorder?.take(request) ?? false;
   }
 }
 

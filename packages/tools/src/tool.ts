@@ -3,6 +3,7 @@ import { type ZodType, z } from "zod";
 import type { CancellationSignal } from "./call-cancellation.js";
 import { digestJson, type JsonObject, type JsonValue } from "./canonical-json.js";
 import { TOOLS_ERROR_CODES, ToolsError } from "./errors.js";
+import type { CallRequestRecord } from "./events.js";
 import type { FlowSource } from "./flow.js";
 import { exceedsJsonDepth, MAX_INPUT_DEPTH } from "./json-depth.js";
 import { removeStrictNulls, type StrictParameters, toStrictParameters } from "./strict-parameters.js";
@@ -45,6 +46,13 @@ export interface ToolContext {
    * clean run. A tool that writes files marks them tainted when it is set.
    */
   readonly taint?: readonly FlowSource[] | undefined;
+  /**
+   * Hands the call's MCP request to the executor, which records it in the call's outcome record
+   * (`tool_call_finished.request`) instead of a record of its own. Returns false when nobody will
+   * (no audit sink, the outcome already recorded after a timeout, a hand-made context): the caller
+   * then records the request itself (`mcp_request_finished`).
+   */
+  recordRequest?(request: CallRequestRecord): boolean;
 }
 
 /** A problem found while validating a tool's input. */

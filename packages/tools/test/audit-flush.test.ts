@@ -280,6 +280,8 @@ describe("executeToolCall with a sink whose decision write fails", () => {
     );
     expect(outcome).toMatchObject({ ok: false, error: "policy_denied", reason: "audit_failed: disk full" });
     expect(execute).not.toHaveBeenCalled();
-    expect(records.map((record) => record.type)).toEqual(["tool_call_started", "tool_call_finished"]);
+    // The decision was not written: the outcome, the call's only record, opens its trail.
+    expect(records.map((record) => record.type)).toEqual(["tool_call_finished"]);
+    expect(records[0]).toMatchObject({ effect: "read", inputBytes: 2, code: "policy_denied" });
   });
 });

@@ -193,18 +193,19 @@ describe("executeToolCall", () => {
   it("emits every step in order, with the decision and a duration", async () => {
     const { env, events } = setup(() => "ok");
     await executeToolCall({ name: "search", input: { q: "x" }, callId: "c1" }, env);
-    expect(events.events.map((event) => event.type)).toEqual([
-      "tool_call_started",
-      "tool_call_decided",
-      "tool_call_finished",
-    ]);
+    // Two records a call (vocabulary version 2): the decision opens the call's trail.
+    expect(events.events.map((event) => event.type)).toEqual(["tool_call_decided", "tool_call_finished"]);
     expect(events.events[0]).toMatchObject({
       runId: "run_1",
       callId: "c1",
       toolName: "search",
       effect: "read",
+      inputBytes: 9,
+      decision: "allow",
+      via: "policy",
+      isolation: "none",
     });
-    expect(events.events[1]).toMatchObject({ decision: "allow", via: "policy", isolation: "none" });
+    expect(events.events[1]).not.toHaveProperty("effect");
     const finished = events.ofType("tool_call_finished")[0];
     expect(finished).toMatchObject({ ok: true });
     expect(finished?.durationMs).toBeGreaterThanOrEqual(0);

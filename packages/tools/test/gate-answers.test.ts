@@ -51,7 +51,7 @@ describe("a gate's answer that is not a verdict", () => {
       expect(outcome).toMatchObject({ ok: false, error: "policy_denied" });
       expect((outcome as { reason?: string }).reason).toMatch(/^gate_failed: /);
       expect(spy).not.toHaveBeenCalled();
-      expect(types(events.events)).toEqual(["tool_call_started", "tool_call_decided", "tool_call_finished"]);
+      expect(types(events.events)).toEqual(["tool_call_decided", "tool_call_finished"]);
       expect(events.ofType("tool_call_decided")[0]).toMatchObject({ decision: "deny" });
     });
   }
@@ -110,7 +110,7 @@ describe("a decision that cannot be recorded", () => {
     const outcome = await executeToolCall({ name: "act", input: {} }, env);
     expect(outcome).toMatchObject({ ok: false, error: "policy_denied", reason: "audit_failed: disk full" });
     expect(spy).not.toHaveBeenCalled();
-    expect(types(records)).toEqual(["tool_call_started", "tool_call_finished"]);
+    expect(types(records)).toEqual(["tool_call_finished"]);
   });
 });
 
@@ -131,10 +131,10 @@ describe("a verdict given at once", () => {
     };
     const pending = executeToolCall({ name: "act", input: {} }, env);
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(log).toEqual(["tool_call_started"]);
+    expect(log).toEqual([]);
     written();
     await pending;
-    expect(log).toEqual(["tool_call_started", "written", "ran", "tool_call_finished"]);
+    expect(log).toEqual(["written", "ran", "tool_call_finished"]);
   });
 
   it("returns cancelled for a tool that aborts its caller's signal while it starts", async () => {

@@ -1,0 +1,62 @@
+// `--only=audit`: where the JSONL audit's cost goes across a process boundary. The same full gate
+// over the same stdio echo server, with: no sink, a sink that serializes every record but writes
+// nothing (its decisions resolve a microtask later, as the file's do), the JSONL file in each flush
+// mode. The difference between neighbours is one mechanism: serialization, the write syscall, the
+// microtask wave before the decision's write, the end-of-turn setImmediate.
+import { benchCalls } from "./calls.mjs";
+import { echoCallers, openAuditSink, openGate, openRawClient } from "./clients.mjs";
+
+/** A sink that builds every record's line as the file does, and drops it. */
+function serializingSink(modules) {
+  const clock = modules.createEventClock();
+  const serialize = (event) => modules.serializeForAudit(event, modules.DEFAULT_AUDIT_LIMITS);
+  return {
+    clock,
+    emit: (event) => void serialize(event),
+    emitDecision: (event) => {
+      serialize(event);
+      return Promise.resolve();
+    },
+  };
+}
+
+/** Measures raw against the gate with each audit variant; returns benchCalls' results by name. */
+export async function benchAuditCost(modules, cleanup, { progress, calls }) {
+  progress("audit: starting 6 servers (one per client)");
+  const raw = await openRawClient(modules, cleanup, {});
+  const variants = {
+    noSink: modules.NULL_EVENT_SINK,
+    serializeOnly: serializingSink(modules),
+    jsonlDecisions: openAuditSink(modules, cleanup),
+    jsonlBatched: openAuditSink(modules, cleanup, { flush: "batched" }),
+    jsonlSync: openAuditSink(modules, cleanup, { flush: "sync" }),
+  };
+  const gates = {};
+  const closers = [raw.close];
+  for (const [name, events] of Object.entries(variants)) {
+    const gate = await openGate(modules, cleanup, events);
+    gates[name] = gate.environment;
+    closers.push(gate.close);
+  }
+  const results = await benchCalls(echoCallers(modules, { raw: raw.client, gates }), progress, calls);
+  await Promise.all(closers.map((close) => close()));
+  return results;
+}
+
+/** Lines for the report: each variant against raw and against the gate without a sink. */
+export function auditCostReport(results) {
+  const { raw, noSink } = results;
+  const lines = [
+    "",
+    "Where the audit's cost goes (full gate over stdio; ratios to raw, CPU above the gate with no sink):",
+  ];
+  for (const [name, result] of Object.entries(results)) {
+    if (name === "raw") continue;
+    lines.push(
+      `  ${name.padEnd(15)} latency ${(result.latencyMs / raw.latencyMs).toFixed(2)}x, ` +
+        `throughput ${(result.concurrentPerSecond / raw.concurrentPerSecond).toFixed(2)}x, ` +
+        `client CPU ${((result.cpuMsPerCall - noSink.cpuMsPerCall) * 1000).toFixed(0)} µs above no sink`,
+    );
+  }
+  return lines;
+}

@@ -1,0 +1,88 @@
+// `--only=peers`: this project's full gate against the raw SDK Client and the peer stacks, all over
+// the same stdio echo server (one process each), interleaved rounds, medians (see calls.mjs). The
+// peers are dev dependencies of tests/bench (the private @agent/bench-peers package) only.
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { benchCalls } from "./calls.mjs";
+import { echoCallers, openAuditSink, openGate, openRawClient } from "./clients.mjs";
+import { BENCH_SERVER_PATH, REPO_ROOT } from "./modules.mjs";
+
+const STACKS = [
+  ["gate", "this project, full gate + JSONL audit"],
+  ["gateNoSink", "this project, full gate, no audit sink"],
+  ["openaiToolLayer", "openai-agents-js 0.14.3, tool layer (invokeFunctionTool)"],
+  ["vercelExecute", "Vercel AI SDK (@ai-sdk/mcp 1.0.102) tool.execute"],
+  ["langchainInvoke", "LangChain @langchain/mcp-adapters 1.1.4 tool.invoke"],
+];
+
+/** Measures raw, the gate with and without its audit file and the peers; benchCalls' results by name. */
+export async function benchPeers(modules, cleanup, { progress, calls }) {
+  const peers = await import(pathToFileURL(join(REPO_ROOT, "tests/bench/peers.mjs")).href);
+  progress("peers: starting 6 servers (one per stack)");
+  const raw = await openRawClient(modules, cleanup, {});
+  const gate = await openGate(modules, cleanup, openAuditSink(modules, cleanup));
+  const gateNoSink = await openGate(modules, cleanup, modules.NULL_EVENT_SINK);
+  const opened = await peers.openPeers({ command: process.execPath, args: [BENCH_SERVER_PATH] });
+  cleanup.add(() => opened.close());
+  const callers = {
+    ...echoCallers(modules, {
+      raw: raw.client,
+      gates: { gate: gate.environment, gateNoSink: gateNoSink.environment },
+    }),
+    ...opened.callers,
+  };
+  const results = await benchCalls(callers, progress, calls);
+  await Promise.all([raw.close(), gate.close(), gateNoSink.close(), opened.close()]);
+  return { results, notes: peers.PEER_NOTES };
+}
+
+/** The issue's table: ratios to the raw SDK, from one run. */
+export function peersReport({ results, notes }) {
+  const { raw } = results;
+  const lines = [
+    "",
+    "Peers over the same stdio echo server, ratios to the raw SDK Client.callTool in the same run:",
+    `  raw: ${(raw.latencyMs * 1000).toFixed(1)} µs sequential, ${raw.concurrentPerSecond.toFixed(0)} calls/s with 100 in flight, ${(raw.cpuMsPerCall * 1000).toFixed(1)} µs client CPU a call`,
+    "",
+    "| stack | sequential latency | 100 in flight, throughput | client CPU above raw |",
+    "|---|---|---|---|",
+  ];
+  for (const [name, label] of STACKS) {
+    const ours = results[name];
+    lines.push(
+      `| ${label} | ${(ours.latencyMs / raw.latencyMs).toFixed(2)}x | ` +
+        `${(ours.concurrentPerSecond / raw.concurrentPerSecond).toFixed(2)}x | ` +
+        `${((ours.cpuMsPerCall - raw.cpuMsPerCall) * 1000).toFixed(0)} µs |`,
+    );
+  }
+  const audit = results.gate.cpuMsPerCall - results.gateNoSink.cpuMsPerCall;
+  lines.push(
+    "",
+    `The audit's own share (gate + JSONL against gate without sink): ${(results.gate.latencyMs / results.gateNoSink.latencyMs).toFixed(2)}x latency, ${(audit * 1000).toFixed(0)} µs client CPU a call.`,
+    "Per call: the full gate looks the tool up, validates the input with zod, asks the policy gate (rule match,",
+    "digest-free allow), arms a timeout timer, sends over our stdio transport (bounded buffers), validates the",
+    "result's shape, and (with the sink) writes the decision durably before the call runs and the outcome after.",
+    ...Object.values(notes).map((note) => `  ${note}`),
+  );
+  return lines;
+}
+
+/** The targeted rows of the peers suite. */
+export function peerRows({ results }, row, formatMs, formatRate) {
+  const { raw, gate } = results;
+  return [
+    row("peers: full gate + JSONL audit, sequential latency", gate.latencyMs, raw.latencyMs, formatMs, {
+      target: 1.15,
+    }),
+    row(
+      "peers: full gate + JSONL audit, 100 in flight",
+      gate.concurrentPerSecond,
+      raw.concurrentPerSecond,
+      formatRate,
+      {
+        better: "higher",
+        target: 0.8,
+      },
+    ),
+  ];
+}
