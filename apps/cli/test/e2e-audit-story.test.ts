@@ -48,7 +48,7 @@ describe("agent audit as the story of a run", () => {
         expect.stringMatching(`^run ${runId} stopped: completed after 2 turns · \\d+ in, \\d+ out tokens$`),
       ]);
       // --verbose: every event of the run with its fields, plumbing included.
-      expect(verbose.stdout).toMatch(/tool_call_started .*toolName=mcp__s__echo/);
+      expect(verbose.stdout).toMatch(/tool_call_finished {2}server=s toolName=mcp__s__echo/);
       expect(verbose.stdout).toMatch(/approval_consumed /);
       expect(verbose.stdout.split("\n").length).toBeGreaterThan(lines.length);
     } finally {

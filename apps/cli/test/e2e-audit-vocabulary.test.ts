@@ -25,11 +25,12 @@ describe.concurrent("agent audit on a vocabulary 1 trail", () => {
     mkdirSync(sandbox.stateDir, { recursive: true });
     copyFileSync(FIXTURE, join(sandbox.stateDir, "audit.jsonl"));
     const fixtureLines = readFileSync(FIXTURE, "utf8").trim().split("\n");
-    const [all, byRun, byTool, human] = await Promise.all([
+    const [all, byRun, byTool, human, story] = await Promise.all([
       sandbox.run(["audit", "--json"]),
       sandbox.run(["audit", "--json", "--run", ALLOWED_RUN]),
       sandbox.run(["audit", "--json", "--tool", "mcp__s__nope"]),
-      sandbox.run(["audit"]),
+      sandbox.run(["audit", "--verbose"]),
+      sandbox.run(["audit", "--run", ALLOWED_RUN]),
     ]);
     expect(all.code, all.stderr).toBe(0);
     expect(all.stderr).toBe("");
@@ -45,5 +46,9 @@ describe.concurrent("agent audit on a vocabulary 1 trail", () => {
     ]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout.trimEnd().split("\n")).toHaveLength(fixtureLines.length);
+    // The story reads a version 1 call as it reads a current one: decided, then finished.
+    expect(story.code, story.stderr).toBe(0);
+    expect(story.stdout).toMatch(/call \S+ \(\S+\) allowed by /);
+    expect(story.stdout).toMatch(/call \S+ \(\S+\) finished ok in /);
   });
 });
