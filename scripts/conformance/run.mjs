@@ -211,7 +211,10 @@ export async function runConformance(specVersion, scenarios, { concurrency, timi
  * whether the revision holds: every required scenario passes, except those expected-failures.json
  * lists for it, and none of those passes unnoticed (the list must shrink as the client catches up).
  */
-export async function runRevision(specVersion, { names = [], timing = "strict", log = () => {} } = {}) {
+export async function runRevision(
+  specVersion,
+  { names = [], timing = "strict", verbose = false, log = () => {} } = {},
+) {
   const { required, notScored } = requirements(specVersion);
   const expected = expectedFailures(specVersion);
   const scored = names.length > 0 ? names : required;
@@ -229,8 +232,10 @@ export async function runRevision(specVersion, { names = [], timing = "strict", 
       broken += 1;
       lines.push(`PASS?  ${scenario}  (listed in expected-failures.json but passes: remove it)`);
     } else if (result.passed) lines.push(`pass   ${scenario}${result.note ? `  (${result.note})` : ""}`);
-    else if (reason) lines.push(`xfail  ${scenario}  (${reason})`);
-    else if (result.note) {
+    else if (reason) {
+      if (verbose) log(`\n--- ${specVersion} ${scenario} (expected to fail) ---\n${result.output}\n`);
+      lines.push(`xfail  ${scenario}  (${reason})`);
+    } else if (result.note) {
       broken += 1;
       lines.push(`FAIL   ${scenario}  (${result.note})`);
     } else {
@@ -251,15 +256,16 @@ export async function runRevision(specVersion, { names = [], timing = "strict", 
 }
 
 function parseArguments(args) {
-  const options = { timing: "strict", specVersions: [], names: [] };
+  const options = { timing: "strict", verbose: false, specVersions: [], names: [] };
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index];
     if (arg === "--timing=report") options.timing = "report";
+    else if (arg === "--verbose") options.verbose = true;
     else if (arg === "--spec-version") options.specVersions.push(args[++index]);
     else if (arg.startsWith("--spec-version="))
       options.specVersions.push(arg.slice("--spec-version=".length));
     else if (arg.startsWith("--"))
-      throw new Error(`Unknown option ${arg} (known: --spec-version <rev>, --timing=report).`);
+      throw new Error(`Unknown option ${arg} (known: --spec-version <rev>, --timing=report, --verbose).`);
     else options.names.push(arg);
   }
   if (options.specVersions.length === 0) options.specVersions = specVersions();
@@ -271,7 +277,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const log = (text) => process.stdout.write(text);
   const outcomes = [];
   for (const specVersion of options.specVersions) {
-    outcomes.push(await runRevision(specVersion, { names: options.names, timing: options.timing, log }));
+    outcomes.push(await runRevision(specVersion, { ...options, log }));
   }
   for (const outcome of outcomes) log(`\n${outcome.specVersion}\n${outcome.lines.join("\n")}\n`);
   for (const outcome of outcomes) log(`${outcome.summary}\n`);
