@@ -1,6 +1,8 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { closeBoundAround } from "../close-deadline.js";
+import { withStandardHeaders } from "../era/http-headers.js";
+import { type EraAware, negotiateEra } from "../era/negotiate-era.js";
 import { createRedactor, credentialValues, displayUrl } from "../redact.js";
 import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
 import { describeError } from "../sdk/fold-error.js";
@@ -28,7 +30,7 @@ export interface StreamableHttpTransportOptions extends HttpAuthOptions {
 }
 
 /** An MCP connection over Streamable HTTP. */
-export interface StreamableHttpMcpTransport extends SdkMcpTransport {
+export interface StreamableHttpMcpTransport extends SdkMcpTransport, EraAware {
   /** The session id the server assigned, once `initialize` succeeded. */
   sessionId(): string | undefined;
 }
@@ -64,7 +66,7 @@ export function createStreamableHttpTransport(
   const { authProvider } = options;
   const sdkTransport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers },
-    fetch: observeStepUp(boundedFetch, authProvider),
+    fetch: withStandardHeaders(observeStepUp(boundedFetch, authProvider)),
     ...(authProvider ? { authProvider } : {}),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
@@ -82,6 +84,7 @@ export function createStreamableHttpTransport(
   });
   return {
     ...transport,
+    ...negotiateEra(transport),
     closeTimeoutMs: closeBoundAround(closeTimeoutMs),
     sessionId: () => sdkTransport.sessionId,
   };

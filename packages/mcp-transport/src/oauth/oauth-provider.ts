@@ -131,14 +131,18 @@ class ServerOAuthProvider implements OAuthProvider {
   get clientMetadata(): OAuthClientMetadata {
     const scope = this.#options.scopes?.join(" ");
     const interactive = this.#grant === "authorization_code";
-    return {
+    const metadata = {
       client_name: this.#options.clientName ?? "agent",
+      // SEP-837: a CLI on the user's machine is a native application (its redirect is loopback).
+      application_type: "native",
       redirect_uris: interactive ? [this.redirectUrl ?? DEFAULT_REDIRECT_URL] : [],
       grant_types: interactive ? ["authorization_code", "refresh_token"] : [this.#grantType()],
       response_types: interactive ? ["code"] : [],
       token_endpoint_auth_method: "none",
       ...(scope ? { scope } : {}),
     };
+    // The SDK's type predates application_type; the registration request sends every field as is.
+    return metadata satisfies OAuthClientMetadata & { application_type: string };
   }
 
   state(): string {

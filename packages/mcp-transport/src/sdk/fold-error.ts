@@ -3,6 +3,9 @@ import { escapeControlCharacters } from "../escape-control-characters.js";
 import { MCP_ERROR_CODES, type McpError, mcpFailure } from "../transport.js";
 import { httpStatusLine, summarizeHttpError } from "./http-error-summary.js";
 
+/** The message of a failure the SDK's own parsing rejected (a result or response that is not an object). */
+export const UNPARSABLE_RESULT_MESSAGE = "the server sent a result that is not a JSON object";
+
 // The SDK prefixes every McpError message with its code; the code already travels separately.
 const SDK_MESSAGE_PREFIX = /^MCP error -?\d+: /;
 
@@ -16,7 +19,7 @@ export function foldRequestError(
     return mcpFailure(error.code, message, error.data);
   }
   if (isZodError(error)) {
-    return mcpFailure(MCP_ERROR_CODES.internalError, "the server sent a result that is not a JSON object");
+    return mcpFailure(MCP_ERROR_CODES.internalError, UNPARSABLE_RESULT_MESSAGE);
   }
   const message = redact(describeError(error));
   // Thrown by an OAuth provider that needs the user and cannot ask (`@agent/mcp-transport/oauth`).
@@ -25,10 +28,11 @@ export function foldRequestError(
   }
   const httpStatus = httpStatusOf(error);
   if (httpStatus !== undefined) {
+    const rpcError = jsonRpcErrorIn(message);
     return mcpFailure(
       MCP_ERROR_CODES.connectionClosed,
       `the server answered ${describeHttpFailure(httpStatus, message, redact)}`,
-      { httpStatus },
+      rpcError ? { httpStatus, rpcError } : { httpStatus },
     );
   }
   if (message === "Not connected") return mcpFailure(MCP_ERROR_CODES.connectionClosed, "connection closed");
@@ -47,6 +51,26 @@ export function describeError(error: unknown): string {
     cause = cause.cause;
   }
   return parts.join(": ");
+}
+
+/**
+ * The JSON-RPC error an HTTP error response's body carried, if it was one (a 2026-07-28 server
+ * answers e.g. an unsupported version with HTTP 400 and `-32022`, its supported versions in `data`).
+ */
+function jsonRpcErrorIn(message: string): McpError | undefined {
+  const start = message.indexOf("{");
+  if (start === -1) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(message.slice(start));
+  } catch {
+    return undefined;
+  }
+  const error = (body as { error?: unknown } | null)?.error as Partial<McpError> | undefined;
+  if (typeof error?.code !== "number" || typeof error.message !== "string") return undefined;
+  return error.data === undefined
+    ? { code: error.code, message: error.message }
+    : { code: error.code, message: error.message, data: error.data };
 }
 
 function isZodError(error: unknown): boolean {

@@ -1,0 +1,118 @@
+import { UNPARSABLE_RESULT_MESSAGE } from "../sdk/fold-error.js";
+import {
+  MCP_ERROR_CODES,
+  type McpError,
+  type McpRequestContext,
+  type McpResponse,
+  type McpTransport,
+} from "../transport.js";
+import {
+  type ClientEnvelope,
+  isRecord,
+  META_KEYS,
+  MODERN_PROTOCOL_VERSION,
+  withEnvelope,
+} from "./envelope.js";
+
+/** Which protocol era a connection speaks, once its first `initialize` was answered. */
+export type ProtocolEra =
+  | { kind: "undecided" }
+  | { kind: "handshake" }
+  | { kind: "stateless"; protocolVersion: string; envelope: ClientEnvelope };
+
+/** What a transport that negotiates the protocol era per server adds: which era it chose. */
+export interface EraAware {
+  era(): ProtocolEra;
+}
+
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/** The `data` of an unsupported-version error, whether it came as a JSON-RPC error or in an HTTP 400's body. */
+function unsupportedVersionData(error: McpError): unknown {
+  if (error.code === UNSUPPORTED_PROTOCOL_VERSION) return error.data;
+  const rpcError = isRecord(error.data) ? (error.data.rpcError as McpError | undefined) : undefined;
+  return rpcError?.code === UNSUPPORTED_PROTOCOL_VERSION ? rpcError.data : undefined;
+}
+
+/** Statuses with which an HTTP server refuses a method or a request it does not know (an older server's answer). */
+const REFUSAL_STATUSES: ReadonlySet<number> = new Set([400, 404, 405, 406, 415]);
+
+/** Whether a failed probe was the server's own answer (a JSON-RPC error, or an HTTP refusal of the request). */
+function isServerAnswer(error: McpError): boolean {
+  // What the SDK failed to parse locally (e.g. an authorization server's malformed token response).
+  if (error.message === UNPARSABLE_RESULT_MESSAGE) return false;
+  if (error.code !== MCP_ERROR_CODES.connectionClosed) {
+    return error.code !== MCP_ERROR_CODES.cancelled && error.code !== MCP_ERROR_CODES.timeout;
+  }
+  const status = isRecord(error.data) ? error.data.httpStatus : undefined;
+  return typeof status === "number" && REFUSAL_STATUSES.has(status);
+}
+
+function offersModern(data: unknown): boolean {
+  return isRecord(data) && Array.isArray(data.supported) && data.supported.includes(MODERN_PROTOCOL_VERSION);
+}
+
+/**
+ * Makes `inner` speak either era behind the same port. The client above always opens with
+ * `initialize`; this first probes with `server/discover` (2026-07-28). A server that offers
+ * 2026-07-28 gets the stateless protocol: no handshake, the `_meta` envelope on every request, and
+ * the client is handed an `initialize` result built from the discovery (its own requested version,
+ * the server's capabilities and info), so nothing above the transport learns the era. Any other
+ * answer (an error, an old server's 400, no 2026-07-28 among `supportedVersions`) falls back to the
+ * handshake, byte for byte as before.
+ */
+export function negotiateEra<T extends McpTransport>(inner: T): T & EraAware {
+  let era: ProtocolEra = { kind: "undecided" };
+
+  async function initialize(params: unknown, context: McpRequestContext | AbortSignal): Promise<McpResponse> {
+    const record = isRecord(params) ? params : {};
+    const envelope: ClientEnvelope = {
+      clientInfo: record.clientInfo,
+      capabilities: record.capabilities ?? {},
+    };
+    let probe = await inner.request("server/discover", withEnvelope({}, envelope), context);
+    // A server that rejects the version (-32022) but lists 2026-07-28 among those it supports is
+    // asked once more: the spec's corrective continuation, which is not a retry of an outage.
+    if (!probe.ok && offersModern(unsupportedVersionData(probe.error))) {
+      probe = await inner.request("server/discover", withEnvelope({}, envelope), context);
+    }
+    const offered = probe.ok && isRecord(probe.result) ? probe.result : undefined;
+    const versions = Array.isArray(offered?.supportedVersions) ? offered.supportedVersions : [];
+    // No answer at all (the network, a login that failed, a server error) says nothing of the era:
+    // that outcome is the connection's, not a reason to try again with the handshake.
+    if (!probe.ok && !isServerAnswer(probe.error)) return probe;
+    if (!offered || !versions.includes(MODERN_PROTOCOL_VERSION)) {
+      era = { kind: "handshake" };
+      return inner.request("initialize", params, context);
+    }
+    era = { kind: "stateless", protocolVersion: MODERN_PROTOCOL_VERSION, envelope };
+    const meta = isRecord(offered._meta) ? offered._meta : {};
+    const serverInfo = meta[META_KEYS.serverInfo] ??
+      offered.serverInfo ?? { name: "unknown", version: "unknown" };
+    return {
+      ok: true,
+      result: {
+        protocolVersion: record.protocolVersion,
+        capabilities: isRecord(offered.capabilities) ? offered.capabilities : {},
+        serverInfo,
+        ...(typeof offered.instructions === "string" ? { instructions: offered.instructions } : {}),
+      },
+    };
+  }
+
+  return {
+    ...inner,
+    era: () => era,
+    request(method, params, context) {
+      if (method === "initialize" && era.kind === "undecided") return initialize(params, context);
+      if (era.kind !== "stateless") return inner.request(method, params, context);
+      return inner.request(method, withEnvelope(params, era.envelope), context);
+    },
+    notify(method, params) {
+      if (era.kind !== "stateless") return inner.notify(method, params);
+      // The stateless protocol has no handshake to complete.
+      if (method === "notifications/initialized") return Promise.resolve({ ok: true });
+      return inner.notify(method, withEnvelope(params, era.envelope));
+    },
+  };
+}
