@@ -22,6 +22,7 @@ export type CommandName =
   | "runs list"
   | "runs show"
   | "audit"
+  | "serve"
   | "tools"
   | "resources list"
   | "resources read"
@@ -65,6 +66,8 @@ export interface CliArgs {
    * and `--answer-unknown <callId>`, each repeatable.
    */
   unknownOutcomes: Record<string, UnknownOutcomeDecision>;
+  /** `agent serve`: where the console listens, and its TLS files or the explicit `--insecure-http`. */
+  serve: { host: string; port: number; tlsCert?: string; tlsKey?: string; insecureHttp: boolean };
 }
 
 /** The usage text. */
@@ -90,6 +93,8 @@ Commands:
   runs show <runId> [--json]               one run: status, transcript, pending calls
   audit [--json] [--follow]                the audit trail; filters: --run ID, --tool PATTERN,
         [--since 15m|TIME] [--tail N]    --since a duration or time, --tail the last N (--follow: new only)
+  serve [--port N] [--host 127.0.0.1]     the operator console in a browser (a one-time login link is printed);
+        [--tls-cert F --tls-key F | --insecure-http]   a non-loopback host needs TLS or --insecure-http
   audit --verify                           check the shared PostgreSQL trail: chain, writer signatures, checkpoint
   tools [--format openai|anthropic|json]   the tools and their policy; or their definitions as model APIs take them
   resources list [server] [--json]         the resources and templates each server advertises
@@ -129,6 +134,11 @@ const OPTIONS = {
   attach: { type: "string", multiple: true },
   rerun: { type: "string", multiple: true },
   "answer-unknown": { type: "string", multiple: true },
+  port: { type: "string" },
+  host: { type: "string" },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
+  "insecure-http": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -154,6 +164,7 @@ const COMMAND_OPTIONS: Record<CommandName, (keyof typeof OPTIONS)[]> = Object.fr
   "runs list": ["json"],
   "runs show": ["json"],
   audit: ["json", "follow", "run", "tool", "since", "tail", "verify"],
+  serve: ["port", "host", "tls-cert", "tls-key", "insecure-http"],
   tools: ["format"],
   "resources list": ["json"],
   "resources read": ["json"],
@@ -181,6 +192,7 @@ const OPERANDS: Record<CommandName, string[]> = Object.freeze({
   "runs list": [],
   "runs show": ["<runId>"],
   audit: [],
+  serve: [],
   tools: [],
   "resources list": ["[server]"],
   "resources read": ["<server>", "<uri>"],
@@ -275,6 +287,13 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
     fromPrompt: values.prompt,
     attach: values.attach ?? [],
     unknownOutcomes: readUnknownOutcomes(values.rerun ?? [], values["answer-unknown"] ?? []),
+    serve: {
+      host: values.host ?? "127.0.0.1",
+      port: parsePort(values.port),
+      ...(values["tls-cert"] !== undefined && { tlsCert: values["tls-cert"] }),
+      ...(values["tls-key"] !== undefined && { tlsKey: values["tls-key"] }),
+      insecureHttp: values["insecure-http"] ?? false,
+    },
   };
 }
 
@@ -380,6 +399,7 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
     first === "resume" ||
     first === "run" ||
     first === "audit" ||
+    first === "serve" ||
     first === "tools" ||
     first === "help"
   ) {
@@ -392,4 +412,13 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
 function subcommandHelp(group: string): string {
   const lines = USAGE.split("\n").filter((line) => line.startsWith(`  ${group} `));
   return [`"agent ${group}" needs a subcommand:`, ...lines].join("\n");
+}
+
+/** `--port`: 0 (any free port) to 65535; the console's default is 7788. */
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return 7788;
+  const value = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= 0 && value <= 65535))
+    throw usageError(`--port takes a port number (0 to 65535), got ${JSON.stringify(text)}.`);
+  return value;
 }

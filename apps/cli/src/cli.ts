@@ -21,6 +21,7 @@ import { mcpLoginCommand, mcpLogoutCommand } from "./commands/mcp-login.js";
 import { resumeCommand } from "./commands/resume.js";
 import { runCommand } from "./commands/run.js";
 import { runsListCommand, runsShowCommand } from "./commands/runs.js";
+import { serveCommand } from "./commands/serve.js";
 import { toolsCommand } from "./commands/tools.js";
 import { CONFIG_ENV_VARIABLE, ConfigError, resolveConfigPath } from "./config/index.js";
 import { messageOf } from "./error-message.js";
@@ -150,6 +151,9 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
           signal,
         ),
       );
+    case "serve":
+      announceConfigFile(args, io);
+      return serveCommand(args, io, signal);
     case "runs list":
       return withState(args, guard, (runtime) => runsListCommand(runtime, io, args));
     case "runs show":
