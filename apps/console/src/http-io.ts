@@ -8,7 +8,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   "content-security-policy":
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  // Not `no-referrer`: under it a browser sends `Origin: null` with form posts, and the same-origin check needs the origin.
+  "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "cache-control": "no-store",
   "cross-origin-opener-policy": "same-origin",

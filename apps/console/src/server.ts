@@ -119,6 +119,11 @@ async function handleRequest(
     response.end(isScript ? CONSOLE_SCRIPT : CONSOLE_STYLE);
     return;
   }
+  if (url.pathname === "/favicon.ico") {
+    response.writeHead(204, SECURITY_HEADERS);
+    response.end();
+    return;
+  }
   const cookieName = sessionCookieName(scope.secure);
   if (url.pathname === "/login" && method === "GET") {
     const redeemed = scope.access.redeem(url.searchParams.get("token") ?? "");

@@ -83,7 +83,13 @@ export function createApprovalPort(runtime: StateRuntime, redact: Redactor): App
 }
 
 /** The console's run port: runs as `agent runs` reads them; cancel by signalling the owner, resume by `agent resume`. */
-export function createRunPort(runtime: StateRuntime, redact: Redactor, cli: CliInvocation): RunPort {
+export function createRunPort(
+  runtime: StateRuntime,
+  redact: Redactor,
+  cli: CliInvocation,
+): RunPort & { settled(): Promise<void> } {
+  // The resumes this console started: `agent serve` waits for them before it exits.
+  const resumes = new Set<Promise<void>>();
   const load = async (runId: string) =>
     (await runtime.state.agentRuns.loadRun(runId)) ?? (await runtime.state.getRun(runId));
   return {
@@ -111,8 +117,16 @@ export function createRunPort(runtime: StateRuntime, redact: Redactor, cli: CliI
         };
       // The same path as a shell's `agent resume`: a process of its own, which claims the run atomically.
       const child = spawn(cli.command, [cli.script, ...cli.globalArgs, "resume", runId], { stdio: "ignore" });
-      child.on("error", () => undefined);
+      const exited = new Promise<void>((resolve) => {
+        child.once("error", () => resolve());
+        child.once("close", () => resolve());
+      });
+      resumes.add(exited);
+      void exited.then(() => resumes.delete(exited));
       return { ok: true, message: `agent resume ${runId} started (process ${child.pid ?? "?"}).` };
+    },
+    async settled() {
+      await Promise.all(resumes);
     },
   };
 }

@@ -35,10 +35,11 @@ export async function serveCommand(args: CliArgs, io: CliIo, signal: AbortSignal
     globalArgs: ["--config", runtime.configFile, "--state-dir", runtime.stateDir],
   };
   try {
+    const runs = createRunPort(runtime, redact, cli);
     const server = await startConsoleServer({
       ports: {
         approvals: createApprovalPort(runtime, redact),
-        runs: createRunPort(runtime, redact, cli),
+        runs,
         audit: createAuditPort(runtime, redact),
         servers: createServersPort(cli),
       },
@@ -60,6 +61,7 @@ export async function serveCommand(args: CliArgs, io: CliIo, signal: AbortSignal
       signal.addEventListener("abort", () => resolve(), { once: true });
     });
     await server.close();
+    await runs.settled();
   } finally {
     await runtime.close();
   }
