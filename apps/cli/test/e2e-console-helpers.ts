@@ -43,7 +43,7 @@ export async function serveConsole(
   sandbox: E2eSandbox,
   env: Record<string, string> = {},
 ): Promise<ServedConsole> {
-  const agent = sandbox.start(["serve", "--port", "0"], { env, limitMs: 120_000 });
+  const agent = sandbox.start(["serve", "--port", "0"], { env, limitMs: 600_000 });
   const loginUrl = await waitFor(
     "the login link",
     () => /^(http:\/\/\S+\/login\?token=\S+)$/m.exec(agent.stdout())?.[1],
@@ -68,7 +68,11 @@ export async function screenshotBothWidths(page: Page, name: string): Promise<vo
     [390, 844, "phone"],
   ] as const) {
     await page.setViewport({ width, height });
-    await page.screenshot({ path: `${SCREENSHOT_DIR}${name}-${label}.png`, fullPage: true });
+    await page.screenshot({
+      path: `${SCREENSHOT_DIR}${name}-${label}.png`,
+      fullPage: false,
+      captureBeyondViewport: false,
+    });
   }
 }
 

@@ -7,7 +7,8 @@ export function openEventStream(
   response: ServerResponse,
 ): { send(event: string, data: string): void; signal: AbortSignal } {
   const closed = new AbortController();
-  request.on("close", () => closed.abort());
+  // The response, not the request: a request "closes" once its (empty) body is read.
+  response.on("close", () => closed.abort());
   response.writeHead(200, {
     ...SECURITY_HEADERS,
     "content-type": "text/event-stream; charset=utf-8",
