@@ -1,11 +1,11 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { SECURITY_HEADERS } from "./http-io.js";
 
 /** Opens a server-sent events stream; the returned signal aborts when the client goes away. */
-export function openEventStream(
-  request: IncomingMessage,
-  response: ServerResponse,
-): { send(event: string, data: string): void; signal: AbortSignal } {
+export function openEventStream(response: ServerResponse): {
+  send(event: string, data: string): void;
+  signal: AbortSignal;
+} {
   const closed = new AbortController();
   // The response, not the request: a request "closes" once its (empty) body is read.
   response.on("close", () => closed.abort());

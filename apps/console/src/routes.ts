@@ -172,7 +172,7 @@ async function events(context: RouteContext, parts: string[]): Promise<void> {
   if (what === "audit" && parts.length === 1) {
     const filter = ports.audit.parseFilter(url.searchParams);
     if (typeof filter === "string") return sendError(response, 400, CONSOLE_ERROR_CODES.badRequest, filter);
-    const stream = openEventStream(context.request, response);
+    const stream = openEventStream(response);
     const signal = AbortSignal.any([stream.signal, context.closing]);
     try {
       for await (const record of ports.audit.read(filter, { follow: true, signal }))
@@ -186,7 +186,7 @@ async function events(context: RouteContext, parts: string[]): Promise<void> {
   const version = versionOf(ports, what, id, parts.length);
   if (!version)
     return sendError(response, 404, CONSOLE_ERROR_CODES.notFound, `No event stream at ${url.pathname}.`);
-  const stream = openEventStream(context.request, response);
+  const stream = openEventStream(response);
   const signal = AbortSignal.any([stream.signal, context.closing]);
   await watchVersion({ send: stream.send, signal }, version, context.pollIntervalMs);
   response.end();
