@@ -101,7 +101,6 @@ describeWithChromium("the operator console in a real browser", () => {
         await page.goto(`${served.origin}/approvals/${requestId}`);
         await waitForText(page, '{"message":"held"}');
         await screenshotBothWidths(page, "approval");
-        await page.setViewport({ width: 1280, height: 900 });
         await Promise.all([page.waitForNavigation(), page.click("#approve")]);
         await waitForText(page, "Approved once");
         expect(await approvalOf(sandbox, requestId)).toMatchObject({

@@ -60,20 +60,30 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Saves `page` at desktop and phone width as `<name>-desktop.png` and `<name>-phone.png`. */
+/**
+ * Saves the page `page` shows at desktop and phone width as `<name>-desktop.png` and
+ * `<name>-phone.png`, each in a fresh tab of its own size (a live page is not resized under its
+ * event stream), with the same session.
+ */
 export async function screenshotBothWidths(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const cookies = await page.cookies();
   for (const [width, height, label] of [
     [1280, 900, "desktop"],
     [390, 844, "phone"],
   ] as const) {
-    await page.setViewport({ width, height });
-    await page.screenshot({
-      path: `${SCREENSHOT_DIR}${name}-${label}.png`,
-      fullPage: false,
-      captureBeyondViewport: false,
-    });
+    const tab = await page.browser().newPage();
+    try {
+      await tab.setViewport({ width, height });
+      await tab.setCookie(...cookies);
+      await tab.goto(page.url());
+      await tab.screenshot({ path: `${SCREENSHOT_DIR}${name}-${label}.png` });
+    } finally {
+      await tab.close();
+    }
   }
+  // Input reaches only the tab in front.
+  await page.bringToFront();
 }
 
 /** Waits until the page's main content contains `text` (the live refresh brings it). */
