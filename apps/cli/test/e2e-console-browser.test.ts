@@ -77,7 +77,7 @@ describeWithChromium("the operator console in a real browser", () => {
     timeout,
   }, async ({ sandbox }) => {
     const model = await setUpAgent(sandbox, provider, heldEcho, {
-      mcpServers: { s: sandbox.scriptableServer("s") },
+      mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
     });
     try {
       await withConsole(sandbox, async (served, browser) => {
