@@ -23,6 +23,8 @@ export const CONSOLE_SCRIPT = `"use strict";
   if (main && main.dataset.watch) {
     var changes = new EventSource(main.dataset.watch);
     changes.addEventListener("changed", refresh);
+    // The stream's first look may come after a change the page missed: refresh once it is watching.
+    changes.addEventListener("open", refresh);
   }
   var audit = document.getElementById("audit");
   if (audit && audit.dataset.stream) {
