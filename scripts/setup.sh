@@ -46,12 +46,14 @@ if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then
   export npm_config_nodedir=/usr
 fi
 
-# System packages the tests use: bubblewrap (the sandbox) and PostgreSQL (the team store; its tests
-# start a throwaway server of their own). Installed with apt-get where we may (root on Debian);
+# System packages the tests use: bubblewrap (the sandbox), PostgreSQL (the team store; its tests
+# start a throwaway server of their own) and chromium (the console's browser tests drive Debian's
+# chromium through puppeteer-core, which downloads no browser). Installed with apt-get where we may (root on Debian);
 # elsewhere the quick start still works and those tests say what is missing.
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     step apt "Installing ${missing[*]} with apt-get" bash -c \
@@ -64,6 +66,8 @@ fi
 
 # Most of the time on a fresh clone: better-sqlite3 compiles its addon from source (a minute or more
 # on 2 cores) when its prebuilt binary cannot be downloaded.
+# puppeteer-core never downloads a browser; the variable also keeps any puppeteer from doing so.
+export PUPPETEER_SKIP_DOWNLOAD=1
 step install "Installing the locked dependencies (better-sqlite3 may compile from source)" \
   pnpm install --frozen-lockfile --reporter=append-only
 step build "Building the CLI and the packages it uses" \

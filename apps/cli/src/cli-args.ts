@@ -24,6 +24,7 @@ export type CommandName =
   | "runs list"
   | "runs show"
   | "audit"
+  | "serve"
   | "tools"
   | "resources list"
   | "resources read"
@@ -72,6 +73,8 @@ export interface CliArgs {
    * and `--answer-unknown <callId>`, each repeatable.
    */
   unknownOutcomes: Record<string, UnknownOutcomeDecision>;
+  /** `agent serve`: where the console listens, and its TLS files or the explicit `--insecure-http`. */
+  serve: { host: string; port: number; tlsCert?: string; tlsKey?: string; insecureHttp: boolean };
 }
 
 /** Every option the CLI knows, as `node:util` parseArgs takes them. */
@@ -99,6 +102,11 @@ export const OPTIONS = {
   attach: { type: "string", multiple: true },
   rerun: { type: "string", multiple: true },
   "answer-unknown": { type: "string", multiple: true },
+  port: { type: "string" },
+  host: { type: "string" },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
+  "insecure-http": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -129,6 +137,7 @@ export const COMMAND_OPTIONS: Readonly<Record<CommandName, readonly OptionName[]
   "runs list": ["json"],
   "runs show": ["json"],
   audit: ["json", "follow", "run", "tool", "since", "tail", "verify", "verbose"],
+  serve: ["port", "host", "tls-cert", "tls-key", "insecure-http"],
   tools: ["format"],
   "resources list": ["json"],
   "resources read": ["json"],
@@ -160,6 +169,7 @@ export const OPERANDS: Readonly<Record<CommandName, readonly string[]>> = Object
   "runs list": [],
   "runs show": ["<runId>"],
   audit: [],
+  serve: [],
   tools: [],
   "resources list": ["[server]"],
   "resources read": ["<server>", "<uri>"],
@@ -260,6 +270,13 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
     fromPrompt: values.prompt,
     attach: values.attach ?? [],
     unknownOutcomes: readUnknownOutcomes(values.rerun ?? [], values["answer-unknown"] ?? []),
+    serve: {
+      host: values.host ?? "127.0.0.1",
+      port: parsePort(values.port),
+      ...(values["tls-cert"] !== undefined && { tlsCert: values["tls-cert"] }),
+      ...(values["tls-key"] !== undefined && { tlsKey: values["tls-key"] }),
+      insecureHttp: values["insecure-http"] ?? false,
+    },
   };
 }
 
@@ -381,10 +398,19 @@ function readCommand(positionals: string[]): [CommandName, string[]] {
     first === "run" ||
     first === "chat" ||
     first === "audit" ||
+    first === "serve" ||
     first === "tools" ||
     first === "help"
   ) {
     return [first, positionals.slice(1)];
   }
   throw usageError(`Unknown command "${first}".`);
+}
+/** `--port`: 0 (any free port) to 65535; the console's default is 7788. */
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return 7788;
+  const value = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= 0 && value <= 65535))
+    throw usageError(`--port takes a port number (0 to 65535), got ${JSON.stringify(text)}.`);
+  return value;
 }

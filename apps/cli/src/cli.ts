@@ -26,6 +26,7 @@ import { mcpRefreshCommand } from "./commands/mcp-refresh.js";
 import { resumeCommand } from "./commands/resume.js";
 import { continueRunCommand, runCommand } from "./commands/run.js";
 import { runsListCommand, runsShowCommand } from "./commands/runs.js";
+import { serveCommand } from "./commands/serve.js";
 import { toolsCommand } from "./commands/tools.js";
 import { CONFIG_ENV_VARIABLE, ConfigError, resolveConfigPath } from "./config/index.js";
 import { CliExit, EXIT_CODES, type ExitCode, interruptionExitCode } from "./exit-codes.js";
@@ -179,6 +180,9 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
       return withRuntime(args, scope, (runtime) =>
         chatCommand(runtime, io, { maxTurns: args.maxTurns }, signal, scope.interrupts),
       );
+    case "serve":
+      announceConfigFile(args, io);
+      return serveCommand(args, io, signal);
     case "runs list":
       return withState(args, guard, (runtime) => runsListCommand(runtime, io, args));
     case "runs show":

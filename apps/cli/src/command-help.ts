@@ -102,6 +102,15 @@ export const COMMAND_HELP: Readonly<Record<HelpedCommand, CommandHelp>> = Object
     ],
     example: "audit --tool 'mcp__everything__*' --since 15m",
   },
+  serve: {
+    summary:
+      "the operator console in a browser: approvals, runs, servers, audit (prints a one-time login link)",
+    details: [
+      "Binds 127.0.0.1 by default. Another --host needs --tls-cert and --tls-key, or --insecure-http on a network",
+      "you trust; from another machine, prefer an SSH tunnel: ssh -L 7788:127.0.0.1:7788 <this host>.",
+    ],
+    example: "serve --port 7788",
+  },
   tools: {
     summary: "the tools and their policy; or their definitions as model APIs take them",
     example: "tools --format anthropic",
@@ -160,6 +169,11 @@ const OPTION_HELP: Readonly<Record<OptionName, string>> = Object.freeze({
   attach: "--attach S:URI       put server S's resource URI into the first message, repeatable",
   rerun: "--rerun CALL         run a call whose outcome is unknown again, repeatable",
   "answer-unknown": "--answer-unknown C   tell the model call C's outcome is unknown, repeatable",
+  port: "--port N             the port to listen on (default 7788; 0: any free port)",
+  host: "--host ADDR          the address to bind (default 127.0.0.1)",
+  "tls-cert": "--tls-cert FILE      the TLS certificate (PEM), with --tls-key",
+  "tls-key": "--tls-key FILE       the TLS private key (PEM), with --tls-cert",
+  "insecure-http": "--insecure-http      allow plain HTTP on a non-loopback address (says why it is risky)",
   help: "-h, --help           this help",
   version: "--version            print the CLI's version",
 });

@@ -30,6 +30,20 @@ const packages = readdirSync(join(root, "packages")).map((name) => {
 });
 const NODE_BUILTINS = new Set(builtinModules);
 
+// apps/console is served from narrow ports the CLI fills: it imports no @agent package at all, so
+// nothing but the gate (through the CLI's resume) can run a tool on its behalf.
+describe("apps/console", () => {
+  it("imports no @agent package (the CLI composes it with its state)", () => {
+    const dir = join(root, "apps/console");
+    const offending = sourceFiles(join(dir, "src")).flatMap((file) =>
+      importsOf(file)
+        .filter((specifier) => specifier.startsWith("@agent/"))
+        .map((specifier) => `${relative(root, file)} imports ${specifier}`),
+    );
+    expect(offending).toEqual([]);
+  });
+});
+
 describe("package boundaries", () => {
   it("knows every package", () => {
     expect(packages.map((pkg) => pkg.manifest.name).sort()).toEqual(Object.keys(ALLOWED).sort());

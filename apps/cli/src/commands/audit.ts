@@ -44,17 +44,7 @@ export async function auditCommand(
   signal: AbortSignal,
 ): Promise<ExitCode> {
   if (options.verify) return verifyAuditCommand(source, io, options);
-  const read = (follow: boolean): AsyncIterable<AuditEntry> =>
-    source.kind === "postgres"
-      ? readPostgresAudit(source.pool, { follow, signal })
-      : follow
-        ? followAuditLog(source.path, { signal, fromStart: true })
-        : readAuditLog(source.path);
-  const given = options.auditFilter;
-  const filter = { ...given, tail: given.tail ?? (options.follow ? 0 : undefined) };
-  // What is already written is counted first, so only the last `tail` of it is shown.
-  const existing = filter.tail === undefined ? 0 : await countMatching(read(false), filter);
-  const entries = filterAuditEntries(read(options.follow), filter, existing);
+  const entries = await readAuditEntries(source, options.auditFilter, { follow: options.follow, signal });
   const print = options.json
     ? (record: AuditRecord) => io.stdout.write(`${safeJson(record)}\n`)
     : options.verbose
@@ -65,6 +55,28 @@ export async function auditCommand(
     else reportCorrupt(io, entry);
   }
   return signal.aborted ? interruptionExitCode(signal.reason) : EXIT_CODES.ok;
+}
+
+/**
+ * The entries of the trail that pass `given` (`--run`, `--tool`, `--since`, `--tail`), as `agent
+ * audit` prints them; with `follow`, new ones keep coming until `signal` aborts.
+ */
+export async function readAuditEntries(
+  source: AuditSource,
+  given: AuditFilter,
+  options: { follow: boolean; signal: AbortSignal },
+): Promise<AsyncIterable<AuditEntry>> {
+  const { signal } = options;
+  const read = (follow: boolean): AsyncIterable<AuditEntry> =>
+    source.kind === "postgres"
+      ? readPostgresAudit(source.pool, { follow, signal })
+      : follow
+        ? followAuditLog(source.path, { signal, fromStart: true })
+        : readAuditLog(source.path);
+  const filter = { ...given, tail: given.tail ?? (options.follow ? 0 : undefined) };
+  // What is already written is counted first, so only the last `tail` of it is shown.
+  const existing = filter.tail === undefined ? 0 : await countMatching(read(false), filter);
+  return filterAuditEntries(read(options.follow), filter, existing);
 }
 
 /** One line per step of the story; plumbing events are left to `--verbose`. */

@@ -13,8 +13,8 @@ import {
 } from "../terminal/io.js";
 import { formatTable, terminalWidth, truncate } from "../terminal/table.js";
 
-/** One line of `agent runs list`: an agent run (`agent run`) or a one-call run (`agent call`). */
-interface RunListing {
+/** One line of `agent runs list` (and of the console's runs page): an agent run (`agent run`) or a one-call run (`agent call`). */
+export interface RunListing {
   runId: string;
   kind: "agent" | "call";
   status: string;
@@ -34,30 +34,7 @@ export async function runsListCommand(
   io: CliIo,
   options: { json: boolean },
 ): Promise<ExitCode> {
-  const agentRuns = (await runtime.state.agentRuns.listRuns()).map(
-    (run): RunListing => ({
-      runId: run.runId,
-      kind: "agent",
-      status: run.status,
-      createdAt: run.createdAt,
-      updatedAt: run.updatedAt,
-      what: run.prompt,
-      turns: run.turns,
-      requestIds: run.requestIds,
-    }),
-  );
-  const callRuns = (await runtime.state.listRuns()).map(
-    (run): RunListing => ({
-      runId: run.id,
-      kind: "call",
-      status: run.status,
-      createdAt: run.createdAt,
-      updatedAt: run.updatedAt,
-      what: run.toolName,
-      requestIds: run.requestId === undefined ? [] : [run.requestId],
-    }),
-  );
-  const runs = [...agentRuns, ...callRuns].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const runs = await listRunSummaries(runtime);
   if (options.json) {
     writeJson(io, { runs });
     return EXIT_CODES.ok;
@@ -175,4 +152,33 @@ function cut(text: string): string {
   return text.length <= SHOWN_CONTENT_CHARS
     ? text
     : `${text.slice(0, SHOWN_CONTENT_CHARS)}… (${text.length} characters)`;
+}
+
+/** Every run, newest first, agent runs and one-call runs alike: what `agent runs list` lists. */
+export async function listRunSummaries(runtime: Pick<StateRuntime, "state">): Promise<RunListing[]> {
+  const agentRuns = (await runtime.state.agentRuns.listRuns()).map(
+    (run): RunListing => ({
+      runId: run.runId,
+      kind: "agent",
+      status: run.status,
+      createdAt: run.createdAt,
+      updatedAt: run.updatedAt,
+      what: run.prompt,
+      turns: run.turns,
+      requestIds: run.requestIds,
+    }),
+  );
+  const callRuns = (await runtime.state.listRuns()).map(
+    (run): RunListing => ({
+      runId: run.id,
+      kind: "call",
+      status: run.status,
+      createdAt: run.createdAt,
+      updatedAt: run.updatedAt,
+      what: run.toolName,
+      requestIds: run.requestId === undefined ? [] : [run.requestId],
+    }),
+  );
+  const runs = [...agentRuns, ...callRuns].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  return runs;
 }

@@ -72,6 +72,8 @@ export interface RuntimeLocation {
   stateDir: string | undefined;
   /** `--json`: no prompt may wait for a person (a server's form is declined). */
   json?: boolean;
+  /** Who this process's approval decisions are recorded as; the OS user unless set (`agent serve`: `console:<user>`). */
+  decidedBy?: string;
 }
 
 /**
@@ -97,7 +99,7 @@ export async function openStateRuntime(
   // The state first: when it cannot be opened (a FIFO in place of the database, the team's server
   // down), nothing is created beside it, not even the audit file.
   if (url === undefined) {
-    const sqlite = SqliteStateStore.open(stateDir, { decidedBy: currentUserName() });
+    const sqlite = SqliteStateStore.open(stateDir, { decidedBy: location.decidedBy ?? currentUserName() });
     const jsonl = openAuditFileOr(auditPath, warn("the audit trail"), () => sqlite.close());
     return {
       stateDir,
@@ -118,7 +120,7 @@ export async function openStateRuntime(
   const shared = await openPostgresStateBackend({
     url,
     owner: currentRunOwner(),
-    decidedBy: currentUserName(),
+    decidedBy: location.decidedBy ?? currentUserName(),
     team,
     onAuditError: warn("the PostgreSQL audit trail"),
     onAuditCommitted: (head) => {
@@ -188,8 +190,8 @@ function openAuditFileOr(
   }
 }
 
-// Who takes a decision from this process, for the record of approvals (SQLite and shared alike).
-function currentUserName(): string {
+/** Who takes a decision from this process, for the record of approvals (SQLite and shared alike). */
+export function currentUserName(): string {
   try {
     return userInfo().username;
   } catch {

@@ -1,0 +1,254 @@
+import { userInfo } from "node:os";
+import { textTurn, toolCallTurn } from "@agent/models/testing";
+import type { Browser, Page } from "puppeteer-core";
+import { expect } from "vitest";
+import { agentEnv, mcpCall, setUpAgent, toolResultsSent } from "./e2e-agent-helpers.js";
+import {
+  describeWithChromium,
+  launchChromium,
+  type ServedConsole,
+  screenshotBothWidths,
+  serveConsole,
+  waitForText,
+} from "./e2e-console-helpers.js";
+import { E2E_TIMEOUT_MS, type E2eSandbox, parseSingleJson, e2eTest as test } from "./e2e-helpers.js";
+
+const provider = "openai";
+// A console, a browser and several CLI processes one after the other.
+const timeout = E2E_TIMEOUT_MS * 4;
+const operator = `console:${userInfo().username}`;
+
+// Runs `scenario` with a served console and a browser, and stops both whatever happens.
+async function withConsole(
+  sandbox: E2eSandbox,
+  scenario: (served: ServedConsole, browser: Browser) => Promise<void>,
+): Promise<void> {
+  const served = await serveConsole(sandbox, agentEnv(provider));
+  const browser = await launchChromium();
+  try {
+    await scenario(served, browser);
+  } finally {
+    await browser.close();
+    served.agent.child.kill("SIGTERM");
+    await served.agent.exited;
+  }
+}
+
+async function loggedIn(browser: Browser, served: ServedConsole): Promise<Page> {
+  const page = await browser.newPage();
+  await page.goto(served.loginUrl);
+  await waitForText(page, "Approval queue");
+  return page;
+}
+
+async function holdOneCall(sandbox: E2eSandbox): Promise<{ runId: string; requestId: string }> {
+  const held = await sandbox.run(["run", "echo held", "--json"], { env: agentEnv(provider) });
+  expect(held.code, held.stderr).toBe(3);
+  const waiting = parseSingleJson(held.stdout);
+  return { runId: String(waiting.runId), requestId: String(waiting.requestId) };
+}
+
+async function approvalOf(sandbox: E2eSandbox, requestId: string): Promise<Record<string, unknown>> {
+  const shown = await sandbox.run(["approvals", "show", requestId, "--json"]);
+  return parseSingleJson(shown.stdout).approval as Record<string, unknown>;
+}
+
+// Clicks `button` if the page still offers it, and waits for the answer page.
+async function submitIfPending(page: Page, button: string): Promise<void> {
+  const navigation = page.waitForNavigation();
+  const clicked = await page.evaluate((selector: string) => {
+    const found = (
+      globalThis as unknown as { document: { querySelector(s: string): { click(): void } | null } }
+    ).document.querySelector(selector);
+    found?.click();
+    return found !== null;
+  }, button);
+  if (clicked) await navigation;
+  else navigation.catch(() => undefined);
+}
+
+const heldEcho = [
+  toolCallTurn([mcpCall("tc_1", "echo", { message: "held" })]),
+  textTurn("done after approval"),
+];
+
+describeWithChromium("the operator console in a real browser", () => {
+  test("logs in with the link, sees a run of another process appear, approves its held call and watches it complete after resume", {
+    timeout,
+  }, async ({ sandbox }) => {
+    const model = await setUpAgent(sandbox, provider, heldEcho, {
+      mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
+    });
+    try {
+      await withConsole(sandbox, async (served, browser) => {
+        const page = await loggedIn(browser, served);
+        // The link opened one session; a second browser with the same link is refused.
+        const replay = await browser.newPage();
+        const refused = await replay.goto(served.loginUrl);
+        expect(refused?.status()).toBe(403);
+        await page.goto(`${served.origin}/runs`);
+        await waitForText(page, "No runs.");
+        const { runId, requestId } = await holdOneCall(sandbox);
+        // The list refreshes itself: the run of the other process shows up without a reload.
+        await waitForText(page, runId);
+        await screenshotBothWidths(page, "runs");
+        await page.goto(`${served.origin}/runs/${runId}`);
+        await waitForText(page, "HELD");
+        await screenshotBothWidths(page, "run-waiting");
+        await page.goto(`${served.origin}/approvals`);
+        await waitForText(page, "PENDING");
+        await screenshotBothWidths(page, "approvals");
+        await page.goto(`${served.origin}/approvals/${requestId}`);
+        await waitForText(page, '{"message":"held"}');
+        await screenshotBothWidths(page, "approval");
+        await Promise.all([page.waitForNavigation(), page.click("#approve")]);
+        await waitForText(page, "Approved once");
+        expect(await approvalOf(sandbox, requestId)).toMatchObject({
+          status: "granted",
+          decidedBy: operator,
+        });
+        await page.goto(`${served.origin}/runs/${runId}`);
+        await Promise.all([page.waitForNavigation(), page.click("#resume")]);
+        // The transcript streams in: the page turns to completed by itself.
+        await waitForText(page, "COMPLETED");
+        await waitForText(page, "done after approval");
+        await screenshotBothWidths(page, "run-completed");
+        await page.goto(`${served.origin}/audit`);
+        await page.waitForFunction(
+          (id: string) =>
+            (
+              globalThis as unknown as { document: { body: { textContent: string } } }
+            ).document.body.textContent.includes(id),
+          { timeout: 60_000 },
+          requestId,
+        );
+        await screenshotBothWidths(page, "audit");
+        await page.goto(`${served.origin}/servers`);
+        await waitForText(page, "mcp__s__echo");
+        await screenshotBothWidths(page, "servers");
+      });
+      expect(model.requests).toHaveLength(2);
+      expect(sandbox.received("s", "tools/call")).toHaveLength(1);
+    } finally {
+      await model.close();
+    }
+  });
+
+  test("a call denied in the page is observed as denied by the run", { timeout }, async ({ sandbox }) => {
+    const model = await setUpAgent(sandbox, provider, heldEcho, {
+      mcpServers: { s: sandbox.scriptableServer("s") },
+    });
+    try {
+      await withConsole(sandbox, async (served, browser) => {
+        const page = await loggedIn(browser, served);
+        const { runId, requestId } = await holdOneCall(sandbox);
+        await page.goto(`${served.origin}/approvals/${requestId}`);
+        await page.type("#reason", "not today");
+        await Promise.all([page.waitForNavigation(), page.click("#deny")]);
+        await waitForText(page, "Denied");
+        expect(await approvalOf(sandbox, requestId)).toMatchObject({ status: "denied", decidedBy: operator });
+        const resumed = await sandbox.run(["resume", runId, "--json"], { env: agentEnv(provider) });
+        expect(resumed.code, resumed.stderr).toBe(0);
+      });
+      expect(toolResultsSent(model, 1).join("")).toContain("policy_denied");
+      expect(sandbox.received("s", "tools/call")).toEqual([]);
+    } finally {
+      await model.close();
+    }
+  });
+
+  test("two browsers and a shell racing for one request give one decision, and the late clicks say who won", {
+    timeout,
+  }, async ({ sandbox }) => {
+    const model = await setUpAgent(sandbox, provider, heldEcho, {
+      mcpServers: { s: sandbox.scriptableServer("s") },
+    });
+    try {
+      await withConsole(sandbox, async (served, browser) => {
+        const first = await loggedIn(browser, served);
+        const other = await launchChromium();
+        try {
+          const second = await other.newPage();
+          // The same operator's session in a second browser (the link itself works only once).
+          await second.setCookie(...(await first.cookies()));
+          const { requestId } = await holdOneCall(sandbox);
+          for (const page of [first, second]) await page.goto(`${served.origin}/approvals/${requestId}`);
+          // A page that already shows the decision taken elsewhere (it refreshes live) has no button left.
+          const [shell] = await Promise.all([
+            sandbox.run(["approvals", "approve", requestId]),
+            submitIfPending(first, "#approve"),
+            submitIfPending(second, "#deny"),
+          ]);
+          const said: string[] = await Promise.all(
+            [first, second].map((page) => page.$eval("main", (main) => main.textContent ?? "")),
+          );
+          const won = [
+            shell.code === 0,
+            ...said.map((text) => text.includes("Approved once") || text.includes("Denied:")),
+          ].filter(Boolean);
+          expect(won).toHaveLength(1);
+          const decisions = sandbox
+            .auditEvents()
+            .filter(
+              (event) =>
+                event.requestId === requestId &&
+                (event.type === "approval_granted" || event.type === "approval_denied"),
+            );
+          expect(decisions).toHaveLength(1);
+          const record = await approvalOf(sandbox, requestId);
+          // Every page, late click or live refresh, ends showing who decided.
+          for (const text of said) expect(text).toContain(String(record.decidedBy));
+        } finally {
+          await other.close();
+        }
+      });
+    } finally {
+      await model.close();
+    }
+  });
+
+  test("a hostile tool description and result render as text", { timeout }, async ({ sandbox }) => {
+    const hostile = `<img src=x onerror="document.title='pwned'">\u001b[31mred`;
+    const model = await setUpAgent(
+      sandbox,
+      provider,
+      [toolCallTurn([mcpCall("tc_1", "hostile", {})]), textTurn("<b>model text</b>")],
+      {
+        mcpServers: {
+          s: sandbox.scriptableServer("s", {
+            tools: [
+              {
+                name: "hostile",
+                description: hostile,
+                result: `<script>document.title='pwned'</script>\u001b[2J<i>r</i>`,
+              },
+            ],
+          }),
+        },
+        policy: { rules: [{ tool: "mcp__s__hostile", decision: "allow" }] },
+      },
+    );
+    try {
+      await withConsole(sandbox, async (served, browser) => {
+        const page = await loggedIn(browser, served);
+        const ran = await sandbox.run(["run", "go", "--json"], { env: agentEnv(provider) });
+        expect(ran.code, ran.stderr).toBe(0);
+        const { runId } = parseSingleJson(ran.stdout);
+        await page.goto(`${served.origin}/runs/${String(runId)}`);
+        await waitForText(page, "<script>document.title='pwned'</script>");
+        await waitForText(page, "<b>model text</b>");
+        await page.goto(`${served.origin}/servers`);
+        await waitForText(page, `<img src=x onerror="document.title='pwned'">`);
+        await screenshotBothWidths(page, "servers-hostile");
+        for (const path of ["/servers", `/runs/${String(runId)}`]) {
+          await page.goto(`${served.origin}${path}`);
+          expect(await page.$$("main img, main script, main b, main i")).toEqual([]);
+          expect(await page.title()).not.toContain("pwned");
+          expect(await page.$eval("main", (main) => main.textContent ?? "")).not.toContain("\u001b");
+        }
+      });
+    } finally {
+      await model.close();
+    }
+  });
+});

@@ -1,0 +1,104 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "puppeteer-core";
+import puppeteer from "puppeteer-core";
+import { describe } from "vitest";
+import { type E2eSandbox, type RunningAgent, waitFor } from "./e2e-helpers.js";
+
+/** Debian's chromium: the browser the console's end-to-end tests drive (never downloaded). */
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** Where the test run writes its screenshots (ignored by git). */
+export const SCREENSHOT_DIR: string = fileURLToPath(new URL("../.screenshots/", import.meta.url));
+
+/**
+ * `describe`, or (only where chromium is absent on a developer's machine) `describe.skip` with a
+ * message saying so; in CI (`CI` set) a missing chromium fails loudly instead.
+ */
+export function describeWithChromium(name: string, body: () => void): void {
+  if (existsSync(CHROMIUM)) {
+    describe(name, body);
+    return;
+  }
+  if (process.env.CI)
+    throw new Error(
+      `${CHROMIUM} is missing: scripts/setup.sh installs Debian's chromium, which CI needs for the console's browser tests.`,
+    );
+  // The one message a developer sees instead of the tests: say what to install.
+  process.stderr.write(
+    `skipping the console's browser tests: ${CHROMIUM} is not installed (apt-get install chromium)\n`,
+  );
+  describe.skip(name, body);
+}
+
+/** A running `agent serve` and its one-time login link. */
+export interface ServedConsole {
+  agent: RunningAgent;
+  loginUrl: string;
+  origin: string;
+}
+
+/** Starts `agent serve` on a free loopback port in `sandbox` and waits for the login link it prints. */
+export async function serveConsole(
+  sandbox: E2eSandbox,
+  env: Record<string, string> = {},
+): Promise<ServedConsole> {
+  const agent = sandbox.start(["serve", "--port", "0"], { env, limitMs: 600_000 });
+  const loginUrl = await waitFor(
+    "the login link",
+    () => /^(http:\/\/\S+\/login\?token=\S+)$/m.exec(agent.stdout())?.[1],
+  );
+  return { agent, loginUrl, origin: new URL(loginUrl).origin };
+}
+
+/** Launches headless chromium. */
+export function launchChromium(): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu"],
+  });
+}
+
+/**
+ * Saves the page `page` shows at desktop and phone width as `<name>-desktop.png` and
+ * `<name>-phone.png`, each in a fresh tab of its own size (a live page is not resized under its
+ * event stream), with the same session.
+ */
+export async function screenshotBothWidths(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const cookies = await page.cookies();
+  for (const [width, height, label] of [
+    [1280, 900, "desktop"],
+    [390, 844, "phone"],
+  ] as const) {
+    const tab = await page.browser().newPage();
+    try {
+      await tab.setViewport({ width, height });
+      await tab.setCookie(...cookies);
+      await tab.goto(page.url());
+      await tab.screenshot({ path: `${SCREENSHOT_DIR}${name}-${label}.png` });
+    } finally {
+      await tab.close();
+    }
+  }
+  // Input reaches only the tab in front.
+  await page.bringToFront();
+}
+
+/** Waits until the page's main content contains `text` (the live refresh brings it). */
+export async function waitForText(page: Page, text: string): Promise<void> {
+  // The function runs in the page, where `document` exists; this package's types know only Node.
+  await page.waitForFunction(
+    (wanted: string) =>
+      (
+        globalThis as unknown as {
+          document: { getElementById(id: string): { textContent: string | null } | null };
+        }
+      ).document
+        .getElementById("main")
+        ?.textContent?.includes(wanted),
+    { timeout: 60_000 },
+    text,
+  );
+}

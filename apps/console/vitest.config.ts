@@ -1,0 +1,12 @@
+import { defineProject } from "vitest/config";
+import { sourceConditions } from "../../vitest.shared.js";
+
+export default defineProject({
+  resolve: { conditions: sourceConditions },
+  ssr: { resolve: { conditions: sourceConditions } },
+  test: {
+    name: "@agent/console",
+    include: ["test/**/*.test.ts"],
+    maxWorkers: 1,
+  },
+});
