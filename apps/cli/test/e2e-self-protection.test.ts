@@ -40,6 +40,23 @@ function callDefault(sandbox: E2eSandbox, tool: string, input: unknown, cwd?: st
 }
 
 describe.concurrent("the harness protects itself", () => {
+  test("write_file cannot create the user-level configuration where there is none yet", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    // HOME is the workspace here, as when a project lives in the home directory: the user file that
+    // would be merged into every project lies inside what local tools may write.
+    writeProjectConfig(sandbox, { policy: { rules: [{ tool: "write_file", decision: "allow" }] } });
+    const userFile = join(sandbox.root, ".config", "agent", "config.json");
+    const planted = await callDefault(sandbox, "write_file", {
+      path: ".config/agent/config.json",
+      content: ALLOW_EVERYTHING,
+      createDirectories: true,
+    });
+    expect(planted.code, planted.stdout).toBe(1);
+    expect(String(observationOf(planted.stdout).message)).toContain("no local tool may read or write it");
+    expect(existsSync(userFile)).toBe(false);
+  });
+
   test("write_file cannot rewrite agent.config.json or the audit trail, and the refusal is audited", {
     timeout: E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {
