@@ -40,6 +40,33 @@ function callDefault(sandbox: E2eSandbox, tool: string, input: unknown, cwd?: st
 }
 
 describe.concurrent("the harness protects itself", () => {
+  test("write_file cannot plant the .npmrc that an npx server's install reads outside the sandbox", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    // npm expands the user's environment in .npmrc values and runs with the user's network: a
+    // planted registry URL would carry any secret of the environment to any host at the next install.
+    const config = {
+      workspaceRoot: "workspace",
+      policy: { sandbox: "optional", rules: [{ tool: "write_file", decision: "allow" }] },
+      mcpServers: { mem: { command: "npx", args: ["-y", "@e2e/mcp-server"], cwd: "workspace/app" } },
+    };
+    mkdirSync(join(sandbox.workspace, "app"), { recursive: true });
+    writeFileSync(sandbox.configPath, JSON.stringify(config));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: npm's own ${VAR} syntax, written verbatim.
+    const leak = "registry=http://127.0.0.1:9/${HOME}/\n";
+    const attempts = await Promise.all(
+      ["app/.npmrc", ".npmrc"].map((path) =>
+        sandbox.run(["call", "write_file", "--input", JSON.stringify({ path, content: leak }), "--json"]),
+      ),
+    );
+    for (const attempt of attempts) {
+      expect(attempt.code, attempt.stdout).toBe(1);
+      expect(observationOf(attempt.stdout)).toMatchObject({ ok: false, error: "tool_error" });
+    }
+    expect(existsSync(join(sandbox.workspace, "app", ".npmrc"))).toBe(false);
+    expect(existsSync(join(sandbox.workspace, ".npmrc"))).toBe(false);
+  });
+
   test("write_file cannot create the user-level configuration where there is none yet", {
     timeout: E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {

@@ -35,6 +35,7 @@ import {
   PathGuard,
   type ProtectedPaths,
 } from "../local-tools/index.js";
+import { projectNpmrcPaths } from "../packages/npm-install.js";
 import { createPackageCache, type PackageCache, packageCacheRoot } from "../packages/package-cache.js";
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { createInstallProgress } from "../terminal/install-progress.js";
@@ -142,7 +143,9 @@ export async function openRuntime(
     // By the real root: the file tools compare real paths, and a name that does not exist has no other.
     // The package cache too: what servers run from, so nothing sandboxed and no local tool may change it.
     hostRunPaths: [
-      ...config.hostRunPaths.map((path) => underRoot(path, config.workspaceRoot, workspaceRealPath)),
+      ...[...config.hostRunPaths, ...npmrcPathsOf(config.servers, packages)].map((path) =>
+        underRoot(path, config.workspaceRoot, workspaceRealPath),
+      ),
       packages.root,
     ],
   };
@@ -336,6 +339,15 @@ export async function openRuntime(
 }
 
 // `path` below the configured root as the same path below the root's real path; others unchanged.
+// The project .npmrc files the package cache's npm installs read outside the sandbox (see projectNpmrcPaths).
+function npmrcPathsOf(servers: readonly ServerConfig[], packages: PackageCache): string[] {
+  return servers.flatMap((server) => {
+    if (server.type !== "stdio") return [];
+    const plan = packages.planOf(server);
+    return plan.kind === "package" && plan.command.installer === "npm" ? projectNpmrcPaths(server.cwd) : [];
+  });
+}
+
 function underRoot(path: string, root: string, realRoot: string): string {
   return isSameOrInside(root, path) ? join(realRoot, relative(root, path)) : path;
 }
