@@ -34,6 +34,7 @@ import {
   listProtectedPaths,
   PathGuard,
   type ProtectedPaths,
+  realPathOf,
 } from "../local-tools/index.js";
 import { projectNpmrcPaths } from "../packages/npm-install.js";
 import { createPackageCache, type PackageCache, packageCacheRoot } from "../packages/package-cache.js";
@@ -146,7 +147,9 @@ export async function openRuntime(
       ...[...config.hostRunPaths, ...npmrcPathsOf(config.servers, packages)].map((path) =>
         underRoot(path, config.workspaceRoot, workspaceRealPath),
       ),
-      packages.root,
+      // By its real path as well: the file tools compare real paths, and the cache may be reached
+      // through a link (a home directory that is one) that the workspace root is not named by.
+      ...new Set([packages.root, realPathOf(packages.root) ?? packages.root]),
     ],
   };
   const identityKey = durable.identityKey();
