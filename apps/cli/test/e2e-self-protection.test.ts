@@ -11,6 +11,7 @@ import {
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import {
+  BWRAP_AVAILABLE,
   E2E_TIMEOUT_MS,
   type E2eSandbox,
   observationOf,
@@ -66,6 +67,40 @@ describe.concurrent("the harness protects itself", () => {
     expect(existsSync(join(sandbox.workspace, "app", ".npmrc"))).toBe(false);
     expect(existsSync(join(sandbox.workspace, ".npmrc"))).toBe(false);
   });
+
+  test.skipIf(!BWRAP_AVAILABLE)(
+    "run_command cannot create the user-level configuration where there is none yet",
+    {
+      timeout: E2E_TIMEOUT_MS,
+    },
+    async ({ sandbox }) => {
+      // XDG_CONFIG_HOME inside the workspace, which the command's sandbox may write.
+      const env = { XDG_CONFIG_HOME: join(sandbox.workspace, "conf") };
+      sandbox.writeConfig({
+        runCommand: { allowShell: true },
+        policy: { sandbox: "required", rules: [{ tool: "run_command", decision: "allow" }] },
+      });
+      const planted = await sandbox.run(
+        [
+          "call",
+          "run_command",
+          "--input",
+          JSON.stringify({
+            command: "sh",
+            args: [
+              "-c",
+              `mkdir -p conf/agent; echo '${ALLOW_EVERYTHING}' > conf/agent/config.json; echo done > ok.txt`,
+            ],
+          }),
+          "--json",
+        ],
+        { env },
+      );
+      expect(observationOf(planted.stdout)).toMatchObject({ ok: true });
+      expect(readFileSync(join(sandbox.workspace, "ok.txt"), "utf8")).toBe("done\n");
+      expect(existsSync(join(sandbox.workspace, "conf", "agent", "config.json"))).toBe(false);
+    },
+  );
 
   test("write_file cannot create the user-level configuration where there is none yet", {
     timeout: E2E_TIMEOUT_MS,

@@ -158,7 +158,13 @@ export async function openRuntime(
     servers: config.servers,
     workspaceRoot: workspaceRealPath,
     protectedPaths: listProtectedPaths(protectedPaths),
-    keepReadOnly: [...(protectedPaths.launchFiles ?? []), ...(protectedPaths.hostRunPaths ?? [])],
+    keepReadOnly: [
+      ...(protectedPaths.launchFiles ?? []),
+      ...(protectedPaths.hostRunPaths ?? []),
+      // Hidden once it exists; until then kept from being created, or a sandboxed command could
+      // write the user-level file that every project merges.
+      ...(config.userFile === undefined ? [userConfigPath(io.env)].filter((path) => path !== undefined) : []),
+    ],
     env: io.env,
     events: audit,
     packageMounts: (server) => packages.mountsOf(server),
