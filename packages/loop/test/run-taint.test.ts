@@ -1,4 +1,4 @@
-import { resumeRun, startRun } from "@agent/loop";
+import { continueRun, resumeRun, startRun } from "@agent/loop";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import { grantApprovalRequest } from "@agent/policy";
 import { defineTool } from "@agent/tools";
@@ -70,6 +70,36 @@ describe("a run's taint", () => {
     const done = await resumeRun(harness.env(model), { runId: waiting.runId });
     expect(done.status).toBe("completed");
     expect(harness.executed.send).toEqual([{ to: "evil@example.test" }]);
+  });
+
+  it("a continued run keeps its taint, and a grant admits only the call it was given for", async () => {
+    const harness = allowingHarness();
+    const model = createScriptedModel([
+      toolCallTurn([FETCH]),
+      toolCallTurn([SEND]),
+      textTurn("sent"),
+      // The follow-up prompt: the same sink again, then another recipient.
+      toolCallTurn([{ ...SEND, id: "tc_send_2" }]),
+      toolCallTurn([{ id: "tc_send_3", name: "send", input: { to: "other@example.test" } }]),
+    ]);
+    const waiting = await startRun(harness.env(model), { prompt: "read the page" });
+    const [held] = await harness.approvals.listApprovals({ status: "pending" });
+    await grantApprovalRequest(harness.approvals, held?.id as string);
+    const done = await resumeRun(harness.env(model), { runId: waiting.runId });
+    expect(done.status).toBe("completed");
+    expect(harness.executed.send).toHaveLength(1);
+
+    const followUp = await continueRun(harness.env(model), { runId: waiting.runId, prompt: "once more" });
+    expect(followUp.status).toBe("waiting");
+    expect(harness.executed.send).toHaveLength(1);
+    expect(await harness.approvals.listApprovals({ status: "pending" })).toEqual([
+      expect.objectContaining({ heldBy: "tainted_flow", toolName: "send" }),
+    ]);
+    expect((await harness.store.loadRun(waiting.runId))?.taint).toContainEqual({
+      kind: "tool",
+      name: "fetch_page",
+      turn: 1,
+    });
   });
 
   it("judges a sink made in the same turn as an untrusted read as tainted, but no call by its own result", async () => {

@@ -34,7 +34,9 @@ export async function configShowCommand(
     userLooked: userFile ?? null,
   };
   if (!project.found) {
-    // Nothing to merge into: say where the search went, and what the user file would add.
+    // Nothing to merge into: say where the search went, and what the user file would add, with the
+    // secrets it holds (its servers' env values and headers) learnt as a whole file's would be.
+    if (user) guard.protect(createRedactor(configuredSecrets(loadConfig(user.file, io.env), io.env)));
     if (location.json) writeJson(io, { ...files, settings: user?.document ?? {}, origins: {} });
     else printMissing(guard, project, userFile, user !== undefined);
     return EXIT_CODES.usage;

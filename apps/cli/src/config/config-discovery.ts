@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { CONFIG_ERROR_CODES, ConfigError } from "./config-error.js";
@@ -32,7 +32,8 @@ export interface ConfigLocation {
  * directory from `cwd` upward holding `agent.config.json` or `.mcp.json` (Claude Code's project
  * file). The search stops at the repository root (the first directory holding `.git`, as git does)
  * and never goes above the home directory. Relative paths are resolved against `cwd`; empty values
- * count as unset. Throws `config_ambiguous` when one directory holds both files.
+ * count as unset. Throws `config_ambiguous` when one directory holds both files, and
+ * `config_untrusted` when the file found could have been put there by someone else.
  */
 export function resolveConfigPath(options: {
   flag?: string | undefined;
@@ -52,7 +53,10 @@ export function resolveConfigPath(options: {
   for (const directory of searchedDirectories(options.cwd, homeOf(options.env))) {
     searched.push(directory);
     const found = configIn(directory);
-    if (found) return { ...found, found: true, searched };
+    if (found) {
+      assertOwnLocation(found.path);
+      return { ...found, found: true, searched };
+    }
     if (existsSync(join(directory, ".git"))) break;
   }
   return { path: resolve(options.cwd, DEFAULT_CONFIG_FILE), source: "default", found: false, searched };
@@ -104,6 +108,33 @@ function configIn(directory: string): { path: string; source: "default" | "proje
   if (hasOwn) return { path: own, source: "default" };
   if (hasProjectFile) return { path: projectFile, source: "project-mcp" };
   return undefined;
+}
+
+// A file found by searching, not named, must be the user's own: it is the gate's policy. A file
+// another user owns (a planted /tmp/.mcp.json above a cwd under /tmp), or one others may replace (a
+// world-writable file, a directory another user owns or anyone may write without the sticky bit),
+// is refused, as git refuses a repository of dubious ownership. Root's files are trusted.
+function assertOwnLocation(path: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const file = statSync(path);
+  const directory = statSync(dirname(path));
+  const isForeign = (owner: number) => owner !== uid && owner !== 0;
+  const why = isForeign(file.uid)
+    ? `it belongs to another user (uid ${file.uid})`
+    : (file.mode & 0o002) !== 0
+      ? "anyone may write it"
+      : isForeign(directory.uid)
+        ? `its directory belongs to another user (uid ${directory.uid})`
+        : (directory.mode & 0o002) !== 0 && (directory.mode & 0o1000) === 0
+          ? "anyone may replace it (its directory is world-writable)"
+          : undefined;
+  if (why === undefined) return;
+  throw new ConfigError(
+    CONFIG_ERROR_CODES.untrusted,
+    `Found ${path} by searching upward, but ${why}, so it may not be yours; it was not used. Pass --config FILE or set ${CONFIG_ENV_VARIABLE} to use it anyway.`,
+    { file: path },
+  );
 }
 
 /** The home directory: `HOME` of the given environment when it is absolute, else the OS's. */

@@ -8,6 +8,7 @@ export const CONFIG_ERROR_CODES = {
   invalid: "config_invalid",
   missingVariable: "config_missing_variable",
   changed: "config_changed",
+  untrusted: "config_untrusted",
 } as const;
 
 /** A code of {@link CONFIG_ERROR_CODES}. */

@@ -137,10 +137,11 @@ export function loadConfig(
     origins,
     directory,
     workspaceRoot,
-    // The user-level file is policy too: no local tool or sandboxed process may rewrite it.
+    // The user-level file is policy too: no local tool or sandboxed process may rewrite it, nor
+    // create it where there is none yet (it would then steer every project).
     protectedPaths: [
       ...(parsed.data.protectedPaths ?? []).map((path) => resolve(directory, path)),
-      ...(user ? [user.file] : []),
+      ...(options.userFile === undefined ? [] : [resolve(options.userFile)]),
     ],
     hostRunPaths: (parsed.data.hostRunPaths ?? DEFAULT_HOST_RUN_PATHS).map((path) =>
       resolve(workspaceRoot, path),

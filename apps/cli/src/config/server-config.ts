@@ -53,8 +53,9 @@ export interface StdioServerConfig extends ServerOptions {
    */
   launchFiles?: string[];
   /**
-   * For a server started through a package runner (`npx`, `npm exec`): run the packages' lifecycle
-   * scripts when the package cache installs them. Unset: they are not run (`--ignore-scripts`).
+   * For a server started through a package runner: run the packages' lifecycle scripts (`npx`,
+   * `npm exec`), or build source distributions (`uvx`, `uv tool run`), when the package cache
+   * installs them. Unset: neither (`--ignore-scripts`, `--no-build`: wheels only).
    */
   installScripts?: boolean;
 }

@@ -25,6 +25,7 @@ export {
   listProtectedPaths,
   type ProtectedPaths,
   ProtectedSet,
+  realPathOf,
 } from "./protected-paths.js";
 export {
   createReadFileTool,

@@ -134,7 +134,7 @@ function identityOf(stats: Pick<Stats, "dev" | "ino">): string {
 }
 
 /** The real path of `path`; for one that does not exist yet, its nearest existing ancestor's real path plus the rest. */
-function realPathOf(path: string): string | undefined {
+export function realPathOf(path: string): string | undefined {
   const missing: string[] = [];
   let current = path;
   for (;;) {

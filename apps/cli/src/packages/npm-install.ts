@@ -83,6 +83,20 @@ function runNpmInstall(npm: string, request: InstallRequest): Promise<void> {
   });
 }
 
+/**
+ * Every `.npmrc` the install of a server run from `cwd` may copy (one per directory from `cwd` up to
+ * the root): npm reads it outside the sandbox, with the user's environment, which it expands into
+ * any setting (`registry=https://host/${TOKEN}/`). No local tool or sandboxed process may write or
+ * create one, or a run could send the user's secrets anywhere on the next install.
+ */
+export function projectNpmrcPaths(cwd: string): string[] {
+  const paths: string[] = [];
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    paths.push(join(dir, ".npmrc"));
+    if (dirname(dir) === dir) return paths;
+  }
+}
+
 // The project npx would run in from `cwd`: the nearest directory at or above it with a package.json
 // or node_modules (npm's local prefix); its .npmrc, if it has one.
 function projectNpmrcOf(cwd: string): string | undefined {

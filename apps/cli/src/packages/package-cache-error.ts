@@ -10,6 +10,8 @@ export const PACKAGE_CACHE_ERROR_CODES = Object.freeze({
   noExecutable: "no_executable",
   /** The command names a package the cache cannot fetch (a path, a URL, an option it does not know). */
   unsupportedCommand: "unsupported_command",
+  /** Someone other than the user may change the cache's directory: nothing in it is run or installed. */
+  cacheNotOwn: "cache_not_own",
 } as const);
 
 /** A {@link PACKAGE_CACHE_ERROR_CODES} value. */

@@ -5,6 +5,7 @@ import type { StdioLaunch } from "@agent/mcp-transport/stdio";
 import { type EventSink, emitEvent } from "@agent/tools";
 import type { ServerConfig, StdioServerConfig } from "../config/index.js";
 import { isSameOrInside } from "../local-tools/index.js";
+import { foreignWriterOf } from "./cache-ownership.js";
 import { PACKAGE_CACHE_ERROR_CODES, PackageCacheError } from "./package-cache-error.js";
 import { installPackages, type PinnedPackage } from "./package-install.js";
 import {
@@ -103,6 +104,8 @@ export function createPackageCache(options: PackageCacheOptions): PackageCache {
   const cached = (server: StdioServerConfig): CachedPackage | undefined => {
     if (parsePackageRunner(server.command, server.args).kind !== "package") return undefined;
     const dir = dirOf(server);
+    // Another user's manifest is not read: the install that follows says why it cannot go on.
+    if (foreignWriterOf(root, dir) !== undefined) return undefined;
     const manifest = readManifest(dir);
     try {
       return manifest ? fromManifest(dir, manifest) : undefined;
@@ -125,6 +128,13 @@ export function createPackageCache(options: PackageCacheOptions): PackageCache {
     const installName = newInstallDirName();
     const installDir = join(dir, installName);
     try {
+      const foreign = foreignWriterOf(root, dir);
+      if (foreign !== undefined) {
+        throw new PackageCacheError(
+          PACKAGE_CACHE_ERROR_CODES.cacheNotOwn,
+          `the package cache is not yours alone: ${foreign}; nothing in it is run or installed. Point AGENT_CACHE_DIR at a directory only you can write`,
+        );
+      }
       mkdirSync(installDir, { recursive: true, mode: 0o700 });
       const installation = await installPackages({
         command,

@@ -31,6 +31,9 @@ export async function installWithUv(request: InstallRequest): Promise<Installati
       "tool",
       "install",
       ...(request.refresh ? ["--refresh"] : []),
+      // Wheels only: building a source distribution runs the package's own code (setup.py, a build
+      // backend) here, outside the sandbox, as npm's install scripts would; `installScripts` allows it.
+      ...(request.scripts ? [] : ["--no-build"]),
       ...(command.python === undefined ? [] : ["--python", command.python]),
       ...extra.flatMap((request) => ["--with", requirementOf(request)]),
       requirementOf(main),

@@ -34,7 +34,9 @@ import {
   listProtectedPaths,
   PathGuard,
   type ProtectedPaths,
+  realPathOf,
 } from "../local-tools/index.js";
+import { projectNpmrcPaths } from "../packages/npm-install.js";
 import { createPackageCache, type PackageCache, packageCacheRoot } from "../packages/package-cache.js";
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { createInstallProgress } from "../terminal/install-progress.js";
@@ -142,8 +144,12 @@ export async function openRuntime(
     // By the real root: the file tools compare real paths, and a name that does not exist has no other.
     // The package cache too: what servers run from, so nothing sandboxed and no local tool may change it.
     hostRunPaths: [
-      ...config.hostRunPaths.map((path) => underRoot(path, config.workspaceRoot, workspaceRealPath)),
-      packages.root,
+      ...[...config.hostRunPaths, ...npmrcPathsOf(config.servers, packages)].map((path) =>
+        underRoot(path, config.workspaceRoot, workspaceRealPath),
+      ),
+      // By its real path as well: the file tools compare real paths, and the cache may be reached
+      // through a link (a home directory that is one) that the workspace root is not named by.
+      ...new Set([packages.root, realPathOf(packages.root) ?? packages.root]),
     ],
   };
   const identityKey = durable.identityKey();
@@ -152,7 +158,13 @@ export async function openRuntime(
     servers: config.servers,
     workspaceRoot: workspaceRealPath,
     protectedPaths: listProtectedPaths(protectedPaths),
-    keepReadOnly: [...(protectedPaths.launchFiles ?? []), ...(protectedPaths.hostRunPaths ?? [])],
+    keepReadOnly: [
+      ...(protectedPaths.launchFiles ?? []),
+      ...(protectedPaths.hostRunPaths ?? []),
+      // Hidden once it exists; until then kept from being created, or a sandboxed command could
+      // write the user-level file that every project merges.
+      ...(config.userFile === undefined ? [userConfigPath(io.env)].filter((path) => path !== undefined) : []),
+    ],
     env: io.env,
     events: audit,
     packageMounts: (server) => packages.mountsOf(server),
@@ -336,6 +348,15 @@ export async function openRuntime(
 }
 
 // `path` below the configured root as the same path below the root's real path; others unchanged.
+// The project .npmrc files the package cache's npm installs read outside the sandbox (see projectNpmrcPaths).
+function npmrcPathsOf(servers: readonly ServerConfig[], packages: PackageCache): string[] {
+  return servers.flatMap((server) => {
+    if (server.type !== "stdio") return [];
+    const plan = packages.planOf(server);
+    return plan.kind === "package" && plan.command.installer === "npm" ? projectNpmrcPaths(server.cwd) : [];
+  });
+}
+
 function underRoot(path: string, root: string, realRoot: string): string {
   return isSameOrInside(root, path) ? join(realRoot, relative(root, path)) : path;
 }

@@ -19,5 +19,27 @@ export function invocationOf(script: string | undefined, env: NodeJS.ProcessEnv,
   if (script === undefined || basename(script) === DEFAULT_INVOCATION) return DEFAULT_INVOCATION;
   const fromHere = relative(cwd, script);
   const shown = fromHere.startsWith("..") || isAbsolute(fromHere) ? script : fromHere;
-  return `node ${/^[\w./@+-]+$/.test(shown) ? shown : `'${shown.replaceAll("'", "'\\''")}'`}`;
+  return `node ${shellQuoted(shown)}`;
+}
+
+// Line breaks, terminal controls and invisible format characters (bidirectional overrides).
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+
+// A word a shell reads back as `text`: bare when plain, else single-quoted; a path with characters
+// that must not reach the terminal raw is ANSI-C quoted (`$'…\x1b…'`: bash, zsh, ksh), which
+// writes them as escapes, so the hint stays printable and still pastes as that path.
+function shellQuoted(text: string): string {
+  if (/^[\w./@+-]+$/.test(text)) return text;
+  if (!UNPRINTABLE.test(text)) return `'${text.replaceAll("'", "'\\''")}'`;
+  const escaped = [...text].map((character) => {
+    if (character === "\\" || character === "'") return `\\${character}`;
+    if (!UNPRINTABLE.test(character)) return character;
+    const code = character.codePointAt(0) ?? 0;
+    // \x only below 0x80: above it bash writes the byte itself, not the character's UTF-8.
+    if (code < 0x80) return `\\x${code.toString(16).padStart(2, "0")}`;
+    return code <= 0xffff
+      ? `\\u${code.toString(16).padStart(4, "0")}`
+      : `\\U${code.toString(16).padStart(8, "0")}`;
+  });
+  return `$'${escaped.join("")}'`;
 }
