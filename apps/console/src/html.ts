@@ -4,13 +4,13 @@
  * model-supplied string is always rendered as text, never as markup or terminal codes.
  */
 
-const HTML_ESCAPES: Record<string, string> = {
+const HTML_ESCAPES: Readonly<Record<string, string>> = Object.freeze({
   "&": "&amp;",
   "<": "&lt;",
   ">": "&gt;",
   '"': "&quot;",
   "'": "&#39;",
-};
+});
 
 /** `value` as HTML text: markup characters escaped, control characters (but newline and tab) made visible. */
 export function escapeHtml(value: unknown): string {

@@ -35,13 +35,13 @@ export interface RouteContext {
 }
 
 /** Messages of the outcomes a decision page shows after a form post (codes only travel in the URL). */
-const OUTCOMES: Record<string, string> = {
+const OUTCOMES: Readonly<Record<string, string>> = Object.freeze({
   approved: "Approved once. Resume the run (on its run page) to let it continue.",
   denied: "Denied: the run will report policy_denied when it resumes.",
   already_decided: "Too late: this request was already decided, by the decider shown below.",
   resumed: "Resume requested: the run continues in a new agent process.",
   cancelled: "Cancel requested: the run's process was asked to stop.",
-};
+});
 
 /** Answers one request of a logged-in operator. */
 export async function routeRequest(context: RouteContext): Promise<void> {

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 const root = new URL("../../..", import.meta.url).pathname;
 const SOURCE_ROOTS = [
   ...readdirSync(join(root, "packages")).map((name) => join(root, "packages", name, "src")),
-  join(root, "apps", "cli", "src"),
+  ...readdirSync(join(root, "apps")).map((name) => join(root, "apps", name, "src")),
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -20,7 +20,7 @@ const ALLOWED: Readonly<Record<string, string>> = Object.freeze({
 const root = new URL("../../..", import.meta.url).pathname;
 const sourceDirs = [
   ...readdirSync(join(root, "packages")).map((name) => join(root, "packages", name, "src")),
-  join(root, "apps/cli/src"),
+  ...readdirSync(join(root, "apps")).map((name) => join(root, "apps", name, "src")),
 ];
 
 describe("module-level state", () => {
