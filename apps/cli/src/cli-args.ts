@@ -52,6 +52,8 @@ export interface CliArgs {
   verify: boolean;
   /** `agent audit --verbose`: every event with its fields, not only the story's steps. */
   verbose: boolean;
+  /** `agent approvals deny <id> --reason TEXT`: why, kept in the audit trail. */
+  denyReason: string | undefined;
   /** `mcp add`: `--transport`, `--env K=V`..., `--header 'K: V'`... as given. */
   serverEntry: { transport: "stdio" | "http" | "sse"; env: string[]; headers: string[] };
   /** `approvals list --pending`: only requests still waiting for a decision. */
@@ -87,6 +89,7 @@ export const OPTIONS = {
   follow: { type: "boolean" },
   verify: { type: "boolean" },
   verbose: { type: "boolean" },
+  reason: { type: "string" },
   pending: { type: "boolean" },
   transport: { type: "string", short: "t" },
   env: { type: "string", short: "e", multiple: true },
@@ -130,7 +133,7 @@ export const COMMAND_OPTIONS: Readonly<Record<CommandName, readonly OptionName[]
   "approvals list": ["json", "pending"],
   "approvals show": ["json"],
   "approvals approve": [],
-  "approvals deny": [],
+  "approvals deny": ["reason"],
   resume: ["json", "rerun", "answer-unknown"],
   run: ["json", "max-turns", "prompt", "attach", "arg", "continue"],
   chat: ["max-turns"],
@@ -252,6 +255,7 @@ function readOptions(values: OptionValues): Omit<CliArgs, "command"> {
     follow: values.follow ?? false,
     verify: values.verify ?? false,
     verbose: values.verbose ?? false,
+    denyReason: values.reason,
     pending: values.pending ?? false,
     serverEntry: {
       transport: readTransport(values.transport),

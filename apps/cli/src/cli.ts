@@ -104,7 +104,7 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
     case "approvals deny": {
       const decision = args.command === "approvals approve" ? "approve" : "deny";
       return withState(args, guard, (runtime) =>
-        approvalsDecideCommand(runtime, io, { id: operand(args), decision }),
+        approvalsDecideCommand(runtime, io, { id: operand(args), decision, reason: args.denyReason }),
       );
     }
     case "audit":

@@ -68,7 +68,11 @@ export const COMMAND_HELP: Readonly<Record<HelpedCommand, CommandHelp>> = Object
     summary: "grant one request (used once, for that exact action)",
     example: "approvals approve apr_123",
   },
-  "approvals deny": { summary: "deny one request", example: "approvals deny apr_123" },
+  "approvals deny": {
+    summary: "deny one request",
+    details: ["--reason says why; the audit trail keeps it with the decision (approval_denied)."],
+    example: 'approvals deny apr_123 --reason "not on a Friday"',
+  },
   run: {
     summary: "an agent run: the configured model calls tools through the gate",
     details: [
@@ -164,6 +168,7 @@ const OPTION_HELP: Readonly<Record<OptionName, string>> = Object.freeze({
   "max-turns": "--max-turns N        stop after N model turns (per prompt with --continue and in chat)",
   continue: "--continue RUN       give the stopped run RUN this prompt, in the same run",
   verbose: "--verbose            every event with its fields, not only the story's steps",
+  reason: "--reason TEXT        why the request is denied (kept in the audit trail)",
   arg: "--arg k=v            a prompt argument, repeatable",
   prompt: "--prompt S:NAME      start from server S's MCP prompt NAME",
   attach: "--attach S:URI       put server S's resource URI into the first message, repeatable",

@@ -315,9 +315,18 @@ describe.concurrent("approvals across processes", () => {
     const held = await sandbox.run(["call", "mcp__s__echo", "--input", '{"message":"no"}', "--json"]);
     const { runId, requestId } = waitingIds(held.stdout);
 
-    const deny = await sandbox.run(["approvals", "deny", requestId]);
+    const deny = await sandbox.run(["approvals", "deny", requestId, "--reason", "not on a Friday"]);
     expect(deny.code).toBe(0);
     expect(deny.stdout).toContain(requestId);
+    // The reason is kept with the decision in the audit trail, and told in its story.
+    const trail = await sandbox.run(["audit", "--json"]);
+    const denied = trail.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((event) => event.type === "approval_denied");
+    expect(denied).toEqual([expect.objectContaining({ requestId, reason: "not on a Friday" })]);
+    expect((await sandbox.run(["audit"])).stdout).toContain(`request ${requestId} denied`);
     // A decided request cannot be decided again.
     const lateApprove = await sandbox.run(["approvals", "approve", requestId]);
     expect(lateApprove.code).toBe(2);

@@ -25,7 +25,8 @@ export interface ApprovalPort {
   list(): Promise<ConsoleApproval[]>;
   get(id: string): Promise<ConsoleApproval | undefined>;
   /** Decides through the same code as `agent approvals approve|deny`, as the operator the composer names. */
-  decide(id: string, decision: "approve" | "deny"): Promise<DecisionOutcome>;
+  /** `reason`: why an operator denies (ignored for an approval); the audit trail keeps it. */
+  decide(id: string, decision: "approve" | "deny", reason?: string): Promise<DecisionOutcome>;
 }
 
 /** One line of the runs list. */

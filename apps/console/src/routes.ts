@@ -109,7 +109,8 @@ function found(response: ServerResponse, body: unknown, missing: string): void {
 async function decide(context: RouteContext, id: string, action: "approve" | "deny"): Promise<void> {
   const fields = await checkedFields(context);
   if (!fields) return;
-  const outcome: DecisionOutcome = await context.ports.approvals.decide(id, action);
+  const reason = action === "deny" && fields.reason?.trim() ? fields.reason : undefined;
+  const outcome: DecisionOutcome = await context.ports.approvals.decide(id, action, reason);
   const page = `/approvals/${encodeURIComponent(id)}`;
   if (outcome.ok) {
     if (wantsHtml(context.request))

@@ -1,7 +1,7 @@
 import type { ConsoleApproval, ConsolePorts, ConsoleRecord, ConsoleRunSummary } from "../src/index.js";
 
 /** In-memory ports for the API tests: one pending request, one waiting run, a hostile tool and an audit trail. */
-export function createFakePorts(): ConsolePorts & { decisions: string[] } {
+export function createFakePorts(): ConsolePorts & { decisions: string[]; reasons: (string | undefined)[] } {
   const approval: ConsoleApproval["approval"] = {
     id: "req-1",
     status: "pending",
@@ -12,6 +12,7 @@ export function createFakePorts(): ConsolePorts & { decisions: string[] } {
     createdAt: "2026-12-02T10:00:00.000Z",
   };
   const decisions: string[] = [];
+  const reasons: (string | undefined)[] = [];
   const run: ConsoleRecord = {
     runId: "run-1",
     status: "waiting",
@@ -35,10 +36,11 @@ export function createFakePorts(): ConsolePorts & { decisions: string[] } {
   };
   return {
     decisions,
+    reasons,
     approvals: {
       list: async () => [{ approval: { ...approval }, binding }],
       get: async (id) => (id === approval.id ? { approval: { ...approval }, binding } : undefined),
-      async decide(id, decision) {
+      async decide(id, decision, reason) {
         if (id !== approval.id)
           return { ok: false, code: "not_found", message: `No approval request "${id}".` };
         if (approval.status !== "pending")
@@ -51,6 +53,7 @@ export function createFakePorts(): ConsolePorts & { decisions: string[] } {
         approval.status = decision === "approve" ? "granted" : "denied";
         approval.decidedBy = "console:tester";
         decisions.push(decision);
+        reasons.push(reason);
         return { ok: true, record: { ...approval } };
       },
     },

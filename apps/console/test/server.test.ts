@@ -227,6 +227,21 @@ describe("pages", () => {
   });
 });
 
+describe("denying with a reason", () => {
+  it("hands the operator's reason to the decision port; an approval takes none", async () => {
+    const { cookie, csrf } = await login();
+    const deny = await fetch(`${server.origin}/api/approvals/req-1/deny`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie, origin: server.origin, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf, reason: "  not on a Friday <b>  " }).toString(),
+    });
+    expect(deny.status).toBe(200);
+    expect(ports.decisions).toEqual(["deny"]);
+    expect(ports.reasons).toEqual(["  not on a Friday <b>  "]);
+  });
+});
+
 describe("live updates", () => {
   it("a request decided elsewhere is announced on its event stream", async () => {
     const { cookie, csrf } = await login();

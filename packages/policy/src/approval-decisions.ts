@@ -16,17 +16,28 @@ export async function grantApprovalRequest(
   return record;
 }
 
+/** The longest denial reason {@link denyApprovalRequest} records; a longer one is cut there. */
+export const DENIAL_REASON_MAX_CHARS = 500;
+
 /**
- * Denies a pending request in `store` and emits `approval_denied`; throws as
- * `ApprovalStore.denyApproval` does (and then emits nothing).
+ * Denies a pending request in `store` and emits `approval_denied`, with the operator's `reason` when
+ * one is given (trimmed, cut at {@link DENIAL_REASON_MAX_CHARS}): the audit trail is where it is
+ * kept. Throws as `ApprovalStore.denyApproval` does (and then emits nothing).
  */
 export async function denyApprovalRequest(
   store: ApprovalStore,
   id: string,
   events: EventSink = NULL_EVENT_SINK,
+  options: { reason?: string } = {},
 ): Promise<ApprovalRecord> {
   const record = await store.denyApproval(id);
-  emitEvent(events, { type: "approval_denied", ...approvalFields(record), ...decidedByOf(record) });
+  const reason = options.reason?.trim().slice(0, DENIAL_REASON_MAX_CHARS);
+  emitEvent(events, {
+    type: "approval_denied",
+    ...approvalFields(record),
+    ...decidedByOf(record),
+    ...(reason ? { reason } : {}),
+  });
   return record;
 }
 

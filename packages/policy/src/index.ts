@@ -8,6 +8,7 @@ export {
   parseAllowEntry,
 } from "./allow-entry.js";
 export {
+  DENIAL_REASON_MAX_CHARS,
   DIGEST_VERSION_CHANGED_REASON,
   denyApprovalRequest,
   grantApprovalRequest,

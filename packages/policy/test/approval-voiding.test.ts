@@ -3,6 +3,7 @@ import {
   type ApprovalStore,
   createApprovalVoidingSink,
   createPolicyGate,
+  DENIAL_REASON_MAX_CHARS,
   DIGEST_VERSION_CHANGED_REASON,
   definePolicy,
   denyApprovalRequest,
@@ -166,6 +167,24 @@ describe("who decided", () => {
     await denyApprovalRequest(store, "apr_2", events);
     expect(events.ofType("approval_granted")).toEqual([expect.objectContaining({ decidedBy: "carol" })]);
     expect(events.ofType("approval_denied")[0]).not.toHaveProperty("decidedBy");
+  });
+});
+
+describe("a denial's reason", () => {
+  it("is kept on approval_denied, trimmed and cut at DENIAL_REASON_MAX_CHARS; a blank one is left out", async () => {
+    const store = new InMemoryApprovalStore({ now: FIXED_NOW });
+    const events = createMemoryEventSink();
+    for (const id of ["apr_1", "apr_2", "apr_3"]) {
+      await store.saveApprovalRequest(sampleApprovalRequest(id, { runId: `run_${id}` }));
+    }
+    await denyApprovalRequest(store, "apr_1", events, { reason: "  not on a Friday  " });
+    await denyApprovalRequest(store, "apr_2", events, { reason: "x".repeat(DENIAL_REASON_MAX_CHARS + 10) });
+    await denyApprovalRequest(store, "apr_3", events, { reason: "   " });
+    const [first, second, third] = events.ofType("approval_denied");
+    expect(first?.reason).toBe("not on a Friday");
+    expect(second?.reason).toBe("x".repeat(DENIAL_REASON_MAX_CHARS));
+    expect(third).not.toHaveProperty("reason");
+    expect((await store.getApproval("apr_1"))?.status).toBe("denied");
   });
 });
 

@@ -80,7 +80,8 @@ export type AgentEvent = EventBase &
     | ({ type: "approval_requested"; effect: ToolEffect } & ApprovalFields)
     // `decidedBy`: who decided, where the approval store records it (the OS user of the CLI).
     | ({ type: "approval_granted"; decidedBy?: string } & ApprovalFields)
-    | ({ type: "approval_denied"; decidedBy?: string } & ApprovalFields)
+    // `reason`: why the operator denied it, as they wrote it (at most DENIAL_REASON_MAX_CHARS).
+    | ({ type: "approval_denied"; decidedBy?: string; reason?: string } & ApprovalFields)
     | ({ type: "approval_consumed" } & ApprovalFields)
     // A pending or granted request voided (its tool changed or went away, or it was digested under an
     // older digest version: reason `digest_version_changed`): it never applies again.

@@ -57,11 +57,19 @@ export async function approvalsListCommand(
 export async function approvalsDecideCommand(
   runtime: StateRuntime,
   io: CliIo,
-  options: { id: string; decision: "approve" | "deny" },
+  options: { id: string; decision: "approve" | "deny"; reason?: string | undefined },
 ): Promise<ExitCode> {
   if (options.decision === "approve") assertMayGrant(runtime);
-  const decide = options.decision === "approve" ? grantApprovalRequest : denyApprovalRequest;
-  const record = await decide(runtime.state.approvals, options.id, runtime.events);
+  const { approvals } = runtime.state;
+  const record =
+    options.decision === "approve"
+      ? await grantApprovalRequest(approvals, options.id, runtime.events)
+      : await denyApprovalRequest(
+          approvals,
+          options.id,
+          runtime.events,
+          options.reason === undefined ? {} : { reason: options.reason },
+        );
   if (options.decision === "approve") {
     writeLine(
       io.stdout,

@@ -64,7 +64,7 @@ const STORY: Readonly<Record<string, (event: Fields) => string>> = Object.freeze
   approval_granted: (event) =>
     `request ${event.text("requestId")} approved${event.has("decidedBy") ? ` by ${event.text("decidedBy")}` : ""} (${event.text("toolName")})`,
   approval_denied: (event) =>
-    `request ${event.text("requestId")} denied${event.has("decidedBy") ? ` by ${event.text("decidedBy")}` : ""} (${event.text("toolName")})`,
+    `request ${event.text("requestId")} denied${event.has("decidedBy") ? ` by ${event.text("decidedBy")}` : ""} (${event.text("toolName")})${event.has("reason") ? `: ${event.text("reason")}` : ""}`,
   approval_voided: (event) =>
     `request ${event.text("requestId")} voided: ${event.text("reason")} (${event.text("toolName")})`,
   tool_call_finished: (event) => {

@@ -52,17 +52,14 @@ export function createApprovalPort(runtime: StateRuntime, redact: Redactor): App
       const record = await runtime.state.approvals.getApproval(id);
       return record && entryOf(record);
     },
-    async decide(id, decision) {
+    async decide(id, decision, reason) {
       try {
         if (decision === "approve") assertMayGrant(runtime);
-        const decide = decision === "approve" ? grantApprovalRequest : denyApprovalRequest;
-        return {
-          ok: true,
-          record: redactDeep(
-            await decide(runtime.state.approvals, id, runtime.events),
-            redact,
-          ) as ConsoleRecord,
-        };
+        const record =
+          decision === "approve"
+            ? await grantApprovalRequest(runtime.state.approvals, id, runtime.events)
+            : await denyApprovalRequest(runtime.state.approvals, id, runtime.events, reasonOf(reason));
+        return { ok: true, record: redactDeep(record, redact) as ConsoleRecord };
       } catch (error) {
         if (StateError.isInstance(error)) return { ok: false, code: "refused", message: error.message };
         if (!PolicyError.isInstance(error)) throw error;
@@ -239,4 +236,8 @@ function redactDeep(value: unknown, redact: Redactor): unknown {
   if (value !== null && typeof value === "object")
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]));
   return value;
+}
+
+function reasonOf(reason: string | undefined): { reason?: string } {
+  return reason === undefined ? {} : { reason };
 }
