@@ -12,6 +12,7 @@ import {
   waitForText,
 } from "./e2e-console-helpers.js";
 import { E2E_TIMEOUT_MS, type E2eSandbox, parseSingleJson, e2eTest as test } from "./e2e-helpers.js";
+import { runLimitMs } from "./e2e-limits.js";
 
 const provider = "openai";
 // A console, a browser and several CLI processes one after the other.
@@ -119,7 +120,7 @@ describeWithChromium("the operator console in a real browser", () => {
             (
               globalThis as unknown as { document: { body: { textContent: string } } }
             ).document.body.textContent.includes(id),
-          { timeout: 60_000 },
+          { timeout: runLimitMs(60_000) },
           requestId,
         );
         await screenshotBothWidths(page, "audit");

@@ -4,6 +4,7 @@ import type { Browser, Page } from "puppeteer-core";
 import puppeteer from "puppeteer-core";
 import { describe } from "vitest";
 import { type E2eSandbox, type RunningAgent, waitFor } from "./e2e-helpers.js";
+import { runLimitMs } from "./e2e-limits.js";
 
 /** Debian's chromium: the browser the console's end-to-end tests drive (never downloaded). */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -98,7 +99,8 @@ export async function waitForText(page: Page, text: string): Promise<void> {
       ).document
         .getElementById("main")
         ?.textContent?.includes(wanted),
-    { timeout: 60_000 },
+    // What it waits for is a CLI process's write and the page's refresh: bounded as a CLI run is.
+    { timeout: runLimitMs(60_000) },
     text,
   );
 }
