@@ -7,6 +7,5 @@ export default defineProject({
   test: {
     name: "@agent/console",
     include: ["test/**/*.test.ts"],
-    maxWorkers: 1,
   },
 });

@@ -5,7 +5,14 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
 
 const SOURCE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "state");
-const BETTER_SQLITE3 = pathToFileURL(createRequire(import.meta.url).resolve("better-sqlite3")).href;
+const require = createRequire(import.meta.url);
+// What the compiled modules import from outside `src/state`, resolved here (the temp folder has no
+// node_modules): the native SQLite binding, and @agent/base as built (the CLI's tests run on builds).
+const BETTER_SQLITE3 = pathToFileURL(require.resolve("better-sqlite3")).href;
+// (Named by its file: a resolve from inside vitest would follow the "@agent/source" condition.)
+const AGENT_BASE = pathToFileURL(
+  join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "@agent", "base", "dist", "index.js"),
+).href;
 
 /**
  * Compiles the named modules of `src/state` into `moduleDir` (types erased by TypeScript's
@@ -25,7 +32,9 @@ export function compileStateModules(moduleDir: string, names: readonly string[])
     });
     writeFileSync(
       join(moduleDir, `${name}.js`),
-      outputText.replaceAll('from "better-sqlite3"', `from "${BETTER_SQLITE3}"`),
+      outputText
+        .replaceAll('from "better-sqlite3"', `from "${BETTER_SQLITE3}"`)
+        .replaceAll('from "@agent/base"', `from "${AGENT_BASE}"`),
     );
   }
 }
