@@ -2,6 +2,7 @@ import { MCP_ERROR_CODES, McpTransportError } from "@agent/mcp-transport";
 import { createSdkTransport } from "@agent/mcp-transport/sdk";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
   type JSONRPCMessage,
@@ -273,5 +274,37 @@ describe("createSdkTransport", () => {
     await expect(transport.request("tools/list", {}, {} as never)).rejects.toMatchObject({
       code: "invalid_argument",
     });
+  });
+
+  it("sees a progress notification that arrives in one read with the result: the bar reaches 100%", async () => {
+    // A wire that answers a request the way a loaded stdio pipe does: the server's last progress
+    // notifications and its result parsed in the same turn of the event loop.
+    const wire: Transport = {
+      async start() {},
+      async close() {
+        wire.onclose?.();
+      },
+      async send(message) {
+        if (!("id" in message) || !("method" in message)) return;
+        const token = (message.params?._meta as { progressToken?: number } | undefined)?.progressToken;
+        for (const step of [1, 2, 3, 4]) {
+          wire.onmessage?.({
+            jsonrpc: "2.0",
+            method: "notifications/progress",
+            params: { progressToken: token, progress: step, total: 4 },
+          });
+        }
+        wire.onmessage?.({ jsonrpc: "2.0", id: message.id, result: { content: [] } });
+      },
+    };
+    const transport = closeAfterTest(createSdkTransport(wire, { closeTimeoutMs: 1000 }));
+    const progress: number[] = [];
+    const response = await transport.request(
+      "tools/call",
+      { name: "long" },
+      { signal: never(), onProgress: (update) => progress.push(update.progress) },
+    );
+    expect(response).toEqual({ ok: true, result: { content: [] } });
+    expect(progress).toEqual([1, 2, 3, 4]);
   });
 });
