@@ -54,4 +54,19 @@ describe("re-authorization", () => {
     expect((await transport.request("tools/list", {}, never())).ok).toBe(true);
     expect(world.requestsTo(issuer, "/authorize")).toHaveLength(2);
   });
+
+  it("asks for consent again when the union brings offline_access back", async () => {
+    const world = createOAuthWorld({ requiredScope: "mcp:basic offline_access", callScope: "mcp:write" });
+    const [issuer] = world.issuers;
+    const { transport } = await connectToWorld(world);
+    expect((await transport.request("tools/list", {}, never())).ok).toBe(true);
+    expect((await transport.request("tools/call", { name: "write", arguments: {} }, never())).ok).toBe(true);
+    const [, stepUp] = world.requestsTo(issuer, "/authorize");
+    expect(stepUp?.url.searchParams.get("scope")?.split(" ").sort()).toEqual([
+      "mcp:basic",
+      "mcp:write",
+      "offline_access",
+    ]);
+    expect(stepUp?.url.searchParams.get("prompt")).toBe("consent");
+  });
 });
