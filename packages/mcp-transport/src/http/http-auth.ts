@@ -1,6 +1,7 @@
 import { extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createRedactor } from "../redact.js";
+import type { RetryDecision } from "../sdk/create-sdk-transport.js";
 import type { McpAuthProvider } from "./auth-provider.js";
 
 /** Extends `redact` with the provider's current credentials, read at each message (tokens change). */
@@ -16,15 +17,18 @@ export function authRedactor(
 /**
  * Decides whether a failed request is sent again: only after the SDK gave up with
  * `UnauthorizedError` (the server refused it before doing anything) and the provider then completed
- * the authorization it was waiting for.
+ * the authorization it was waiting for. An authorization that failed fails the request with its own
+ * error (a refused login, an `iss` that names another issuer), which says more than "unauthorized".
  */
-export function retryAfterAuthorization(provider: McpAuthProvider): (error: unknown) => Promise<boolean> {
+export function retryAfterAuthorization(
+  provider: McpAuthProvider,
+): (error: unknown) => Promise<RetryDecision> {
   return async (error) => {
-    if (!(error instanceof UnauthorizedError) || !provider.awaitAuthorization) return false;
+    if (!(error instanceof UnauthorizedError) || !provider.awaitAuthorization) return { retry: false };
     try {
-      return await provider.awaitAuthorization();
-    } catch {
-      return false;
+      return { retry: await provider.awaitAuthorization() };
+    } catch (failure) {
+      return { retry: false, error: failure };
     }
   };
 }

@@ -1,4 +1,5 @@
-import { codeFromPastedRedirect, type LoopbackRedirect } from "./loopback-redirect.js";
+import type { AuthorizationResponse } from "./authorization-response.js";
+import { type LoopbackRedirect, responseFromPastedRedirect } from "./loopback-redirect.js";
 import { OAUTH_ERROR_CODES, OAuthFlowError } from "./oauth-errors.js";
 import { openInBrowser } from "./open-browser.js";
 
@@ -20,12 +21,13 @@ const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * The user's part of the authorization-code flow, as the provider's `authorize`: shows and opens the
- * authorization URL, then resolves with the code from whichever comes first, the loopback redirect
- * or a pasted redirect URL, provided its `state` is the one this login sent (used once).
+ * authorization URL, then resolves with the authorization response (code, `iss`) from whichever
+ * comes first, the loopback redirect or a pasted redirect URL, provided its `state` is the one this
+ * login sent (used once).
  */
 export function createBrowserAuthorizer(
   options: BrowserAuthorizerOptions,
-): (authorizationUrl: URL) => Promise<string> {
+): (authorizationUrl: URL) => Promise<AuthorizationResponse> {
   return async (authorizationUrl) => {
     const state = authorizationUrl.searchParams.get("state");
     if (!state) {
@@ -39,7 +41,7 @@ export function createBrowserAuthorizer(
     const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     try {
       // Listening for the redirect starts before the browser does: it may come back at once.
-      const fromRedirect = options.redirect.waitForCode(state, controller.signal);
+      const fromRedirect = options.redirect.waitForResponse(state, controller.signal);
       fromRedirect.catch(() => {});
       const opened = await (options.open ?? openInBrowser)(href);
       options.show(
@@ -49,7 +51,7 @@ export function createBrowserAuthorizer(
         href,
       );
       const candidates = [fromRedirect];
-      if (options.readPasted) candidates.push(pastedCode(options.readPasted, state, controller.signal));
+      if (options.readPasted) candidates.push(pastedResponse(options.readPasted, state, controller.signal));
       return await Promise.race(candidates);
     } finally {
       clearTimeout(timer);
@@ -58,17 +60,17 @@ export function createBrowserAuthorizer(
   };
 }
 
-async function pastedCode(
+async function pastedResponse(
   read: (signal: AbortSignal) => Promise<string | undefined>,
   state: string,
   signal: AbortSignal,
-): Promise<string> {
+): Promise<AuthorizationResponse> {
   const line = await read(signal);
   if (line === undefined || line.trim() === "") {
     // No input (end of stdin): the loopback redirect may still arrive.
-    return new Promise<string>((_resolve, reject) =>
+    return new Promise<AuthorizationResponse>((_resolve, reject) =>
       signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true }),
     );
   }
-  return codeFromPastedRedirect(line, state);
+  return responseFromPastedRedirect(line, state);
 }

@@ -1,3 +1,9 @@
+export {
+  type AuthorizationResponse,
+  assertAuthorizationResponseIssuer,
+  type RecordedIssuer,
+  recordedIssuer,
+} from "./authorization-response.js";
 export { type BrowserAuthorizerOptions, createBrowserAuthorizer } from "./browser-authorizer.js";
 export {
   createMemoryCredentialStore,
@@ -6,7 +12,11 @@ export {
   type StoredTokenState,
   storedTokenState,
 } from "./credential-store.js";
-export { codeFromPastedRedirect, type LoopbackRedirect, startLoopbackRedirect } from "./loopback-redirect.js";
+export {
+  type LoopbackRedirect,
+  responseFromPastedRedirect,
+  startLoopbackRedirect,
+} from "./loopback-redirect.js";
 export {
   assertSafeEndpoint,
   assertTrustedDiscovery,

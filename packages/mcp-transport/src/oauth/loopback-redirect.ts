@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { AuthorizationResponse } from "./authorization-response.js";
 import { OAUTH_ERROR_CODES, OAuthFlowError } from "./oauth-errors.js";
 
 /** A loopback HTTP listener that receives the authorization server's redirect (RFC 8252 §7.3). */
@@ -7,11 +8,11 @@ export interface LoopbackRedirect {
   /** The redirect URI to register and send: `http://127.0.0.1:<port>/callback`. */
   readonly redirectUrl: string;
   /**
-   * Resolves with the authorization code of the first redirect that carries `state`; a redirect with
-   * any other state is answered 400 and ignored, so a stray or forged request cannot end the login.
+   * Resolves with the code (and `iss`, if sent) of the first redirect that carries `state`; a redirect
+   * with any other state is answered 400 and ignored, so a stray or forged request cannot end the login.
    * Rejects with `authorization_failed` when the server redirects with an `error`, or on `signal`.
    */
-  waitForCode(state: string, signal?: AbortSignal): Promise<string>;
+  waitForResponse(state: string, signal?: AbortSignal): Promise<AuthorizationResponse>;
   /** Stops listening; idempotent. */
   close(): Promise<void>;
 }
@@ -20,7 +21,10 @@ const CALLBACK_PATH = "/callback";
 
 /** Starts listening on 127.0.0.1 (`port` 0, the default, lets the system choose). */
 export async function startLoopbackRedirect(options: { port?: number } = {}): Promise<LoopbackRedirect> {
-  const waiting = new Map<string, { resolve: (code: string) => void; reject: (error: Error) => void }>();
+  const waiting = new Map<
+    string,
+    { resolve: (response: AuthorizationResponse) => void; reject: (error: Error) => void }
+  >();
   const used = new Set<string>();
   const server = createServer((request, response) => handle(request, response));
 
@@ -38,22 +42,16 @@ export async function startLoopbackRedirect(options: { port?: number } = {}): Pr
     }
     used.add(state);
     waiting.delete(state);
-    const error = url.searchParams.get("error");
-    const code = url.searchParams.get("code");
-    if (error || !code) {
+    let received: AuthorizationResponse;
+    try {
+      received = authorizationResponseOf(url.searchParams);
+    } catch (error) {
       answer(response, 400, "The authorization did not complete. You can close this window.");
-      // The error code is a short token from the server; only its safe characters are kept.
-      const reason = (error ?? "no code").replace(/[^\w.-]/g, "").slice(0, 64);
-      waiter.reject(
-        new OAuthFlowError(
-          OAUTH_ERROR_CODES.authorizationFailed,
-          `The authorization server refused: ${reason}.`,
-        ),
-      );
+      waiter.reject(error as Error);
       return;
     }
     answer(response, 200, "Logged in. You can close this window and return to the terminal.");
-    waiter.resolve(code);
+    waiter.resolve(received);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -68,8 +66,8 @@ export async function startLoopbackRedirect(options: { port?: number } = {}): Pr
 
   return {
     redirectUrl: `http://127.0.0.1:${port}${CALLBACK_PATH}`,
-    waitForCode(state, signal) {
-      return new Promise<string>((resolve, reject) => {
+    waitForResponse(state, signal) {
+      return new Promise<AuthorizationResponse>((resolve, reject) => {
         const onAbort = (): void => {
           waiting.delete(state);
           reject(
@@ -101,10 +99,11 @@ export async function startLoopbackRedirect(options: { port?: number } = {}): Pr
 }
 
 /**
- * Reads the code from a redirect URL the user pasted (the browser ran on another machine and could
- * not reach our loopback listener); throws `authorization_failed` unless its `state` is `state`.
+ * Reads the authorization response from a redirect URL the user pasted (the browser ran on another
+ * machine and could not reach our loopback listener); throws `authorization_failed` unless its
+ * `state` is `state`.
  */
-export function codeFromPastedRedirect(text: string, state: string): string {
+export function responseFromPastedRedirect(text: string, state: string): AuthorizationResponse {
   let url: URL;
   try {
     url = new URL(text.trim());
@@ -120,15 +119,23 @@ export function codeFromPastedRedirect(text: string, state: string): string {
       "The pasted URL belongs to another login (state mismatch).",
     );
   }
-  const code = url.searchParams.get("code");
-  if (!code) {
-    const reason = (url.searchParams.get("error") ?? "no code").replace(/[^\w.-]/g, "").slice(0, 64);
+  return authorizationResponseOf(url.searchParams);
+}
+
+/** The code and `iss` of a redirect's query; throws `authorization_failed` for an `error` or no code. */
+function authorizationResponseOf(query: URLSearchParams): AuthorizationResponse {
+  const code = query.get("code");
+  const error = query.get("error");
+  if (error || !code) {
+    // The error code is a short token from the server; only its safe characters are kept.
+    const reason = (error ?? "no code").replace(/[^\w.-]/g, "").slice(0, 64);
     throw new OAuthFlowError(
       OAUTH_ERROR_CODES.authorizationFailed,
       `The authorization server refused: ${reason}.`,
     );
   }
-  return code;
+  const iss = query.get("iss");
+  return iss === null ? { code } : { code, iss };
 }
 
 function answer(response: ServerResponse, status: number, text: string): void {

@@ -7,6 +7,8 @@ export const OAUTH_ERROR_CODES = {
   hostileMetadata: "hostile_metadata",
   /** The browser step failed: a wrong or missing `state`, an error from the authorization server, a timeout. */
   authorizationFailed: "authorization_failed",
+  /** The authorization response's `iss` is not the issuer the request went to, or is missing where promised (RFC 9207). */
+  issuerMismatch: "issuer_mismatch",
 } as const;
 
 /** A code of {@link OAUTH_ERROR_CODES}. */

@@ -11,9 +11,15 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpAuthProvider } from "../http/auth-provider.js";
+import {
+  type AuthorizationResponse,
+  assertAuthorizationResponseIssuer,
+  recordedIssuer,
+} from "./authorization-response.js";
 import type { OAuthCredentialStore, OAuthCredentials } from "./credential-store.js";
 import { assertTrustedDiscovery } from "./metadata-guard.js";
 import { OAUTH_ERROR_CODES, OAuthFlowError } from "./oauth-errors.js";
+import { scopesOf, withScopeUnion } from "./scope-union.js";
 import { exchangeForIdJag, type IdentityAssertionGrant, JWT_BEARER_GRANT } from "./token-exchange.js";
 
 /** A client registered with the authorization server beforehand (from configuration). */
@@ -58,11 +64,13 @@ export interface OAuthProviderOptions {
   /** The loopback redirect URI of the authorization-code flow (default `http://127.0.0.1/callback`). */
   redirectUrl?: string;
   /**
-   * Lets the user authorize: opens `authorizationUrl`, resolves with the authorization code once
-   * the redirect came back with the right `state`. Without it, a flow that needs the user fails
-   * with `login_required` and {@link OAuthProviderOptions.loginHint}.
+   * Lets the user authorize: opens `authorizationUrl`, resolves with the authorization response
+   * (its code and `iss`) once the redirect came back with the right `state`. The code is redeemed
+   * only if `iss` names the authorization server the request went to (RFC 9207), else the flow
+   * fails with `issuer_mismatch`. Without it, a flow that needs the user fails with
+   * `login_required` and {@link OAuthProviderOptions.loginHint}.
    */
-  authorize?: (authorizationUrl: URL) => Promise<string>;
+  authorize?: (authorizationUrl: URL) => Promise<AuthorizationResponse>;
   /** What to tell the user when a login is required and cannot happen here. */
   loginHint?: string;
   /** Replaces the global fetch for the token exchange after `authorize` (tests, proxies). */
@@ -96,6 +104,10 @@ class ServerOAuthProvider implements OAuthProvider {
   readonly #grant: NonNullable<OAuthProviderOptions["grant"]>;
   readonly #now: () => number;
   #discovery: OAuthDiscoveryState | undefined;
+  /** The discovery an authorization code is being redeemed against (the one its request went to). */
+  #redeemingWith: OAuthDiscoveryState | undefined;
+  /** Every scope this provider asked for so far (SEP-2350: a re-authorization keeps them). */
+  readonly #requestedScopes = new Set<string>();
   #codeVerifier: string | undefined;
   #pending: Promise<boolean> | undefined;
   #loginRequired = false;
@@ -203,16 +215,33 @@ class ServerOAuthProvider implements OAuthProvider {
         this.#options.loginHint ?? `Server "${this.#options.server}" needs you to log in (OAuth).`,
       );
     }
+    const discovery = this.#discovery;
+    if (!discovery) {
+      throw new OAuthFlowError(
+        OAUTH_ERROR_CODES.authorizationFailed,
+        "An authorization was started without a discovered authorization server.",
+      );
+    }
+    const granted = scopesOf((await this.#load())?.tokens?.scope);
+    const requestUrl = withScopeUnion(authorizationUrl, [...this.#requestedScopes, ...granted]);
+    for (const scope of scopesOf(requestUrl.searchParams.get("scope"))) this.#requestedScopes.add(scope);
     // The SDK gives up on this request once we return; the transport waits for this and retries it.
     this.#pending = (async () => {
-      const code = await authorize(authorizationUrl);
+      const response = await authorize(requestUrl);
+      // Before anything is sent to a token endpoint: a code from another issuer is never redeemed.
+      assertAuthorizationResponseIssuer(response, recordedIssuer(discovery));
       const fetchFn = this.#options.fetch;
-      const result = await auth(this, {
-        serverUrl: this.#url,
-        authorizationCode: code,
-        ...(fetchFn ? { fetchFn } : {}),
-      });
-      return result === "AUTHORIZED";
+      this.#redeemingWith = discovery;
+      try {
+        const result = await auth(this, {
+          serverUrl: this.#url,
+          authorizationCode: response.code,
+          ...(fetchFn ? { fetchFn } : {}),
+        });
+        return result === "AUTHORIZED";
+      } finally {
+        this.#redeemingWith = undefined;
+      }
     })();
     // Nobody may be waiting yet; a failure is reported by awaitAuthorization.
     this.#pending.catch(() => {});
@@ -246,7 +275,10 @@ class ServerOAuthProvider implements OAuthProvider {
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
-    return this.#discovery;
+    // Only a code is redeemed against a remembered discovery: every other flow starts from a
+    // rejection, and discovers again, so an authorization server the resource moved to (SEP-2352) is
+    // found, and the credentials stamped with the old one's issuer are neither sent nor reused.
+    return this.#redeemingWith;
   }
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {

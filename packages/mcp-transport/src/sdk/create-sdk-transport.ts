@@ -40,11 +40,15 @@ export interface SdkTransportOptions {
   /** Removes credentials from every message before it leaves the adapter. */
   redact?: (text: string) => string;
   /**
-   * Asked once per request when the SDK rejected it: resolving `true` sends it again (e.g. after an
-   * OAuth authorization completed); the second outcome is final.
+   * Asked once per request when the SDK rejected it: `{ retry: true }` sends it again (e.g. after an
+   * OAuth authorization completed), and the second outcome is final; `{ retry: false, error }` fails
+   * it with `error` instead of the SDK's (e.g. why the authorization failed).
    */
-  retryAfter?: (error: unknown) => Promise<boolean>;
+  retryAfter?: (error: unknown) => Promise<RetryDecision>;
 }
+
+/** What {@link SdkTransportOptions.retryAfter} decided about a rejected request. */
+export type RetryDecision = { retry: true } | { retry: false; error?: unknown };
 
 /** An {@link McpTransport} over an SDK transport, with its close reason and out-of-band problems observable. */
 export interface SdkMcpTransport extends McpTransport {
@@ -156,10 +160,11 @@ export function createSdkTransport(
         },
         async (error: unknown) => {
           const { retryAfter } = options;
-          if (!retried && retryAfter && request.pending && (await retryAfter(error))) {
-            if (request.pending && !reason) return attempt(true);
-          }
-          request.settle(foldRequestError(error, redact));
+          const decision = !retried && retryAfter && request.pending ? await retryAfter(error) : undefined;
+          if (decision?.retry && request.pending && !reason) return attempt(true);
+          const failure =
+            decision && !decision.retry && decision.error !== undefined ? decision.error : error;
+          request.settle(foldRequestError(failure, redact));
         },
       );
     };

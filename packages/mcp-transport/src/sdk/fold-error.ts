@@ -26,6 +26,11 @@ export function foldRequestError(
   if (error instanceof Error && error.name === "OAuthLoginRequiredError") {
     return mcpFailure(MCP_ERROR_CODES.connectionClosed, message, { httpStatus: 401, loginRequired: true });
   }
+  // Any other way an OAuth flow stopped (a refused authorization, an `iss` from another issuer).
+  const oauthError = oauthErrorCodeOf(error);
+  if (oauthError !== undefined) {
+    return mcpFailure(MCP_ERROR_CODES.connectionClosed, message, { httpStatus: 401, oauthError });
+  }
   const httpStatus = httpStatusOf(error);
   if (httpStatus !== undefined) {
     const rpcError = jsonRpcErrorIn(message);
@@ -110,4 +115,11 @@ function describeHttpFailure(status: number, message: string, redact: (text: str
       : undefined;
   if (body === undefined) return `${httpStatusLine(status)}: ${escapeControlCharacters(detail)}`;
   return summarizeHttpError(status, body, redact);
+}
+
+/** The `code` of an `OAuthFlowError` (recognized by name: the SDK layer does not import the OAuth one). */
+function oauthErrorCodeOf(error: unknown): string | undefined {
+  if (!(error instanceof Error) || error.name !== "OAuthFlowError") return undefined;
+  const { code } = error as Error & { code?: unknown };
+  return typeof code === "string" ? code : undefined;
 }
