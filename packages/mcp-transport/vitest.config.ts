@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
-import { sourceConditions } from "../../vitest.shared.js";
+import { loadFactor, sourceConditions } from "../../vitest.shared.js";
 
 export default defineProject({
   resolve: { conditions: sourceConditions },
@@ -7,7 +7,7 @@ export default defineProject({
   test: {
     name: "@agent/mcp-transport",
     include: ["test/**/*.test.ts"],
-    // Integration tests spawn real servers; on a loaded two-core CI machine 5 s is too tight.
-    testTimeout: 20_000,
+    // Integration tests spawn real servers: 20 s idle, scaled by the machine's load at the start.
+    testTimeout: Math.round(20_000 * loadFactor()),
   },
 });

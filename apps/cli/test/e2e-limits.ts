@@ -1,9 +1,9 @@
-import { availableParallelism, loadavg } from "node:os";
+import { loadFactor } from "../../../vitest.shared.js";
 
 // The end-to-end tests wait on processes (the CLI, its servers, bubblewrap), and what those take
 // grows with the machine's load: on a busy 2-core machine a CLI start that takes one second idle
 // takes ten. Every limit below is a bound on a hang, never a timing assertion, and each derives from
-// what it waits for, scaled by how busy the machine is at the moment the wait begins.
+// what it waits for, scaled by how busy the machine is at the moment the wait begins (loadFactor).
 
 /** How long one CLI run may take on an idle machine: far past any real command of the tests. */
 const IDLE_RUN_LIMIT_MS = 30_000;
@@ -13,18 +13,6 @@ const RUNS_PER_TEST = 4;
 
 /** How long the leftover check waits for processes to go away, idle. */
 const IDLE_EXIT_GRACE_MS = 3_000;
-
-/** The busiest the factor gets: past it a machine is not slow but stuck, and should fail. */
-const MAX_LOAD_FACTOR = 6;
-
-/**
- * How much slower than idle this machine runs now: runnable processes per core over the last
- * minute (os.loadavg, which counts what waits for a CPU), at least 1, at most {@link MAX_LOAD_FACTOR}.
- */
-export function loadFactor(): number {
-  const [lastMinute = 0] = loadavg();
-  return Math.min(MAX_LOAD_FACTOR, Math.max(1, lastMinute / availableParallelism()));
-}
 
 /** The bound on one CLI run starting now: `idleMs` (default 30 s) scaled by {@link loadFactor}. */
 export function runLimitMs(idleMs: number = IDLE_RUN_LIMIT_MS): number {

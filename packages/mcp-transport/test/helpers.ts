@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpTransport } from "@agent/mcp-transport";
 import { expect, onTestFinished } from "vitest";
+import { loadFactor } from "../../../vitest.shared.js";
 
 const require = createRequire(import.meta.url);
 
@@ -48,8 +49,14 @@ export function temporaryDirectory(): string {
   return directory;
 }
 
-/** Polls until `probe` returns a truthy value, or fails after `timeoutMs`. */
-export async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
+/**
+ * Polls until `probe` returns a truthy value, or fails after `timeoutMs`: by default 5 s (what a
+ * child server takes, idle, to act on a message) times how busy the machine is when the wait begins.
+ */
+export async function waitFor<T>(
+  probe: () => T | undefined | null | false,
+  timeoutMs = Math.round(5000 * loadFactor()),
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
