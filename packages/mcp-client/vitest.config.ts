@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
-import { sourceConditions } from "../../vitest.shared.js";
+import { loadFactor, sourceConditions } from "../../vitest.shared.js";
 
 export default defineProject({
   resolve: { conditions: sourceConditions },
@@ -8,6 +8,6 @@ export default defineProject({
     name: "@agent/mcp-client",
     include: ["test/**/*.test.ts"],
     // Integration tests spawn real servers; on a loaded two-core CI machine 5 s is too tight.
-    testTimeout: 20_000,
+    testTimeout: Math.round(20_000 * loadFactor()),
   },
 });

@@ -42,6 +42,7 @@ import {
 } from "@agent/tools";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { expect, onTestFinished } from "vitest";
+import { loadFactor } from "../../../vitest.shared.js";
 
 const require = createRequire(import.meta.url);
 
@@ -353,10 +354,13 @@ export function temporaryDirectory(): string {
   return directory;
 }
 
-/** Polls until `probe` returns a truthy value, or fails after `timeoutMs`. */
+/**
+ * Polls until `probe` returns a truthy value, or fails after `timeoutMs`: by default 5 s, what a
+ * child server takes idle, times how busy the machine is when the wait begins.
+ */
 export async function waitFor<T>(
   probe: () => T | undefined | null | false,
-  timeoutMs = 5_000,
+  timeoutMs = Math.round(5_000 * loadFactor()),
   what = "condition",
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

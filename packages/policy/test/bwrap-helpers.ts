@@ -6,6 +6,7 @@ import type { McpTransport } from "@agent/mcp-transport";
 import { createStdioTransport, type StdioMcpTransport } from "@agent/mcp-transport/stdio";
 import type { Confinement } from "@agent/policy/bwrap";
 import { onTestFinished } from "vitest";
+import { loadFactor } from "../../../vitest.shared.js";
 
 /** A test's own little world: a home with a canary, a granted workspace, a config file and a state directory. */
 export interface SandboxWorld {
@@ -94,7 +95,10 @@ export function processesWith(token: string): number[] {
 }
 
 /** Polls `probe` until it is true, failing after `timeoutMs` (a bound on waiting, not a timing assertion). */
-export async function eventually(probe: () => boolean, timeoutMs = 10_000): Promise<void> {
+export async function eventually(
+  probe: () => boolean,
+  timeoutMs = Math.round(10_000 * loadFactor()),
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!probe()) {
     if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms`);
