@@ -100,7 +100,9 @@ export async function waitForText(page: Page, text: string): Promise<void> {
         .getElementById("main")
         ?.textContent?.includes(wanted),
     // What it waits for is a CLI process's write and the page's refresh: bounded as a CLI run is.
-    { timeout: runLimitMs(60_000) },
+    // Checked on each change of the DOM, not on animation frames: a tab behind another is hidden,
+    // and a hidden tab runs no animation frames, so a frame-polled wait would never see the refresh.
+    { timeout: runLimitMs(60_000), polling: "mutation" },
     text,
   );
 }
