@@ -39,17 +39,37 @@ export interface ServedConsole {
   origin: string;
 }
 
-/** Starts `agent serve` on a free loopback port in `sandbox` and waits for the login link it prints. */
-export async function serveConsole(
-  sandbox: E2eSandbox,
-  env: Record<string, string> = {},
-): Promise<ServedConsole> {
-  const agent = sandbox.start(["serve", "--port", "0"], { env, limitMs: 600_000 });
+/** How `agent serve` is started by {@link serveConsole}. */
+export interface ServeOptions {
+  /** Added to the minimal environment. */
+  env?: Record<string, string>;
+  /** More `serve` options (`--host`, `--tls-cert`, ...). */
+  serveArgs?: string[];
+  /** Global options in place of the sandbox's `--config` and `--state-dir` (another "machine"). */
+  globalArgs?: string[];
+}
+
+/** Starts `agent serve` on a free port (loopback unless `serveArgs` say otherwise) and waits for its login link. */
+export async function serveConsole(sandbox: E2eSandbox, options: ServeOptions = {}): Promise<ServedConsole> {
+  const args = ["serve", "--port", "0", ...(options.serveArgs ?? [])];
+  const agent = sandbox.start(options.globalArgs ? [...options.globalArgs, ...args] : args, {
+    env: options.env ?? {},
+    bare: options.globalArgs !== undefined,
+    limitMs: 600_000,
+  });
   const loginUrl = await waitFor(
     "the login link",
-    () => /^(http:\/\/\S+\/login\?token=\S+)$/m.exec(agent.stdout())?.[1],
-  );
+    () => /^(https?:\/\/\S+\/login\?token=\S+)$/m.exec(agent.stdout())?.[1],
+  ).catch((error: unknown) => {
+    throw new Error(`${(error as Error).message}\n${agent.stderr()}`);
+  });
   return { agent, loginUrl, origin: new URL(loginUrl).origin };
+}
+
+/** Stops a served console (as Ctrl-C does) and waits for it to exit. */
+export async function stopConsole(served: ServedConsole): Promise<void> {
+  served.agent.child.kill("SIGTERM");
+  await served.agent.exited;
 }
 
 /** Launches headless chromium. */
