@@ -126,3 +126,30 @@ export async function waitForText(page: Page, text: string): Promise<void> {
     text,
   );
 }
+
+/** A logged-in API client of a served console: the session cookie and its CSRF token. */
+export interface ConsoleSession {
+  get(path: string): Promise<Response>;
+  /** A state-changing request as the console's own pages send it (same Origin, the CSRF token). */
+  post(path: string, body?: Record<string, string>): Promise<Response>;
+}
+
+/** Opens the login link without a browser and reads the session's CSRF token off a page. */
+export async function consoleSession(served: ServedConsole): Promise<ConsoleSession> {
+  const login = await fetch(served.loginUrl, { redirect: "manual" });
+  if (login.status !== 303) throw new Error(`the login link answered ${login.status}`);
+  const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  const get = (path: string) => fetch(`${served.origin}${path}`, { headers: { cookie } });
+  const page = await (await get("/approvals")).text();
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec(page)?.[1];
+  if (!csrf) throw new Error("the console's page carries no CSRF token");
+  return {
+    get,
+    post: (path, body = {}) =>
+      fetch(`${served.origin}${path}`, {
+        method: "POST",
+        headers: { cookie, origin: served.origin, "x-csrf-token": csrf, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+  };
+}
