@@ -30,7 +30,8 @@ export const CONSOLE_SCRIPT = `"use strict";
         if (next && main) main.innerHTML = next.innerHTML;
         if (active && document.getElementById(active)) document.getElementById(active).focus();
         document.dispatchEvent(new CustomEvent("console:refreshed"));
-      }, function () {
+      })
+      .catch(function () {
         failures += 1;
         if (failures <= 5) stale = true;
       })
