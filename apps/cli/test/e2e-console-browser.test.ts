@@ -1,4 +1,5 @@
 import { userInfo } from "node:os";
+import { assertNoProcessesAlive, isProcessAlive } from "@agent/mcp-testing/servers";
 import { textTurn, toolCallTurn } from "@agent/models/testing";
 import type { Browser, Page } from "puppeteer-core";
 import { expect } from "vitest";
@@ -9,10 +10,11 @@ import {
   type ServedConsole,
   screenshotBothWidths,
   serveConsole,
+  stopConsole,
   waitForText,
 } from "./e2e-console-helpers.js";
-import { E2E_TIMEOUT_MS, type E2eSandbox, parseSingleJson, e2eTest as test } from "./e2e-helpers.js";
-import { runLimitMs } from "./e2e-limits.js";
+import { E2E_TIMEOUT_MS, type E2eSandbox, parseSingleJson, e2eTest as test, waitFor } from "./e2e-helpers.js";
+import { exitGraceMs, runLimitMs } from "./e2e-limits.js";
 
 const provider = "openai";
 // A console, a browser and several CLI processes one after the other.
@@ -24,14 +26,13 @@ async function withConsole(
   sandbox: E2eSandbox,
   scenario: (served: ServedConsole, browser: Browser) => Promise<void>,
 ): Promise<void> {
-  const served = await serveConsole(sandbox, agentEnv(provider));
+  const served = await serveConsole(sandbox, { env: agentEnv(provider) });
   const browser = await launchChromium();
   try {
     await scenario(served, browser);
   } finally {
     await browser.close();
-    served.agent.child.kill("SIGTERM");
-    await served.agent.exited;
+    await stopConsole(served);
   }
 }
 
@@ -76,6 +77,20 @@ async function submit(page: Page, button: string): Promise<void> {
   expect(await submitIfPending(page, button), `the page offers ${button}`).toBe(true);
 }
 
+// The page's own globals (the function runs in the page; this package's types know only Node).
+type PageBody = { document: { body: { dataset: Record<string, string> } } };
+
+// Marks the document the page shows now; a reload or navigation replaces it, a live refresh keeps it.
+async function markDocument(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    (globalThis as unknown as PageBody).document.body.dataset.testMark = "kept";
+  });
+}
+
+async function isMarkedDocument(page: Page): Promise<boolean> {
+  return page.evaluate(() => (globalThis as unknown as PageBody).document.body.dataset.testMark === "kept");
+}
+
 const heldEcho = [
   toolCallTurn([mcpCall("tc_1", "echo", { message: "held" })]),
   textTurn("done after approval"),
@@ -95,13 +110,14 @@ describeWithChromium("the operator console in a real browser", () => {
         const replay = await browser.newPage();
         const refused = await replay.goto(served.loginUrl);
         expect(refused?.status()).toBe(403);
+        await replay.close();
         await page.goto(`${served.origin}/runs`);
         await waitForText(page, "No runs.");
+        await markDocument(page);
         const { runId, requestId } = await holdOneCall(sandbox);
-        // The run of the other process shows up. (The list's own live refresh missed a new run in
-        // about one run of three on this machine, a known gap of the console: the page is reloaded.)
-        await page.goto(`${served.origin}/runs`);
+        // The run of the other process shows up on the open page, by its live refresh alone.
         await waitForText(page, runId);
+        expect(await isMarkedDocument(page), "the runs page was not reloaded").toBe(true);
         await screenshotBothWidths(page, "runs");
         await page.goto(`${served.origin}/runs/${runId}`);
         await waitForText(page, "HELD");
@@ -130,16 +146,73 @@ describeWithChromium("the operator console in a real browser", () => {
             (
               globalThis as unknown as { document: { body: { textContent: string } } }
             ).document.body.textContent.includes(id),
-          { timeout: runLimitMs(60_000) },
+          { timeout: runLimitMs(60_000), polling: "mutation" },
           requestId,
         );
         await screenshotBothWidths(page, "audit");
         await page.goto(`${served.origin}/servers`);
         await waitForText(page, "mcp__s__echo");
         await screenshotBothWidths(page, "servers");
+        // The page shows a kept status; "Check again now" asks the servers again (one more connection).
+        const connections = sandbox.received("s", "initialize").length;
+        await submit(page, "#check-again");
+        await waitForText(page, "mcp__s__echo");
+        expect(sandbox.received("s", "initialize").length).toBeGreaterThan(connections);
       });
       expect(model.requests).toHaveLength(2);
       expect(sandbox.received("s", "tools/call")).toHaveLength(1);
+    } finally {
+      await model.close();
+    }
+  });
+
+  test("a running run cancelled from its page ends cancelled, its process and its server gone", {
+    timeout,
+  }, async ({ sandbox }) => {
+    const model = await setUpAgent(
+      sandbox,
+      provider,
+      // The call runs until it is cancelled (far longer than any wait of this test).
+      [toolCallTurn([mcpCall("tc_1", "slow", { maxMs: 600_000 })]), textTurn("never reached")],
+      {
+        mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
+        policy: { rules: [{ tool: "mcp__s__slow", decision: "allow" }] },
+      },
+    );
+    try {
+      await withConsole(sandbox, async (served, browser) => {
+        const page = await loggedIn(browser, served);
+        // Not in bubblewrap: the server's recorded pid is then a host pid this test can look for.
+        const running = sandbox.start(["run", "go slow", "--json"], {
+          env: agentEnv(provider),
+          isolated: false,
+        });
+        await waitFor("the call to reach the server", () => sandbox.received("s", "tools/call").length === 1);
+        const listed = await sandbox.run(["runs", "list", "--json"]);
+        const [run] = (JSON.parse(listed.stdout) as { runs: Array<{ runId: string }> }).runs;
+        const runId = String(run?.runId);
+        // The server and the wire recorder in front of it, each started by the run's process.
+        const serverPids = sandbox
+          .records("s")
+          .filter((record) => record.event === "started")
+          .map((record) => Number(record.pid));
+        expect(serverPids.length).toBeGreaterThan(0);
+        expect(isProcessAlive(serverPids[0] as number)).toBe(true);
+        await page.goto(`${served.origin}/runs/${runId}`);
+        await waitForText(page, "RUNNING");
+        await submit(page, "#cancel");
+        await waitForText(page, "Cancel requested");
+        const ended = await running.exited;
+        expect(ended.signal).toBeNull();
+        const shown = await sandbox.run(["runs", "show", runId, "--json"]);
+        expect(shown.code, shown.stderr).toBe(0);
+        expect(parseSingleJson(shown.stdout)).toMatchObject({ kind: "agent", run: { status: "cancelled" } });
+        await assertNoProcessesAlive(serverPids, exitGraceMs());
+        // The open run page turns to cancelled by itself.
+        await waitForText(page, "CANCELLED");
+      });
+      expect(sandbox.received("s", "notifications/cancelled")).toHaveLength(1);
+      expect(model.requests).toHaveLength(1);
     } finally {
       await model.close();
     }

@@ -39,17 +39,37 @@ export interface ServedConsole {
   origin: string;
 }
 
-/** Starts `agent serve` on a free loopback port in `sandbox` and waits for the login link it prints. */
-export async function serveConsole(
-  sandbox: E2eSandbox,
-  env: Record<string, string> = {},
-): Promise<ServedConsole> {
-  const agent = sandbox.start(["serve", "--port", "0"], { env, limitMs: 600_000 });
+/** How `agent serve` is started by {@link serveConsole}. */
+export interface ServeOptions {
+  /** Added to the minimal environment. */
+  env?: Record<string, string>;
+  /** More `serve` options (`--host`, `--tls-cert`, ...). */
+  serveArgs?: string[];
+  /** Global options in place of the sandbox's `--config` and `--state-dir` (another "machine"). */
+  globalArgs?: string[];
+}
+
+/** Starts `agent serve` on a free port (loopback unless `serveArgs` say otherwise) and waits for its login link. */
+export async function serveConsole(sandbox: E2eSandbox, options: ServeOptions = {}): Promise<ServedConsole> {
+  const args = ["serve", "--port", "0", ...(options.serveArgs ?? [])];
+  const agent = sandbox.start(options.globalArgs ? [...options.globalArgs, ...args] : args, {
+    env: options.env ?? {},
+    bare: options.globalArgs !== undefined,
+    limitMs: 600_000,
+  });
   const loginUrl = await waitFor(
     "the login link",
-    () => /^(http:\/\/\S+\/login\?token=\S+)$/m.exec(agent.stdout())?.[1],
-  );
+    () => /^(https?:\/\/\S+\/login\?token=\S+)$/m.exec(agent.stdout())?.[1],
+  ).catch((error: unknown) => {
+    throw new Error(`${(error as Error).message}\n${agent.stderr()}`);
+  });
   return { agent, loginUrl, origin: new URL(loginUrl).origin };
+}
+
+/** Stops a served console (as Ctrl-C does) and waits for it to exit. */
+export async function stopConsole(served: ServedConsole): Promise<void> {
+  served.agent.child.kill("SIGTERM");
+  await served.agent.exited;
 }
 
 /** Launches headless chromium. */
@@ -100,7 +120,36 @@ export async function waitForText(page: Page, text: string): Promise<void> {
         .getElementById("main")
         ?.textContent?.includes(wanted),
     // What it waits for is a CLI process's write and the page's refresh: bounded as a CLI run is.
-    { timeout: runLimitMs(60_000) },
+    // Checked on each change of the DOM, not on animation frames: a tab behind another is hidden,
+    // and a hidden tab runs no animation frames, so a frame-polled wait would never see the refresh.
+    { timeout: runLimitMs(60_000), polling: "mutation" },
     text,
   );
+}
+
+/** A logged-in API client of a served console: the session cookie and its CSRF token. */
+export interface ConsoleSession {
+  get(path: string): Promise<Response>;
+  /** A state-changing request as the console's own pages send it (same Origin, the CSRF token). */
+  post(path: string, body?: Record<string, string>): Promise<Response>;
+}
+
+/** Opens the login link without a browser and reads the session's CSRF token off a page. */
+export async function consoleSession(served: ServedConsole): Promise<ConsoleSession> {
+  const login = await fetch(served.loginUrl, { redirect: "manual" });
+  if (login.status !== 303) throw new Error(`the login link answered ${login.status}`);
+  const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  const get = (path: string) => fetch(`${served.origin}${path}`, { headers: { cookie } });
+  const page = await (await get("/approvals")).text();
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec(page)?.[1];
+  if (!csrf) throw new Error("the console's page carries no CSRF token");
+  return {
+    get,
+    post: (path, body = {}) =>
+      fetch(`${served.origin}${path}`, {
+        method: "POST",
+        headers: { cookie, origin: served.origin, "x-csrf-token": csrf, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+  };
 }

@@ -1,8 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { openPostgresState } from "@agent/store-postgres";
-import { generateEd25519KeyPair } from "@agent/store-postgres/keys";
 import {
   reserveThrowawayCluster,
   THROWAWAY_CLUSTER_TIMEOUT_MS,
@@ -10,8 +6,8 @@ import {
   type ThrowawayClusterHandle,
 } from "@agent/store-postgres/testing";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { CLI_POSTGRES_MIGRATIONS, cliPostgresTeamGrants } from "../src/state/postgres-call-runs.js";
 import { E2E_TIMEOUT_MS, type E2eSandbox, e2eTest } from "./e2e-helpers.js";
+import { createPostgresTeam } from "./e2e-postgres-team.js";
 
 // The handle is taken before the start is awaited, so a hook that times out cannot orphan the server.
 let cluster: ThrowawayCluster;
@@ -22,88 +18,7 @@ beforeAll(async () => {
 }, THROWAWAY_CLUSTER_TIMEOUT_MS);
 afterAll(() => throwaway?.stop(), THROWAWAY_CLUSTER_TIMEOUT_MS);
 
-/**
- * A database migrated by its owner, an agent role and an approver role with exactly the grants the
- * README gives, and an approver key: the agent machine trusts its public half, only the approver
- * machine holds the private one. The two machines share one configuration file.
- */
-async function team(sandbox: E2eSandbox) {
-  const suffix = randomUUID().replaceAll("-", "").slice(0, 12);
-  const database = `roles_${suffix}`;
-  const ownerUrl = await cluster.createDatabase(database);
-  const owner = await openPostgresState({ url: ownerUrl, extraMigrations: CLI_POSTGRES_MIGRATIONS });
-  const roles = { agent: `agent_${suffix}`, approver: `approver_${suffix}` };
-  const passwords = { agent: randomBytes(9).toString("hex"), approver: randomBytes(9).toString("hex") };
-  try {
-    for (const kind of ["agent", "approver"] as const) {
-      await owner.pool.query(`CREATE ROLE ${roles[kind]} LOGIN PASSWORD '${passwords[kind]}'`);
-      await owner.pool.query(`GRANT CONNECT ON DATABASE ${database} TO ${roles[kind]}`);
-    }
-    await owner.pool.query(cliPostgresTeamGrants(roles));
-  } finally {
-    await owner.close();
-  }
-  const urlOf = (kind: "agent" | "approver") => {
-    const url = new URL(ownerUrl);
-    url.username = roles[kind];
-    url.password = passwords[kind];
-    return url.toString();
-  };
-  const keys = {
-    alice: generateEd25519KeyPair(),
-    ci: generateEd25519KeyPair(),
-    ops: generateEd25519KeyPair(),
-  };
-  const keyFileOf = (name: keyof typeof keys) => {
-    const file = join(sandbox.root, `${name}.pem`);
-    writeFileSync(file, keys[name].privateKeyPem, { mode: 0o600 });
-    return file;
-  };
-  const keyFile = keyFileOf("alice");
-  sandbox.writeConfig({
-    state: {
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} reference the CLI expands.
-      url: "${AGENT_STATE_URL}",
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} reference the CLI expands.
-      identityKey: "${AGENT_IDENTITY_KEY}",
-      approvers: { alice: keys.alice.publicKey },
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: unset on the agent machine, which approves nothing.
-      signingKey: { id: "alice", file: "${AGENT_SIGNING_KEY_FILE:-}" },
-      // Each machine signs the audit rows it writes with a key of its own.
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: each machine's own writer key.
-      auditKey: { id: "${AGENT_AUDIT_KEY_ID}", file: "${AGENT_AUDIT_KEY_FILE}" },
-      auditWriters: { ci: keys.ci.publicKey, ops: keys.ops.publicKey },
-    },
-    mcpServers: { s: sandbox.scriptableServer("s", { wire: true }) },
-  });
-  const identityKey = randomBytes(32).toString("hex");
-  const machine = (name: string, env: Record<string, string>) => (args: string[]) =>
-    sandbox.run(
-      ["--config", sandbox.configPath, "--state-dir", join(sandbox.root, `state-${name}`), ...args],
-      {
-        bare: true,
-        env: { AGENT_IDENTITY_KEY: identityKey, ...env },
-      },
-    );
-  const agentEnv = {
-    AGENT_STATE_URL: urlOf("agent"),
-    AGENT_AUDIT_KEY_ID: "ci",
-    AGENT_AUDIT_KEY_FILE: keyFileOf("ci"),
-  };
-  return {
-    ownerUrl,
-    agentUrl: urlOf("agent"),
-    agent: machine("agent", agentEnv),
-    agentWithKey: machine("agent", { ...agentEnv, AGENT_SIGNING_KEY_FILE: keyFile }),
-    approver: machine("approver", {
-      AGENT_STATE_URL: urlOf("approver"),
-      AGENT_SIGNING_KEY_FILE: keyFile,
-      AGENT_AUDIT_KEY_ID: "ops",
-      AGENT_AUDIT_KEY_FILE: keyFileOf("ops"),
-    }),
-    executions: () => sandbox.received("s", "tools/call").length,
-  };
-}
+const team = (sandbox: E2eSandbox) => createPostgresTeam(cluster, sandbox);
 
 // One statement on a migrated database as the role of `url` (roles go with this file's cluster).
 async function query(url: string, sql: string): Promise<void> {

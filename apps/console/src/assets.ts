@@ -8,22 +8,43 @@
 export const CONSOLE_SCRIPT = `"use strict";
 (function () {
   var main = document.getElementById("main");
+  // One refresh at a time, the latest wins: two fetches in flight could answer out of order and
+  // leave the page on the older state, with no later change to correct it. A failed fetch (the
+  // server busy or restarting) is tried again, a bounded number of times, rather than dropped.
+  var refreshing = false;
+  var stale = false;
+  var failures = 0;
   function refresh() {
+    if (refreshing) { stale = true; return; }
+    refreshing = true;
+    stale = false;
     fetch(location.href, { headers: { accept: "text/html" }, credentials: "same-origin" })
-      .then(function (response) { return response.ok ? response.text() : undefined; })
+      .then(function (response) {
+        if (!response.ok) throw new Error("status " + response.status);
+        return response.text();
+      })
       .then(function (text) {
-        if (text === undefined) return;
+        failures = 0;
         var next = new DOMParser().parseFromString(text, "text/html").getElementById("main");
         var active = document.activeElement && document.activeElement.id;
         if (next && main) main.innerHTML = next.innerHTML;
         if (active && document.getElementById(active)) document.getElementById(active).focus();
         document.dispatchEvent(new CustomEvent("console:refreshed"));
+      })
+      .catch(function () {
+        failures += 1;
+        if (failures <= 5) stale = true;
+      })
+      .then(function () {
+        refreshing = false;
+        if (stale) setTimeout(refresh, failures === 0 ? 0 : 1000 * failures);
       });
   }
   if (main && main.dataset.watch) {
     var changes = new EventSource(main.dataset.watch);
     changes.addEventListener("changed", refresh);
-    // The stream's first look may come after a change the page missed: refresh once it is watching.
+    // The stream's first look may come after a change the page missed (and a reconnect after a
+    // dropped stream may too): refresh each time it opens.
     changes.addEventListener("open", refresh);
   }
   var audit = document.getElementById("audit");

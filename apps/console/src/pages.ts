@@ -1,6 +1,7 @@
 import { foldedText, html, type Markup } from "./html.js";
 import { csrfField } from "./layout.js";
-import type { ConsoleApproval, ConsoleRecord, ConsoleRunSummary, ConsoleServer } from "./ports.js";
+import type { ConsoleApproval, ConsoleRecord, ConsoleRunSummary } from "./ports.js";
+import type { ServersSnapshot } from "./servers-cache.js";
 
 /** The approval queue: pending requests first (the port orders them), each linking to its page. */
 export function approvalsContent(approvals: ConsoleApproval[]): Markup {
@@ -115,10 +116,13 @@ function messageItem(message: ConsoleRecord): Markup {
   return html`<li class="${role}"><strong>${role}</strong> <span class="wrap">${message.content ?? ""}</span></li>`;
 }
 
-/** The configured servers, each with its tools and their policy decisions. */
-export function serversContent(servers: ConsoleServer[]): Markup {
-  if (servers.length === 0) return html`<p>No servers are configured.</p>`;
-  return html`${servers.map(
+/** The configured servers, each with its tools and their policy decisions, as of `checkedAt`. */
+export function serversContent(snapshot: ServersSnapshot, csrfToken: string, ttlMs: number): Markup {
+  const { servers, checkedAt } = snapshot;
+  const checked = html`<p>Checked at <time id="checked-at" datetime="${checkedAt}">${checkedAt}</time>; kept ${Math.round(ttlMs / 1000)} s before a view asks the servers again.</p>
+<div class="actions"><form method="post" action="/api/servers/refresh">${csrfField(csrfToken)}<button type="submit" id="check-again">Check again now</button></form></div>`;
+  if (servers.length === 0) return html`${checked}<p>No servers are configured.</p>`;
+  return html`${checked}${servers.map(
     (
       server,
     ) => html`<section class="server"><h2>${server.name}</h2><dl class="facts"><dt>State</dt><dd>${server.state}</dd>

@@ -20,6 +20,7 @@ import {
   serversContent,
 } from "./pages.js";
 import type { ConsolePorts, ConsoleRecord, DecisionOutcome, RunActionOutcome } from "./ports.js";
+import type { ServersCache } from "./servers-cache.js";
 
 /** What one authenticated request is answered from. */
 export interface RouteContext {
@@ -29,6 +30,8 @@ export interface RouteContext {
   method: string;
   session: ConsoleSession;
   ports: ConsolePorts;
+  /** The servers' status, kept a while (reading it starts the servers). */
+  servers: ServersCache;
   pollIntervalMs: number;
   closing: AbortSignal;
   isCsrfValid(token: string | undefined): boolean;
@@ -65,6 +68,8 @@ export async function routeRequest(context: RouteContext): Promise<void> {
       parts.length === 4
     )
       return runAction(context, third, fourth);
+    if (first === "api" && second === "servers" && third === "refresh" && parts.length === 3)
+      return refreshServers(context);
     return sendError(response, 404, CONSOLE_ERROR_CODES.notFound, `Nothing to post at ${url.pathname}.`);
   }
   if (method !== "GET" && method !== "HEAD") {
@@ -88,8 +93,7 @@ async function apiGet(context: RouteContext, parts: string[]): Promise<void> {
     const run = await ports.runs.get(id);
     return found(response, run && { run }, `No run "${id}".`);
   }
-  if (what === "servers" && parts.length === 1)
-    return sendJson(response, 200, { servers: await ports.servers.list(context.closing) });
+  if (what === "servers" && parts.length === 1) return sendJson(response, 200, await context.servers.read());
   if (what === "audit" && parts.length === 1) {
     const filter = ports.audit.parseFilter(url.searchParams);
     if (typeof filter === "string") return sendError(response, 400, CONSOLE_ERROR_CODES.badRequest, filter);
@@ -144,6 +148,14 @@ async function runAction(context: RouteContext, runId: string, action: "cancel" 
     return sendJson(context.response, 202, { message: outcome.message });
   }
   sendError(context.response, outcome.code === "not_found" ? 404 : 409, outcome.code, outcome.message);
+}
+
+// Forgets the kept servers' status and reads it again (the servers page's "Check again").
+async function refreshServers(context: RouteContext): Promise<void> {
+  if (!(await checkedFields(context))) return;
+  context.servers.invalidate();
+  if (wantsHtml(context.request)) return redirect(context.response, "/servers");
+  sendJson(context.response, 200, await context.servers.read());
 }
 
 // The body of a state-changing request, once its CSRF token (header or form field) is the session's.
@@ -272,7 +284,10 @@ async function page(context: RouteContext, parts: string[]): Promise<void> {
     return sendHtml(
       response,
       200,
-      renderPage(frame("Servers", "/servers"), serversContent(await ports.servers.list(context.closing))),
+      renderPage(
+        frame("Servers", "/servers"),
+        serversContent(await context.servers.read(), session.csrfToken, context.servers.ttlMs),
+      ),
     );
   if (section === "audit" && parts.length === 1) {
     const filter = ports.audit.parseFilter(url.searchParams);

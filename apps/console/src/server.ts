@@ -18,6 +18,10 @@ import { CONSOLE_ERROR_CODES, SECURITY_HEADERS, sendError, sendHtml } from "./ht
 import { renderNotice } from "./layout.js";
 import type { ConsolePorts } from "./ports.js";
 import { type RouteContext, routeRequest } from "./routes.js";
+import { createServersCache, type ServersCache } from "./servers-cache.js";
+
+/** How long the servers page keeps a status before it asks the servers again, by default. */
+const DEFAULT_SERVERS_TTL_MS = 60_000;
 
 /** How to serve the console. */
 export interface ConsoleServerOptions {
@@ -30,6 +34,8 @@ export interface ConsoleServerOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** How often live pages look for changes in the stores, in milliseconds. */
   pollIntervalMs?: number;
+  /** How long the servers' status is kept before a view asks the servers again (default 60 s). */
+  serversTtlMs?: number;
 }
 
 /** A listening console. */
@@ -47,15 +53,23 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   const access = createAccessControl(options.operator);
   const secure = options.tls !== undefined;
   const streams = new AbortController();
+  const servers = createServersCache(options.ports.servers, {
+    ttlMs: options.serversTtlMs ?? DEFAULT_SERVERS_TTL_MS,
+    signal: streams.signal,
+  });
   let origin = "";
   const handler = (request: IncomingMessage, response: ServerResponse) => {
-    handleRequest(request, response, { options, access, secure, origin, closing: streams.signal }).catch(
-      () => {
-        if (!response.headersSent)
-          sendError(response, 500, "internal_error", "The console failed to answer.");
-        else response.end();
-      },
-    );
+    handleRequest(request, response, {
+      options,
+      access,
+      secure,
+      origin,
+      servers,
+      closing: streams.signal,
+    }).catch(() => {
+      if (!response.headersSent) sendError(response, 500, "internal_error", "The console failed to answer.");
+      else response.end();
+    });
   };
   const server: Server = secure ? createHttpsServer(options.tls ?? {}, handler) : createHttpServer(handler);
   await new Promise<void>((resolve, reject) => {
@@ -82,6 +96,7 @@ interface ServerScope {
   access: AccessControl;
   secure: boolean;
   origin: string;
+  servers: ServersCache;
   closing: AbortSignal;
 }
 
@@ -169,6 +184,7 @@ async function handleRequest(
     method,
     session,
     ports: scope.options.ports,
+    servers: scope.servers,
     pollIntervalMs: scope.options.pollIntervalMs ?? 500,
     closing: scope.closing,
     isCsrfValid: (token) => scope.access.isCsrfTokenOf(session as ConsoleSession, token),

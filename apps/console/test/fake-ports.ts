@@ -1,7 +1,15 @@
 import type { ConsoleApproval, ConsolePorts, ConsoleRecord, ConsoleRunSummary } from "../src/index.js";
 
+/** The fake ports and what they were asked. */
+export type FakePorts = ConsolePorts & {
+  decisions: string[];
+  reasons: (string | undefined)[];
+  /** How many times the servers' status was read through the port. */
+  serverReads: number;
+};
+
 /** In-memory ports for the API tests: one pending request, one waiting run, a hostile tool and an audit trail. */
-export function createFakePorts(): ConsolePorts & { decisions: string[]; reasons: (string | undefined)[] } {
+export function createFakePorts(): FakePorts {
   const approval: ConsoleApproval["approval"] = {
     id: "req-1",
     status: "pending",
@@ -34,9 +42,10 @@ export function createFakePorts(): ConsolePorts & { decisions: string[]; reasons
     taint: [],
     digestVerified: true,
   };
-  return {
+  const fake: FakePorts = {
     decisions,
     reasons,
+    serverReads: 0,
     approvals: {
       list: async () => [{ approval: { ...approval }, binding }],
       get: async (id) => (id === approval.id ? { approval: { ...approval }, binding } : undefined),
@@ -70,15 +79,19 @@ export function createFakePorts(): ConsolePorts & { decisions: string[]; reasons
       },
     },
     servers: {
-      list: async () => [
-        {
-          name: "evil",
-          state: "ready",
-          isolation: "bubblewrap",
-          auth: "none",
-          tools: [{ name: "mcp__evil__write", description: "<b>bold</b>\u001b[2J", decision: "ask" }],
-        },
-      ],
+      list: async () => {
+        fake.serverReads += 1;
+        return [
+          {
+            name: "evil",
+            state: "ready",
+            isolation: "bubblewrap",
+            auth: "none",
+            tools: [{ name: "mcp__evil__write", description: "<b>bold</b>\u001b[2J", decision: "ask" }],
+          },
+        ];
+      },
     },
   };
+  return fake;
 }

@@ -242,6 +242,30 @@ describe("denying with a reason", () => {
   });
 });
 
+describe("the servers page", () => {
+  it("reads the servers once for several views, shows when, and reads again on Check again (with CSRF)", async () => {
+    const { cookie, csrf } = await login();
+    const page = await (await fetch(`${server.origin}/servers`, { headers: { cookie } })).text();
+    expect(page).toContain('id="checked-at"');
+    expect(page).toContain('action="/api/servers/refresh"');
+    const api = await json(await fetch(`${server.origin}/api/servers`, { headers: { cookie } }));
+    expect(api.servers[0].name).toBe("evil");
+    expect(api.checkedAt).toEqual(expect.any(String));
+    expect(ports.serverReads).toBe(1);
+    const refused = await post("/api/servers/refresh", { cookie, origin: server.origin });
+    expect(refused.status).toBe(403);
+    expect(ports.serverReads).toBe(1);
+    const refreshed = await post("/api/servers/refresh", {
+      cookie,
+      origin: server.origin,
+      "x-csrf-token": csrf,
+    });
+    expect(refreshed.status).toBe(200);
+    expect((await json(refreshed)).servers[0].name).toBe("evil");
+    expect(ports.serverReads).toBe(2);
+  });
+});
+
 describe("live updates", () => {
   it("a request decided elsewhere is announced on its event stream", async () => {
     const { cookie, csrf } = await login();
