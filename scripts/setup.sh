@@ -48,19 +48,21 @@ fi
 
 # System packages the tests use: bubblewrap (the sandbox), PostgreSQL (the team store; its tests
 # start a throwaway server of their own) and chromium (the console's browser tests drive Debian's
-# chromium through puppeteer-core, which downloads no browser). Installed with apt-get where we may (root on Debian);
+# chromium through puppeteer-core, which downloads no browser), and openssl (the console's TLS test
+# makes a throwaway certificate). Installed with apt-get where we may (root on Debian);
 # elsewhere the quick start still works and those tests say what is missing.
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     step apt "Installing ${missing[*]} with apt-get" bash -c \
       'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"' \
       apt "${missing[@]}"
   else
-    echo "warning: ${missing[*]} not installed (needs root and apt-get); the sandbox and PostgreSQL tests will fail" >&2
+    echo "warning: ${missing[*]} not installed (needs root and apt-get); the sandbox, PostgreSQL, browser and TLS tests will fail or skip" >&2
   fi
 fi
 
