@@ -11,6 +11,8 @@ const STACKS = [
   ["gate", "this project, full gate + JSONL audit"],
   ["gateNoSink", "this project, full gate, no audit sink"],
   ["openaiToolLayer", "openai-agents-js 0.14.3, tool layer (invokeFunctionTool)"],
+  ["openaiRunner", "openai-agents-js 0.14.3, runner tool step (Runner.run, 2 scripted model turns)"],
+  ["openaiRunnerTraced", "openai-agents-js 0.14.3, runner tool step, traced"],
   ["vercelExecute", "Vercel AI SDK (@ai-sdk/mcp 1.0.102) tool.execute"],
   ["langchainInvoke", "LangChain @langchain/mcp-adapters 1.1.4 tool.invoke"],
 ];
