@@ -2,7 +2,9 @@
 // over the same stdio echo server, with: no sink, a sink that serializes every record but writes
 // nothing (its decisions resolve a microtask later, as the file's do), the JSONL file in each flush
 // mode. The difference between neighbours is one mechanism: serialization, the write syscall, the
-// microtask wave before the decision's write, the end-of-turn setImmediate.
+// microtask wave before the decision's write, the end-of-turn setImmediate. Then the audit's own work
+// for one call in process, hot and with caches evicted (audit-cache.mjs): the multiplier between the two.
+import { auditCacheReport, benchAuditCache, createCapturingSink } from "./audit-cache.mjs";
 import { benchCalls } from "./calls.mjs";
 import { echoCallers, openAuditSink, openGate, openRawClient } from "./clients.mjs";
 
@@ -40,11 +42,22 @@ export async function benchAuditCost(modules, cleanup, { progress, calls }) {
   }
   const results = await benchCalls(echoCallers(modules, { raw: raw.client, gates }), progress, calls);
   await Promise.all(closers.map((close) => close()));
-  return results;
+  progress("audit: the audit's work for one call, hot and with caches evicted (in process)");
+  const capturing = createCapturingSink(modules);
+  const captured = await openGate(modules, cleanup, capturing);
+  const opened = capturing.records.length;
+  await echoCallers(modules, { gates: { captured: captured.environment } }).captured();
+  const records = capturing.records.slice(opened);
+  await captured.close();
+  const cache = await benchAuditCache(modules, cleanup, { records });
+  return { results, cache };
 }
 
-/** Lines for the report: each variant against raw and against the gate without a sink. */
-export function auditCostReport(results) {
+/**
+ * Lines for the report: each variant against raw and against the gate without a sink, then the
+ * audit's own work hot and cache-cold.
+ */
+export function auditCostReport({ results, cache }) {
   const { raw, noSink } = results;
   const lines = [
     "",
@@ -58,5 +71,5 @@ export function auditCostReport(results) {
         `client CPU ${((result.cpuMsPerCall - noSink.cpuMsPerCall) * 1000).toFixed(0)} µs above no sink`,
     );
   }
-  return lines;
+  return [...lines, ...auditCacheReport(cache)];
 }
