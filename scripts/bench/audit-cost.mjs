@@ -1,12 +1,22 @@
 // `--only=audit`: where the JSONL audit's cost goes across a process boundary. The same full gate
-// over the same stdio echo server, with: no sink, a sink that serializes every record but writes
-// nothing (its decisions resolve a microtask later, as the file's do), the JSONL file in each flush
-// mode. The difference between neighbours is one mechanism: serialization, the write syscall, the
+// over the same stdio echo server, with: no sink, a sink that takes the records and drops them, a
+// sink that serializes every record but writes nothing (both resolve decisions a microtask later, as
+// the file does), the JSONL file in each flush mode. The difference between neighbours is one mechanism: serialization, the write syscall, the
 // microtask wave before the decision's write, the end-of-turn setImmediate. Then the audit's own work
 // for one call in process, hot and with caches evicted (audit-cache.mjs): the multiplier between the two.
 import { auditCacheReport, benchAuditCache, createCapturingSink } from "./audit-cache.mjs";
 import { benchCalls } from "./calls.mjs";
 import { echoCallers, openAuditSink, openGate, openRawClient } from "./clients.mjs";
+
+/**
+ * A sink that takes every record and does nothing with it (its decisions resolve a microtask later,
+ * as the file's do): what the executor's side of the audit costs (the records built, stamped and
+ * awaited) without serialization or I/O.
+ */
+function discardingSink(modules) {
+  const written = Promise.resolve();
+  return { clock: modules.createEventClock(), emit: () => {}, emitDecision: () => written };
+}
 
 /** A sink that builds every record's line as the file does, and drops it. */
 function serializingSink(modules) {
@@ -24,10 +34,11 @@ function serializingSink(modules) {
 
 /** Measures raw against the gate with each audit variant; returns benchCalls' results by name. */
 export async function benchAuditCost(modules, cleanup, { progress, calls }) {
-  progress("audit: starting 6 servers (one per client)");
+  progress("audit: starting 7 servers (one per client)");
   const raw = await openRawClient(modules, cleanup, {});
   const variants = {
     noSink: modules.NULL_EVENT_SINK,
+    recordsOnly: discardingSink(modules),
     serializeOnly: serializingSink(modules),
     jsonlDecisions: openAuditSink(modules, cleanup),
     jsonlBatched: openAuditSink(modules, cleanup, { flush: "batched" }),
