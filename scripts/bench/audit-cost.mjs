@@ -1,10 +1,22 @@
 // `--only=audit`: where the JSONL audit's cost goes across a process boundary. The same full gate
-// over the same stdio echo server, with: no sink, a sink that serializes every record but writes
-// nothing (its decisions resolve a microtask later, as the file's do), the JSONL file in each flush
-// mode. The difference between neighbours is one mechanism: serialization, the write syscall, the
-// microtask wave before the decision's write, the end-of-turn setImmediate.
+// over the same stdio echo server, with: no sink, a sink that takes the records and drops them, a
+// sink that serializes every record but writes nothing (both resolve decisions a microtask later, as
+// the file does), the JSONL file in each flush mode. The difference between neighbours is one mechanism: serialization, the write syscall, the
+// microtask wave before the decision's write, the end-of-turn setImmediate. Then the audit's own work
+// for one call in process, hot and with caches evicted (audit-cache.mjs): the multiplier between the two.
+import { auditCacheReport, benchAuditCache, createCapturingSink } from "./audit-cache.mjs";
 import { benchCalls } from "./calls.mjs";
 import { echoCallers, openAuditSink, openGate, openRawClient } from "./clients.mjs";
+
+/**
+ * A sink that takes every record and does nothing with it (its decisions resolve a microtask later,
+ * as the file's do): what the executor's side of the audit costs (the records built, stamped and
+ * awaited) without serialization or I/O.
+ */
+function discardingSink(modules) {
+  const written = Promise.resolve();
+  return { clock: modules.createEventClock(), emit: () => {}, emitDecision: () => written };
+}
 
 /** A sink that builds every record's line as the file does, and drops it. */
 function serializingSink(modules) {
@@ -22,10 +34,11 @@ function serializingSink(modules) {
 
 /** Measures raw against the gate with each audit variant; returns benchCalls' results by name. */
 export async function benchAuditCost(modules, cleanup, { progress, calls }) {
-  progress("audit: starting 6 servers (one per client)");
+  progress("audit: starting 7 servers (one per client)");
   const raw = await openRawClient(modules, cleanup, {});
   const variants = {
     noSink: modules.NULL_EVENT_SINK,
+    recordsOnly: discardingSink(modules),
     serializeOnly: serializingSink(modules),
     jsonlDecisions: openAuditSink(modules, cleanup),
     jsonlBatched: openAuditSink(modules, cleanup, { flush: "batched" }),
@@ -40,11 +53,22 @@ export async function benchAuditCost(modules, cleanup, { progress, calls }) {
   }
   const results = await benchCalls(echoCallers(modules, { raw: raw.client, gates }), progress, calls);
   await Promise.all(closers.map((close) => close()));
-  return results;
+  progress("audit: the audit's work for one call, hot and with caches evicted (in process)");
+  const capturing = createCapturingSink(modules);
+  const captured = await openGate(modules, cleanup, capturing);
+  const opened = capturing.records.length;
+  await echoCallers(modules, { gates: { captured: captured.environment } }).captured();
+  const records = capturing.records.slice(opened);
+  await captured.close();
+  const cache = await benchAuditCache(modules, cleanup, { records });
+  return { results, cache };
 }
 
-/** Lines for the report: each variant against raw and against the gate without a sink. */
-export function auditCostReport(results) {
+/**
+ * Lines for the report: each variant against raw and against the gate without a sink, then the
+ * audit's own work hot and cache-cold.
+ */
+export function auditCostReport({ results, cache }) {
   const { raw, noSink } = results;
   const lines = [
     "",
@@ -58,5 +82,5 @@ export function auditCostReport(results) {
         `client CPU ${((result.cpuMsPerCall - noSink.cpuMsPerCall) * 1000).toFixed(0)} µs above no sink`,
     );
   }
-  return lines;
+  return [...lines, ...auditCacheReport(cache)];
 }

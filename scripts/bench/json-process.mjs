@@ -7,12 +7,15 @@ import { basename } from "node:path";
 /**
  * Runs `script` with `args` in a Node process of its own and resolves with the JSON it printed;
  * rejects with its stderr if it fails. At cleanup it gets SIGTERM, and is awaited, so that it can
- * release what it opened itself (its servers, its temp files).
+ * release what it opened itself (its servers, its temp files). `env` adds variables to this
+ * process's environment (secrets such as a database URL go there, never into the arguments, which
+ * any local user can read).
  */
-export function runJsonProcess(cleanup, script, args) {
+export function runJsonProcess(cleanup, script, args, env = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args.map(String)], {
       stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
     });
     const ended = new Promise((settle) => child.once("close", settle));
     const forget = cleanup.add(() => {

@@ -114,11 +114,13 @@ async function agentLoop(modules, world, turns, store = new modules.InMemoryRunS
 
 /**
  * The loops by name: `agent` (startRun, in-memory store), `sqlite` (startRun, the CLI's SQLite run
- * store, `world.sqliteRuns`, opened by the runner), `unsaved` (discarding store), `bare`.
+ * store), `postgres` (startRun, @agent/store-postgres's run store), `unsaved` (discarding store),
+ * `bare`. The stores of `sqlite` and `postgres` are `world.runs`, opened by the runner.
  */
 export const LOOP_KINDS = {
   agent: agentLoop,
-  sqlite: (modules, world, turns) => agentLoop(modules, world, turns, world.sqliteRuns),
+  sqlite: (modules, world, turns) => agentLoop(modules, world, turns, world.runs),
+  postgres: (modules, world, turns) => agentLoop(modules, world, turns, world.runs),
   unsaved: (modules, world, turns) => agentLoop(modules, world, turns, discardingStore()),
   bare: bareLoop,
 };

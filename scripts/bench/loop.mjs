@@ -18,12 +18,37 @@
 // - Processes take turns in every round, in a rotating order, so drift on the machine (frequency,
 //   other load) is shared; the figure is the median over rounds, so a burst of load in one process
 //   moves nothing. Wall time is reported beside it, as context.
-import { fileURLToPath } from "node:url";
+// - The saves' cost per turn is the agent loop's on each store less the discarding store's:
+//   in memory, SQLite (the CLI's, a commit per save) and PostgreSQL (a throwaway cluster started
+//   here on loopback, as the store's tests do; skipped, with the reason printed, where it cannot
+//   start). The durable stores run fewer turns and runs (a save waits for a commit, ~0.1-2 ms), and
+//   their CPU figure is this process's only: PostgreSQL's own work is in its server's processes, so
+//   the wall time per turn is given beside it.
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { runJsonProcess } from "./json-process.mjs";
+import { REPO_ROOT } from "./modules.mjs";
 import { median } from "./stats.mjs";
 
 const DEFAULTS = { turns: 1000, rounds: 11, runs: 15, warmups: 20 };
 const RUNNER = fileURLToPath(new URL("./loop-runner.mjs", import.meta.url));
+// Turns, warm-up runs and timed runs of the durable stores' processes, when not the defaults'.
+const DURABLE = { sqlite: { warmups: 2, runs: 3 }, postgres: { turns: 50, warmups: 1, runs: 2 } };
+
+/** A throwaway PostgreSQL cluster for the `postgres` loop, or why there is none. */
+async function startPostgres(cleanup, progress) {
+  progress("loop: starting a throwaway PostgreSQL server on loopback");
+  try {
+    const testing = await import(
+      pathToFileURL(join(REPO_ROOT, "packages/store-postgres/dist/testing/index.js")).href
+    );
+    const cluster = await testing.startThrowawayCluster();
+    cleanup.add(() => cluster.stop());
+    return { url: cluster.url, stop: () => cluster.stop() };
+  } catch (error) {
+    return { skipped: error instanceof Error ? error.message : String(error) };
+  }
+}
 
 /**
  * Median over rounds of each kind's CPU milliseconds per turn (a process's total over its turns),
@@ -31,7 +56,9 @@ const RUNNER = fileURLToPath(new URL("./loop-runner.mjs", import.meta.url));
  */
 export async function benchLoop(cleanup, progress, options = {}) {
   const settings = { ...DEFAULTS, ...options };
-  const names = ["agent", "sqlite", "unsaved", "bare"];
+  const postgres = await startPostgres(cleanup, progress);
+  if (postgres.skipped) progress(`loop: PostgreSQL skipped: ${postgres.skipped}`);
+  const names = ["agent", "sqlite", ...(postgres.url ? ["postgres"] : []), "unsaved", "bare"];
   const perTurn = Object.fromEntries(names.map((name) => [name, []]));
   const wallPerTurn = Object.fromEntries(names.map((name) => [name, []]));
   const total = (values) => values.reduce((sum, ms) => sum + ms, 0);
@@ -41,21 +68,40 @@ export async function benchLoop(cleanup, progress, options = {}) {
     );
     const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
     for (const kind of order) {
-      // SQLite commits each save to disk (~1 ms wall a turn): fewer runs keep the suite short.
-      const [warmups, runs] = kind === "sqlite" ? [2, 3] : [settings.warmups, settings.runs];
-      const args = [kind, settings.turns, warmups, runs];
-      const { cpu, wall } = await runJsonProcess(cleanup, RUNNER, args);
-      perTurn[kind].push(total(cpu) / (cpu.length * settings.turns));
-      wallPerTurn[kind].push(total(wall) / (wall.length * settings.turns));
+      const { turns, warmups, runs } = { ...settings, ...DURABLE[kind] };
+      const env = kind === "postgres" ? { AGENT_BENCH_POSTGRES_URL: postgres.url } : {};
+      const { cpu, wall } = await runJsonProcess(cleanup, RUNNER, [kind, turns, warmups, runs], env);
+      perTurn[kind].push(total(cpu) / (cpu.length * turns));
+      wallPerTurn[kind].push(total(wall) / (wall.length * turns));
     }
   }
+  await postgres.stop?.();
+  const unsavedPerTurnMs = median(perTurn.unsaved);
+  const unsavedWallPerTurnMs = median(wallPerTurn.unsaved);
+  // The two saves a turn on each store: CPU and wall time above the discarding store's.
+  const saves = Object.fromEntries(
+    [
+      ["memory", "agent"],
+      ["sqlite", "sqlite"],
+      ["postgres", "postgres"],
+    ]
+      .filter(([, kind]) => perTurn[kind].length > 0)
+      .map(([store, kind]) => [
+        store,
+        {
+          cpuMs: median(perTurn[kind]) - unsavedPerTurnMs,
+          wallMs: median(wallPerTurn[kind]) - unsavedWallPerTurnMs,
+        },
+      ]),
+  );
   const agentPerTurnMs = median(perTurn.agent);
   const barePerTurnMs = median(perTurn.bare);
   return {
     agentPerTurnMs,
     barePerTurnMs,
-    unsavedPerTurnMs: median(perTurn.unsaved),
-    sqlitePerTurnMs: median(perTurn.sqlite),
+    unsavedPerTurnMs,
+    saves,
+    postgresSkipped: postgres.skipped,
     overheadPerTurnMs: agentPerTurnMs - barePerTurnMs,
     agentWallPerTurnMs: median(wallPerTurn.agent),
     bareWallPerTurnMs: median(wallPerTurn.bare),

@@ -10,10 +10,50 @@ import { BENCH_SERVER_PATH, REPO_ROOT } from "./modules.mjs";
 const STACKS = [
   ["gate", "this project, full gate + JSONL audit"],
   ["gateNoSink", "this project, full gate, no audit sink"],
+  ["loopStep", "this project, agent loop tool step (startRun, 2 scripted model turns, JSONL audit)"],
   ["openaiToolLayer", "openai-agents-js 0.14.3, tool layer (invokeFunctionTool)"],
+  ["openaiRunner", "openai-agents-js 0.14.3, runner tool step (Runner.run, 2 scripted model turns)"],
+  ["openaiRunnerTraced", "openai-agents-js 0.14.3, runner tool step, traced"],
   ["vercelExecute", "Vercel AI SDK (@ai-sdk/mcp 1.0.102) tool.execute"],
   ["langchainInvoke", "LangChain @langchain/mcp-adapters 1.1.4 tool.invoke"],
 ];
+
+const ECHO_TURN = {
+  ok: true,
+  text: null,
+  toolCalls: [{ id: "tc_bench", name: "mcp__bench__echo", arguments: '{"message":"hello"}' }],
+  stopReason: "tool_use",
+  usage: { inputTokens: 1, outputTokens: 1 },
+};
+const ANSWER_TURN = {
+  ok: true,
+  text: "echoed",
+  toolCalls: [],
+  stopReason: "end_turn",
+  usage: { inputTokens: 1, outputTokens: 1 },
+};
+
+/**
+ * Our counterpart of the openai-agents-js runner rows: one startRun whose scripted model (no I/O)
+ * asks for echo, then answers once it has the tool's result; the run saved to an in-memory store
+ * after each turn and call, every event to the gate's JSONL audit file.
+ */
+function loopStepCaller(modules, environment) {
+  const model = {
+    provider: "bench",
+    model: "echo",
+    createTurn: async ({ messages }) => (messages.at(-1)?.role === "tool" ? ANSWER_TURN : ECHO_TURN),
+  };
+  const store = new modules.InMemoryRunStore();
+  const { registry, gate, cwd, events } = environment;
+  return async () => {
+    const result = await modules.startRun(
+      { model, tools: registry, gate, store, cwd, events },
+      { prompt: "echo hello", maxTurns: 3 },
+    );
+    if (result.status !== "completed") throw new Error(`startRun ended ${result.status}, not completed`);
+  };
+}
 
 /** Measures raw, the gate with and without its audit file and the peers; benchCalls' results by name. */
 export async function benchPeers(modules, cleanup, { progress, calls }) {
@@ -29,6 +69,7 @@ export async function benchPeers(modules, cleanup, { progress, calls }) {
       raw: raw.client,
       gates: { gate: gate.environment, gateNoSink: gateNoSink.environment },
     }),
+    loopStep: loopStepCaller(modules, gate.environment),
     ...opened.callers,
   };
   const results = await benchCalls(callers, progress, calls);

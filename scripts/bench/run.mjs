@@ -225,8 +225,11 @@ function report(rows, { discovery, loop, alloc, extra }) {
       `  wall time per turn: agent ${formatMs(loop.agentWallPerTurnMs)}, bare ${formatMs(loop.bareWallPerTurnMs)}`,
       `  the loop's overhead without its saves: ${formatMs(loop.unsavedPerTurnMs - loop.barePerTurnMs)} per turn ` +
         `(target < 5 µs: ${loop.unsavedPerTurnMs - loop.barePerTurnMs < 0.005 ? "met" : "MISSED"})`,
-      `  the two saves a turn: in memory ${formatMs(loop.agentPerTurnMs - loop.unsavedPerTurnMs)}, SQLite (the CLI's store) ` +
-        `${formatMs(loop.sqlitePerTurnMs - loop.unsavedPerTurnMs)} of client CPU; PostgreSQL: see the stores suite (not per turn)`,
+      "  the two saves a turn (the agent loop on each store less the discarding store), client CPU / wall time:",
+      ...Object.entries(loop.saves).map(
+        ([store, cost]) => `    ${store.padEnd(8)} ${formatMs(cost.cpuMs)} / ${formatMs(cost.wallMs)}`,
+      ),
+      ...(loop.postgresSkipped ? [`    postgres skipped: ${loop.postgresSkipped}`] : []),
     );
   }
   process.stdout.write(`${lines.join("\n")}\n`);

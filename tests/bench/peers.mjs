@@ -8,7 +8,16 @@ import { Experimental_StdioMCPTransport } from "@ai-sdk/mcp/mcp-stdio";
 import { loadMcpTools } from "@langchain/mcp-adapters";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { invokeFunctionTool, MCPServerStdio, mcpToFunctionTool, RunContext } from "@openai/agents-core";
+import {
+  Agent,
+  getGlobalTraceProvider,
+  invokeFunctionTool,
+  MCPServerStdio,
+  mcpToFunctionTool,
+  RunContext,
+  Runner,
+  Usage,
+} from "@openai/agents-core";
 
 const ECHO_ARGUMENTS = { message: "hello" };
 
@@ -16,11 +25,85 @@ const ECHO_ARGUMENTS = { message: "hello" };
 export const PEER_NOTES = {
   openaiToolLayer:
     "openai-agents-js tool layer: invokeFunctionTool on mcpToFunctionTool's FunctionTool (JSON.parse of the model's argument string, a function span when tracing is on, MCPServerStdio.callTool through the SDK Client, content mapped to tool output)",
+  openaiRunner:
+    "openai-agents-js runner tool step: one Runner.run of an Agent with the same FunctionTool and a scripted model (no I/O) that asks for echo on its first turn and answers on its second: two model turns, the runner's tool execution (the tool layer above), run state and items; tracing off",
+  openaiRunnerTraced:
+    "openai-agents-js runner tool step, traced: the same run with tracing on (trace, agent, generation and function spans, handed to a processor that drops them, so no export I/O)",
   vercelExecute:
     "Vercel AI SDK @ai-sdk/mcp tool.execute: a tools/call over its own JSON-RPC client; no input validation, no timer, no record",
   langchainInvoke:
     "LangChain @langchain/mcp-adapters DynamicStructuredTool.invoke: zod/JSON Schema input validation, a callback manager run (start/end handlers, run ids), the SDK Client's callTool, content conversion",
 };
+
+/**
+ * A model for the runner that does no I/O: it asks for `echo` until the input holds the tool's
+ * result, then answers with a message. Its cost per turn is the building of one small response.
+ */
+function scriptedEchoModel() {
+  const responded = (output) => ({ usage: new Usage(), output, responseId: "bench" });
+  return {
+    async getResponse(request) {
+      const input = request.input;
+      const last = Array.isArray(input) ? input[input.length - 1] : undefined;
+      if (last?.type === "function_call_result") {
+        return responded([
+          {
+            type: "message",
+            role: "assistant",
+            status: "completed",
+            content: [{ type: "output_text", text: "echoed" }],
+          },
+        ]);
+      }
+      return responded([
+        {
+          type: "function_call",
+          callId: "call_bench",
+          name: "echo",
+          arguments: JSON.stringify(ECHO_ARGUMENTS),
+          status: "completed",
+        },
+      ]);
+    },
+    getStreamedResponse() {
+      throw new Error("the bench's scripted model does not stream");
+    },
+  };
+}
+
+/** A tracing processor that takes every trace and span and keeps none (no export, no I/O). */
+const DROPPING_PROCESSOR = {
+  onTraceStart: async () => {},
+  onTraceEnd: async () => {},
+  onSpanStart: async () => {},
+  onSpanEnd: async () => {},
+  shutdown: async () => {},
+  forceFlush: async () => {},
+};
+
+/** The runner callers: one Runner.run each, with tracing off and on. */
+function openaiRunnerCallers(tool) {
+  const agent = new Agent({
+    name: "bench",
+    instructions: "Echo.",
+    tools: [tool],
+    model: scriptedEchoModel(),
+  });
+  // The global provider decides whether spans are made at all: on, with nothing exported.
+  const provider = getGlobalTraceProvider();
+  provider.setDisabled(false);
+  provider.setProcessors([DROPPING_PROCESSOR]);
+  const plain = new Runner({ tracingDisabled: true });
+  const traced = new Runner({ tracingDisabled: false, workflowName: "bench" });
+  const runOnce = (runner) => async () => {
+    const result = await runner.run(agent, "echo hello", { maxTurns: 3 });
+    const toolOutput = result.newItems.find((item) => item.type === "tool_call_output_item");
+    if (result.finalOutput !== "echoed" || !JSON.stringify(toolOutput?.output).includes("hello")) {
+      throw unexpected("Runner.run", { finalOutput: result.finalOutput, toolOutput: toolOutput?.output });
+    }
+  };
+  return { openaiRunner: runOnce(plain), openaiRunnerTraced: runOnce(traced) };
+}
 
 function unexpected(what, value) {
   return new Error(`${what} did not succeed: ${JSON.stringify(value).slice(0, 300)}`);
@@ -59,6 +142,7 @@ export async function openPeers({ command, args }) {
       const result = await invokeFunctionTool({ tool: openaiTool, runContext, input: openaiInput });
       if (!JSON.stringify(result).includes("hello")) throw unexpected("invokeFunctionTool", result);
     },
+    ...openaiRunnerCallers(openaiTool),
     vercelExecute: async () => {
       const result = await vercelEcho.execute(ECHO_ARGUMENTS, vercelOptions);
       if (result.isError || result.content?.[0]?.type !== "text") throw unexpected("tool.execute", result);

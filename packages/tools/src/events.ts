@@ -339,17 +339,47 @@ export function emitEvent(sink: EventSink, event: AgentEventInput, now?: Date): 
  */
 export function emitDecisionEvent(sink: EventSink, event: AgentEventInput): Promise<void> | undefined {
   if (sink === NULL_EVENT_SINK) return undefined;
-  const record = stamped(sink, event, undefined);
+  return deliverDecision(sink, stamped(sink, event, undefined));
+}
+
+/**
+ * {@link emitEvent} for an event its caller built for this emit alone and never touches again: it is
+ * stamped in place instead of copied (the executor's two records a call; a copy costs about 0.3 µs
+ * and an allocation each, a share of a governed call's audit that grows on a loaded machine).
+ */
+export function emitOwnedEvent(sink: EventSink, event: AgentEventInput): void {
+  if (sink === NULL_EVENT_SINK) return;
+  sink.emit(stampedInPlace(sink, event));
+}
+
+/** {@link emitDecisionEvent} for an event its caller built for it alone, stamped in place. */
+export function emitOwnedDecisionEvent(sink: EventSink, event: AgentEventInput): Promise<void> | undefined {
+  if (sink === NULL_EVENT_SINK) return undefined;
+  return deliverDecision(sink, stampedInPlace(sink, event));
+}
+
+function deliverDecision(sink: EventSink, record: AgentEvent): Promise<void> | undefined {
   if (sink.emitDecision) return sink.emitDecision(record);
   sink.emit(record);
   return undefined;
 }
 
+function timestamp(sink: EventSink): string {
+  return sink.clock ? sink.clock() : new Date().toISOString();
+}
+
 function stamped(sink: EventSink, event: AgentEventInput, now: Date | undefined): AgentEvent {
-  const at = now !== undefined ? now.toISOString() : sink.clock ? sink.clock() : new Date().toISOString();
+  const at = now !== undefined ? now.toISOString() : timestamp(sink);
   // Object.assign rather than a spread: events come in many shapes, and V8's spread is slow for
   // that many (about 1.5 µs an event against 0.1 µs); event keys are plain names, so both copy alike.
   const record = Object.assign({}, event) as AgentEvent;
   record.at = at;
+  return record;
+}
+
+/** Sets `at` last, as {@link stamped} does, so the record's fields keep their order. */
+function stampedInPlace(sink: EventSink, event: AgentEventInput): AgentEvent {
+  const record = event as AgentEvent;
+  record.at = timestamp(sink);
   return record;
 }

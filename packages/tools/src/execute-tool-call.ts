@@ -4,8 +4,8 @@ import {
   type AgentEventInput,
   type CallRequestRecord,
   type EventSink,
-  emitDecisionEvent,
-  emitEvent,
+  emitOwnedDecisionEvent,
+  emitOwnedEvent,
   NULL_EVENT_SINK,
 } from "./events.js";
 import { copyFlowSource, type FlowSource } from "./flow.js";
@@ -105,7 +105,8 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     let unrecorded: string | undefined;
     if (audited) {
       try {
-        const written = emitDecisionEvent(events, decisionEvent(ids, verdict, start));
+        // The records are built here for this emit alone: stamped in place, not copied.
+        const written = emitOwnedDecisionEvent(events, decisionEvent(ids, verdict, start));
         if (written) await written;
         // Unwritten, the decision leaves the outcome as the call's only record: it opens the trail.
         decided = true;
@@ -131,7 +132,7 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
   }
   if (audited) {
     const finished = finishedEvent(ids, outcome, elapsed(started), recorder?.close());
-    emitEvent(events, decided ? finished : Object.assign(finished, start));
+    emitOwnedEvent(events, decided ? finished : Object.assign(finished, start));
   }
   return outcome;
 }
@@ -269,7 +270,7 @@ class Admission implements GateRequest {
 }
 
 // The events below are built field by field, in the order the audit trail has always had: V8's
-// object spread is slow for these shapes (see emitEvent).
+// object spread is slow for these shapes (see emitEvent's stamping).
 
 /** What opens a call's trail: the tool's effect and the input's size (never the input). */
 interface StartFields {

@@ -49,6 +49,35 @@ describe("executeToolCall", () => {
     expect(spy).toHaveBeenCalledTimes(1);
   });
 
+  it("records an allowed call as two records, fields in the trail's order and `at` last", async () => {
+    const { env, events } = setup(({ q }) => q);
+    await executeToolCall({ name: "search", input: { q: "x" }, callId: "c1" }, env);
+    const [decided, finished] = events.events;
+    expect(Object.keys(decided ?? {})).toEqual([
+      "type",
+      "runId",
+      "callId",
+      "toolName",
+      "decision",
+      "via",
+      "isolation",
+      "effect",
+      "inputBytes",
+      "at",
+    ]);
+    expect(decided).toMatchObject({ type: "tool_call_decided", inputBytes: 9, at: expect.any(String) });
+    expect(Object.keys(finished ?? {})).toEqual([
+      "type",
+      "runId",
+      "callId",
+      "toolName",
+      "ok",
+      "durationMs",
+      "at",
+    ]);
+    expect(finished).not.toBe(decided);
+  });
+
   it("answers unknown_tool without asking the gate", async () => {
     const { env, gate } = setup(() => "");
     const outcome = await executeToolCall({ name: "missing", input: {} }, env);

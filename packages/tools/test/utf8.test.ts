@@ -18,4 +18,17 @@ describe("utf8Length", () => {
     ];
     for (const text of samples) expect(utf8Length(text), JSON.stringify(text)).toBe(Buffer.byteLength(text));
   });
+
+  it("counts long texts whose first non-ASCII character comes late, or at either end", () => {
+    const ascii = "x".repeat(10_000);
+    const samples = [
+      ascii,
+      `${ascii}é`,
+      `é${ascii}`,
+      `${ascii}😀${ascii}\ud83d`,
+      `${ascii}\ude00`,
+      `\u0080${ascii}`,
+    ];
+    for (const text of samples) expect(utf8Length(text)).toBe(Buffer.byteLength(text));
+  });
 });
