@@ -16,7 +16,7 @@ export class Dormancy {
 
   /**
    * `reopen` connects again; when it throws, `reopenFailed` records why (the connection fails) and
-   * every waiting call learns that the server is not back.
+   * every call in flight learns that the server is not back.
    */
   constructor(
     idleMs: number,

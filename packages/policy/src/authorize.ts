@@ -95,7 +95,7 @@ export function resolvePolicyDecision(
     }
   }
   const decided = strongest ? strongestDecision : policy.defaults[tool.effect];
-  // A sink of a tainted run is held where the policy would let it run and no rule said otherwise.
+  // In a tainted run, a sink is held where the policy would let it run and no rule said otherwise.
   const held = guard !== undefined && !declared && guard.sink && decided === "allow";
   const match: PolicyMatch = strongest
     ? { decision: held ? "ask" : strongestDecision, rule: strongest }

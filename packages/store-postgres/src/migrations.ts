@@ -184,8 +184,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 7,
-    description:
-      "the flow guard: why an approval was held and what tainted its run; files tainted runs wrote",
+    description: "the flow guard: why a call was held and what tainted its run; files tainted runs wrote",
     // Approvals saved before were judged without taint: NULL. One mark per absolute path, replaced
     // by the next tainted write and removed by a clean one.
     sql: `

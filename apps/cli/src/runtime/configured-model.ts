@@ -59,7 +59,7 @@ export interface SamplingHandlerOptions {
   /** The one gate: a sampling request is authorized (default `ask`: effect external) like a tool call. */
   gate: ToolGate;
   events: EventSink;
-  /** The run a request is held under, and the cwd its approval binds. */
+  /** The run a held sampling call belongs to, and the cwd its approval binds. */
   runId: () => string;
   cwd: string;
   timeoutMs: number;
@@ -137,7 +137,7 @@ export function createSamplingHandler(options: SamplingHandlerOptions): Sampling
         return {
           ok: false,
           code: REFUSED,
-          message: `the sampling request is held for approval ${outcome.requestId}; approve it and call the tool again`,
+          message: `the sampling call is held for approval ${outcome.requestId}; approve it and call the tool again`,
         };
       }
       outcome = await execute();
@@ -173,7 +173,7 @@ function toMcpStopReason(reason: string): string {
  * The sampling handler of a configured server (`"sampling": { "maxTokens" }` in its entry): the
  * model of the `model` entry, made when the first request comes (a missing entry or API key refuses
  * that request, saying why); a held request is asked about at a terminal (not with `--json`), else
- * refused with the id to approve. Requests are held under one run per server
+ * refused with the id to approve. Sampling calls are held under one run per server
  * (`run_sampling_<server>`), so an approval given later applies when the server sends the same
  * request again, once.
  */

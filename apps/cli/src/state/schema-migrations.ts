@@ -147,8 +147,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
-    description:
-      "the flow guard: why an approval was held and what tainted its run; files tainted runs wrote",
+    description: "the flow guard: why a call was held and what tainted its run; files tainted runs wrote",
     // Approvals saved before were judged without taint: NULL. A tainted file is keyed by its absolute
     // path: one mark per path, replaced by the next tainted write and removed by a clean one.
     sql: `
