@@ -29,6 +29,8 @@ export type ProtocolEra =
 export interface EraAware {
   era(): ProtocolEra;
   wireProtocol(): McpWireProtocol | undefined;
+  /** Registers a handler for the server's requests of `method`, and for its input requests of that method (MRTR). */
+  onRequest(method: string, handler: McpRequestHandler): () => void;
 }
 
 /** Options of {@link negotiateEra}. */
