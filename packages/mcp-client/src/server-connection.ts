@@ -184,6 +184,7 @@ export class McpServerConnection {
       name: this.name,
       state: this.#state,
       initialized: this.#discovery.initialized,
+      wire: this.#discovery.wire,
       error: this.#error,
       tools: this.#discovery.tools.list(),
       rejected: this.#discovery.tools.rejected,

@@ -136,8 +136,16 @@ export function negotiateEra<T extends McpTransport>(
     };
   }
 
+  // The port's members are delegated, not only spread: a transport that is a class instance keeps
+  // them on its prototype, where a spread does not reach.
+  const { onError, closeTimeoutMs } = inner;
   return {
     ...inner,
+    onNotification: (listener) => inner.onNotification(listener),
+    onClose: (listener) => inner.onClose(listener),
+    close: () => inner.close(),
+    ...(onError ? { onError: (listener) => onError.call(inner, listener) } : {}),
+    ...(closeTimeoutMs === undefined ? {} : { closeTimeoutMs }),
     era: () => era,
     wireProtocol: () =>
       era.kind === "undecided"
