@@ -128,7 +128,7 @@ describe("a stateless (2026-07-28) server", () => {
           maxTokens: 100,
           handler: async (request) => {
             sampled.push(request.messages);
-            return { ok: true, text: "A summary", model: "held-model" };
+            return { ok: true, text: "A summary", model: "held-model", stopReason: undefined };
           },
         },
       },
