@@ -9,6 +9,7 @@ export {
 export {
   readToolParamHeaders,
   type ToolParamHeader,
+  type ToolParamHeaderType,
   type ToolParamHeadersResult,
 } from "./era/tool-param-headers.js";
 export { MCP_TRANSPORT_ERROR_CODES, McpTransportError, type McpTransportErrorCode } from "./errors.js";
