@@ -9,8 +9,8 @@ export {
 export {
   readToolParamHeaders,
   type ToolParamHeader,
-  type ToolParamHeaderType,
   type ToolParamHeadersResult,
+  type ToolParamHeaderType,
 } from "./era/tool-param-headers.js";
 export { MCP_TRANSPORT_ERROR_CODES, McpTransportError, type McpTransportErrorCode } from "./errors.js";
 export { escapeControlCharacters } from "./escape-control-characters.js";
