@@ -96,10 +96,13 @@ export class ConnectionDiscovery {
 
   /** Performs the handshake on a new transport within `initializeMs`; throws `McpClientError` on failure. */
   async handshake(transport: McpTransport, signal: AbortSignal | undefined): Promise<void> {
+    this.#wire = undefined;
     this.#initialized = await runHandshakePhase(
       this.#phase(transport, signal, this.#connection.timeouts.initializeMs),
       this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
       clientCapabilities(this.#options.features ?? {}),
+      // Read once the handshake is answered: the audit names the version on the wire.
+      () => transport.wireProtocol?.(),
     );
     this.#wire = transport.wireProtocol?.() ?? { era: "handshake" };
   }

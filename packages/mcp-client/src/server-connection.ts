@@ -104,9 +104,10 @@ export class McpServerConnection {
     return this.#error;
   }
 
-  /** The negotiated protocol version, once initialized. */
+  /** The negotiated protocol version on the wire, once initialized (`2026-07-28` on the stateless protocol). */
   get protocolVersion(): string | undefined {
-    return this.#discovery.initialized?.protocolVersion;
+    const wire = this.#discovery.wire;
+    return wire?.era === "stateless" ? wire.protocolVersion : this.#discovery.initialized?.protocolVersion;
   }
 
   /** The resources the server listed last (none when it offers no resources). */

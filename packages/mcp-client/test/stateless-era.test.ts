@@ -57,9 +57,13 @@ function statelessSetup(
 
 describe("a stateless (2026-07-28) server", () => {
   it("is listed with its era and the version on the wire, beside a handshake server", async () => {
-    const { connection } = statelessSetup(askingOnce({}));
+    const { connection, events } = statelessSetup(askingOnce({}));
     await connection.start();
     expect(connection.snapshot()).toMatchObject({ protocolVersion: "2026-07-28", protocolEra: "stateless" });
+    expect(connection.protocolVersion).toBe("2026-07-28");
+    expect(events.ofType("mcp_initialized")).toEqual([
+      expect.objectContaining({ server: "docs", protocolVersion: "2026-07-28" }),
+    ]);
     await connection.close();
     const old = createFakeSetup(fakeServer({ protocolVersion: "2025-11-25" }));
     await old.connection.start();
