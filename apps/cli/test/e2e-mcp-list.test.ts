@@ -53,6 +53,7 @@ describe.concurrent("agent mcp list", () => {
           "isolation",
           "name",
           "package",
+          "protocolEra",
           "protocolVersion",
           "rejected",
           "status",
@@ -143,7 +144,7 @@ describe.concurrent("agent mcp list", () => {
     expect(result.stdout).not.toContain("\u001b");
     const lines = result.stdout.split("\n");
     expect(lines).toContainEqual(
-      expect.stringMatching(/^files {2}ready {2}protocol \S+ {2}\d+ tools {2}untrusted$/),
+      expect.stringMatching(/^files {2}ready {2}protocol \S+ \(handshake\) {2}\d+ tools {2}untrusted$/),
     );
     const header = lines.find((line) => line.trim().startsWith("TOOL"));
     expect(header).toMatch(/^ {2}TOOL +EFFECT +POLICY +DESCRIPTION$/);

@@ -1,4 +1,4 @@
-import type { McpTransport } from "@agent/mcp-transport";
+import type { McpTransport, McpWireProtocol } from "@agent/mcp-transport";
 import type { EventSink, GroupChange } from "@agent/tools";
 import { clientCapabilities } from "./client-features.js";
 import { type CatalogKinds, ConnectionCatalog, catalogKinds } from "./connection-catalog.js";
@@ -44,6 +44,7 @@ export class ConnectionDiscovery {
   readonly #options: McpServerConnectionOptions;
   readonly #connection: DiscoveryConnection;
   #initialized: InitializeResult | undefined;
+  #wire: McpWireProtocol | undefined;
 
   constructor(options: McpServerConnectionOptions, calls: ServerCalls, connection: DiscoveryConnection) {
     this.#server = options.name;
@@ -83,6 +84,11 @@ export class ConnectionDiscovery {
     return this.#initialized;
   }
 
+  /** Which protocol the last handshake settled on the wire (a transport that does not say: the handshake). */
+  get wire(): McpWireProtocol | undefined {
+    return this.#wire;
+  }
+
   /** What the negotiated version defines; the latest version's before the handshake. */
   features(): ProtocolFeatures {
     return protocolFeatures(this.#initialized?.protocolVersion ?? LATEST_PROTOCOL_VERSION);
@@ -90,11 +96,15 @@ export class ConnectionDiscovery {
 
   /** Performs the handshake on a new transport within `initializeMs`; throws `McpClientError` on failure. */
   async handshake(transport: McpTransport, signal: AbortSignal | undefined): Promise<void> {
+    this.#wire = undefined;
     this.#initialized = await runHandshakePhase(
       this.#phase(transport, signal, this.#connection.timeouts.initializeMs),
       this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
       clientCapabilities(this.#options.features ?? {}),
+      // Read once the handshake is answered: the audit names the version on the wire.
+      () => transport.wireProtocol?.(),
     );
+    this.#wire = transport.wireProtocol?.() ?? { era: "handshake" };
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { McpTransport } from "@agent/mcp-transport";
+import type { McpTransport, McpWireProtocol } from "@agent/mcp-transport";
 import type { EventSink, JsonValue, RegisteredTool, ToolRegistry } from "@agent/tools";
 import type { McpClientFeatures } from "./client-features.js";
 import type { ListToolsOptions, RejectedTool } from "./discovery.js";
@@ -93,7 +93,10 @@ export interface McpServerConnectionOptions {
 export interface McpServerSnapshot {
   name: string;
   state: McpServerState;
+  /** The protocol version spoken on the wire: the handshake's, or 2026-07-28 on the stateless protocol. */
   protocolVersion: string | undefined;
+  /** `handshake` (2025-11-25 and older) or `stateless` (2026-07-28, no session), once connected. */
+  protocolEra: McpWireProtocol["era"] | undefined;
   serverInfo: { name: string; version: string } | undefined;
   error: { code: string; message: string } | undefined;
   tools: { name: string; remoteName: string; effect: RegisteredTool["effect"]; description: string }[];
@@ -182,6 +185,7 @@ export interface SnapshotParts {
   name: string;
   state: McpServerState;
   initialized: InitializeResult | undefined;
+  wire: McpWireProtocol | undefined;
   error: McpServerSnapshot["error"];
   tools: readonly RegisteredTool[];
   rejected: readonly RejectedTool[];
@@ -200,7 +204,9 @@ export function buildSnapshot(parts: SnapshotParts): McpServerSnapshot {
   return {
     name: parts.name,
     state: parts.state,
-    protocolVersion: parts.initialized?.protocolVersion,
+    protocolVersion:
+      parts.wire?.era === "stateless" ? parts.wire.protocolVersion : parts.initialized?.protocolVersion,
+    protocolEra: parts.initialized ? parts.wire?.era : undefined,
     serverInfo: parts.initialized?.serverInfo,
     error: parts.error,
     tools: parts.tools.map((tool) => ({

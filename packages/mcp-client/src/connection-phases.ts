@@ -1,4 +1,4 @@
-import type { McpTransport } from "@agent/mcp-transport";
+import type { McpTransport, McpWireProtocol } from "@agent/mcp-transport";
 import { type EventSink, emitEvent } from "@agent/tools";
 import { type ListToolsOptions, listTools, type ToolListing } from "./discovery.js";
 import { phaseTimeout, toMcpClientError } from "./errors.js";
@@ -17,21 +17,24 @@ export interface PhaseRun {
 
 /**
  * The handshake as a bounded phase: `initialize` within `timeoutMs` (the whole phase), reported as
- * `mcp_initialized` or `mcp_initialize_failed`; a failure throws a `McpClientError` naming the server.
+ * `mcp_initialized` (with the version on the wire, `wire` says which when the transport chose the
+ * stateless protocol) or `mcp_initialize_failed`; a failure throws a `McpClientError` naming the server.
  */
 export async function runHandshakePhase(
   run: PhaseRun,
   clientInfo: ClientInfo,
   capabilities: Record<string, unknown>,
+  wire: () => McpWireProtocol | undefined = () => undefined,
 ): Promise<InitializeResult> {
   const started = performance.now();
   const phase = createPhaseContext(run.signal, run.timeoutMs);
   try {
     const result = await initializeServer(run.transport, phase.context, clientInfo, capabilities);
+    const spoken = wire();
     emitEvent(run.events, {
       type: "mcp_initialized",
       server: run.server,
-      protocolVersion: result.protocolVersion,
+      protocolVersion: spoken?.era === "stateless" ? spoken.protocolVersion : result.protocolVersion,
       durationMs: since(started),
       ...(result.serverInfo ? { serverName: result.serverInfo.name } : {}),
     });

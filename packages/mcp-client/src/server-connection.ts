@@ -104,9 +104,10 @@ export class McpServerConnection {
     return this.#error;
   }
 
-  /** The negotiated protocol version, once initialized. */
+  /** The negotiated protocol version on the wire, once initialized (`2026-07-28` on the stateless protocol). */
   get protocolVersion(): string | undefined {
-    return this.#discovery.initialized?.protocolVersion;
+    const wire = this.#discovery.wire;
+    return wire?.era === "stateless" ? wire.protocolVersion : this.#discovery.initialized?.protocolVersion;
   }
 
   /** The resources the server listed last (none when it offers no resources). */
@@ -184,6 +185,7 @@ export class McpServerConnection {
       name: this.name,
       state: this.#state,
       initialized: this.#discovery.initialized,
+      wire: this.#discovery.wire,
       error: this.#error,
       tools: this.#discovery.tools.list(),
       rejected: this.#discovery.tools.rejected,

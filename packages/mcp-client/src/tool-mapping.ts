@@ -13,6 +13,7 @@ import type { McpToolDescriptor } from "./discovery.js";
 import { mcpToolName, remoteToolNameProblem } from "./names.js";
 import { copyWellFormedJson, describeValue, isRecord } from "./records.js";
 import { checkInputSchema, convertOutputSchemaToZod, zodFromCheckedSchema } from "./schema/index.js";
+import { toolHeaderProblem, withoutHeaderAnnotations } from "./tool-headers.js";
 
 /**
  * What a remote request answers: the server's result, to be checked by whoever asked, or why there
@@ -71,7 +72,9 @@ export function toLocalTool(
   const own = copyDefinition(descriptor);
   if (!own.ok) return { ok: false, reason: own.reason };
   const { description, inputSchema, outputSchema } = own.definition;
-  const input = checkInputSchema(inputSchema);
+  const headerProblem = toolHeaderProblem(inputSchema);
+  if (headerProblem) return { ok: false, reason: headerProblem };
+  const input = checkInputSchema(withoutHeaderAnnotations(inputSchema));
   if (!input.ok) return { ok: false, reason: `${input.code}: ${input.reason}` };
   let output: ZodType | undefined;
   if (outputSchema !== undefined) {

@@ -18,3 +18,11 @@ export {
   textContent,
   tool,
 } from "./fixtures.js";
+export {
+  discoverResult,
+  type FakeInputRequest,
+  inputRequired,
+  inputResponsesOf,
+  STATELESS_PROTOCOL_VERSION,
+  statelessFakeServer,
+} from "./stateless.js";

@@ -1,4 +1,17 @@
 export { CLOSE_MARGIN_MS, closeBoundAround } from "./close-deadline.js";
+export { INPUT_REQUIRED_LIMITS } from "./era/input-required.js";
+export {
+  type EraAware,
+  type NegotiateEraOptions,
+  negotiateEra,
+  type ProtocolEra,
+} from "./era/negotiate-era.js";
+export {
+  readToolParamHeaders,
+  type ToolParamHeader,
+  type ToolParamHeadersResult,
+  type ToolParamHeaderType,
+} from "./era/tool-param-headers.js";
 export { MCP_TRANSPORT_ERROR_CODES, McpTransportError, type McpTransportErrorCode } from "./errors.js";
 export { escapeControlCharacters } from "./escape-control-characters.js";
 export {
@@ -23,6 +36,7 @@ export {
   type McpResponse,
   type McpSendResult,
   type McpTransport,
+  type McpWireProtocol,
   mcpFailure,
   toRequestContext,
 } from "./transport.js";

@@ -80,6 +80,13 @@ export interface McpCloseReason {
 }
 
 /**
+ * Which protocol a connection speaks on the wire, once it is negotiated: the `initialize` handshake
+ * (2025-11-25 and older, the version is the handshake's) or the stateless 2026-07-28 protocol.
+ * Informational, for listings: nothing above the transport behaves differently by it.
+ */
+export type McpWireProtocol = { era: "handshake" } | { era: "stateless"; protocolVersion: string };
+
+/**
  * The only thing above the transport that knows about the wire. Requests resolve, never reject,
  * for protocol, timeout, cancellation and disconnect outcomes; only misuse throws.
  */
@@ -106,6 +113,8 @@ export interface McpTransport {
    * derives its own close deadline from it (`closeBoundAround`) rather than guessing one.
    */
   readonly closeTimeoutMs?: number;
+  /** Which protocol the connection negotiated (see {@link McpWireProtocol}); optional, unset before `initialize`. */
+  wireProtocol?(): McpWireProtocol | undefined;
   /**
    * Subscribes to problems that are no request's outcome, e.g. `close_failed` (the server could not
    * be stopped in time) or `protocol_noise`; returns the unsubscribe function. Optional.

@@ -55,6 +55,8 @@ function toJson(runtime: Runtime, snapshot: McpServerSnapshot, auth: Map<string,
     // Whether the server's content may steer a run (the flow guard); set by the entry's "trust".
     trust: runtime.flows.trustOf(snapshot.name),
     protocolVersion: snapshot.protocolVersion ?? null,
+    // `handshake` (2025-11-25 and older) or `stateless` (2026-07-28): how the client talks to it.
+    protocolEra: snapshot.protocolEra ?? null,
     // A package-runner server's package as the cache holds it: exact versions and integrity.
     package: cachedPackageOf(runtime, snapshot.name) ?? null,
     error:
@@ -113,7 +115,7 @@ function printServers(
     }
     writeLine(
       io.stdout,
-      `${name}  ${style.green("ready")}  protocol ${safeLine(snapshot.protocolVersion ?? "?")}  ${plural(snapshot.tools.length, "tool")}${authText}  ${describeTrust(runtime, snapshot.name, style)}`,
+      `${name}  ${style.green("ready")}  protocol ${safeLine(snapshot.protocolVersion ?? "?")}${snapshot.protocolEra ? ` (${snapshot.protocolEra})` : ""}  ${plural(snapshot.tools.length, "tool")}${authText}  ${describeTrust(runtime, snapshot.name, style)}`,
     );
     if (isolationLine) writeLine(io.stdout, isolationLine);
     writePackageLine(runtime, io, snapshot.name);

@@ -22,7 +22,29 @@ const SCENARIO_STEPS: Readonly<Record<string, ScenarioSteps>> = {
   "sse-retry": { calls: [{ tool: "test_reconnection", input: {} }] },
   // The form is accepted with nothing filled in: the client itself must apply the schema's defaults.
   "elicitation-sep1034-client-defaults": { calls: [{ tool: "test_client_elicitation_defaults", input: {} }] },
+  // Multi-round-trip requests: two flows that ask for input (with and without requestState), an
+  // unrelated call in between that must carry neither, and a result without resultType.
+  "sep-2322-client-request-state": {
+    calls: [
+      { tool: "test_mrtr_echo_state", input: {} },
+      { tool: "test_mrtr_unrelated", input: {} },
+      { tool: "test_mrtr_no_state", input: {} },
+      { tool: "test_mrtr_no_result_type", input: {} },
+    ],
+  },
+  // The invalid tools are rejected at discovery, so only the valid one can be called.
+  "http-invalid-tool-headers": { calls: [{ tool: "valid_tool", input: { region: "us-west1" } }] },
 };
+
+/** The calls a scenario names in its context (MCP_CONFORMANCE_CONTEXT's `toolCalls`), if it names any. */
+function contextSteps(context: string | undefined): ScenarioSteps | undefined {
+  if (!context) return undefined;
+  const parsed = JSON.parse(context) as {
+    toolCalls?: { name: string; arguments?: Record<string, unknown> }[];
+  };
+  if (!Array.isArray(parsed.toolCalls)) return undefined;
+  return { calls: parsed.toolCalls.map((call) => ({ tool: call.name, input: call.arguments ?? {} })) };
+}
 const AUTH_STEPS: ScenarioSteps = { calls: [{ tool: "test-tool", input: {} }] };
 
 const SERVER = "conformance";
@@ -35,7 +57,8 @@ async function main(): Promise<number> {
     return 2;
   }
   const isAuth = scenario.startsWith("auth/");
-  const steps = (isAuth ? AUTH_STEPS : SCENARIO_STEPS[scenario]) ?? { calls: [] };
+  const steps = (isAuth ? AUTH_STEPS : SCENARIO_STEPS[scenario]) ??
+    contextSteps(process.env.MCP_CONFORMANCE_CONTEXT) ?? { calls: [] };
   const auth: ScenarioAuth | undefined = isAuth ? await createScenarioAuth(scenario, url) : undefined;
   const authProvider = auth?.provider;
   const registry = new ToolRegistry();

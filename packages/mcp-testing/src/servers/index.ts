@@ -15,6 +15,7 @@ export {
   misbehavingServerPath,
   scriptableServerPath,
   sseServerPath,
+  statelessServerPath,
   type TestServerName,
   testServerCommand,
 } from "./server-paths.js";

@@ -71,6 +71,15 @@ export function echoSecretsHttpServerPath(): string {
   return scriptPath("echo-secrets-http");
 }
 
+/**
+ * The absolute path of the stateless 2026-07-28 HTTP server (honours `PORT`): `route` answers with the
+ * `Mcp-*` headers it received, `confirm` asks for input as an InputRequiredResult with a requestState,
+ * `broken` carries an invalid `x-mcp-header`.
+ */
+export function statelessServerPath(): string {
+  return scriptPath("stateless-server");
+}
+
 function scriptPath(file: string): string {
   return fileURLToPath(new URL(`./${file}.mjs`, import.meta.url));
 }

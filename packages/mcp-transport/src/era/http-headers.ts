@@ -1,5 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { envelopeVersion, isRecord } from "./envelope.js";
+import type { ToolHeaderIndex } from "./tool-header-index.js";
+import { PARAM_HEADER_PREFIX, type ToolParamHeader } from "./tool-param-headers.js";
 
 /** Which request param names the `Mcp-Name` header mirrors (SEP-2243). */
 const NAME_SOURCE: Readonly<Record<string, string>> = {
@@ -14,13 +16,17 @@ const NAME_SOURCE: Readonly<Record<string, string>> = {
 const BASE64_PREFIX = "=?base64?";
 const BASE64_SUFFIX = "?=";
 
-/** Whether a header value must travel base64-encoded: empty, padded, sentinel-shaped or not visible ASCII. */
+/**
+ * Whether a header value must travel base64-encoded: empty, padded with whitespace, shaped like the
+ * sentinel itself, or holding anything but printable ASCII and inner spaces (a tab or a line break
+ * too: a proxy may fold or strip them).
+ */
 function needsBase64(value: string): boolean {
   if (value.length === 0 || value !== value.trim()) return true;
   if (value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX)) return true;
   for (const char of value) {
     const code = char.codePointAt(0) ?? 0;
-    if (code !== 9 && (code < 32 || code > 126)) return true;
+    if (code < 32 || code > 126) return true;
   }
   return false;
 }
@@ -32,23 +38,57 @@ export function encodeHeaderValue(value: string): string {
     : value;
 }
 
-/** The standard headers a 2026-07-28 request carries, derived from its body; none for any other message. */
-export function standardHeaders(message: unknown): Record<string, string> {
+/** An argument's header text: strings encoded, integers and booleans as JSON writes them; none for null or absent. */
+function headerText(value: unknown, type: ToolParamHeader["type"]): string | undefined {
+  // null, absent, or a value of another type than the schema declared (the server refuses the call).
+  if (type === "string") return typeof value === "string" ? encodeHeaderValue(value) : undefined;
+  if (type === "boolean") return typeof value === "boolean" ? String(value) : undefined;
+  return typeof value === "number" && Number.isSafeInteger(value) ? String(value) : undefined;
+}
+
+function valueAt(args: unknown, path: readonly string[]): unknown {
+  let value = args;
+  for (const key of path) {
+    if (!isRecord(value) || !Object.hasOwn(value, key)) return undefined;
+    value = value[key];
+  }
+  return value;
+}
+
+/** The `Mcp-Param-*` headers of one call: one per annotated parameter the arguments hold a value for. */
+export function paramHeaders(headers: readonly ToolParamHeader[], args: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const header of headers) {
+    const text = headerText(valueAt(args, header.path), header.type);
+    if (text !== undefined) out[`${PARAM_HEADER_PREFIX}${header.name}`.toLowerCase()] = text;
+  }
+  return out;
+}
+
+/**
+ * The standard headers a 2026-07-28 request carries, derived from its body (and, for `tools/call`,
+ * the tool's annotated parameters as `index` learned them); none for any other message.
+ */
+export function standardHeaders(message: unknown, index?: ToolHeaderIndex): Record<string, string> {
   const version = envelopeVersion(message);
   if (!version || !isRecord(message) || typeof message.method !== "string") return {};
   const headers: Record<string, string> = { "mcp-protocol-version": version, "mcp-method": message.method };
+  const params = isRecord(message.params) ? message.params : undefined;
   const field = NAME_SOURCE[message.method];
-  const name = field && isRecord(message.params) ? message.params[field] : undefined;
+  const name = field && params ? params[field] : undefined;
   if (typeof name === "string") headers["mcp-name"] = encodeHeaderValue(name);
+  if (message.method === "tools/call" && index && typeof name === "string") {
+    Object.assign(headers, paramHeaders(index.headersOf(name), params?.arguments));
+  }
   return headers;
 }
 
 /**
  * Wraps `fetch` so every POST whose body is a 2026-07-28 request (it carries the `_meta` envelope)
- * also carries `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`; other requests pass untouched,
- * so a handshake-era exchange never sees a 2026 header.
+ * also carries `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and a tool call's `Mcp-Param-*`;
+ * other requests pass untouched, so a handshake-era exchange never sees a 2026 header.
  */
-export function withStandardHeaders(base: FetchLike): FetchLike {
+export function withStandardHeaders(base: FetchLike, index?: ToolHeaderIndex): FetchLike {
   return (url, init) => {
     if (init?.method !== "POST" || typeof init.body !== "string") return base(url, init);
     let message: unknown;
@@ -57,7 +97,7 @@ export function withStandardHeaders(base: FetchLike): FetchLike {
     } catch {
       return base(url, init);
     }
-    const extra = standardHeaders(message);
+    const extra = standardHeaders(message, index);
     if (Object.keys(extra).length === 0) return base(url, init);
     const headers = new Headers(init.headers);
     for (const [name, value] of Object.entries(extra)) headers.set(name, value);

@@ -1,10 +1,13 @@
-import { UNPARSABLE_RESULT_MESSAGE } from "../sdk/fold-error.js";
+import { UNPARSABLE_RESULT_MESSAGE } from "../sdk/unparsable-result.js";
 import {
   MCP_ERROR_CODES,
   type McpError,
   type McpRequestContext,
+  type McpRequestHandler,
   type McpResponse,
   type McpTransport,
+  type McpWireProtocol,
+  toRequestContext,
 } from "../transport.js";
 import {
   type ClientEnvelope,
@@ -13,6 +16,8 @@ import {
   MODERN_PROTOCOL_VERSION,
   withEnvelope,
 } from "./envelope.js";
+import { requestWithInput } from "./multi-round-request.js";
+import type { ToolHeaderIndex } from "./tool-header-index.js";
 
 /** Which protocol era a connection speaks, once its first `initialize` was answered. */
 export type ProtocolEra =
@@ -23,6 +28,15 @@ export type ProtocolEra =
 /** What a transport that negotiates the protocol era per server adds: which era it chose. */
 export interface EraAware {
   era(): ProtocolEra;
+  wireProtocol(): McpWireProtocol | undefined;
+  /** Registers a handler for the server's requests of `method`, and for its input requests of that method (MRTR). */
+  onRequest(method: string, handler: McpRequestHandler): () => void;
+}
+
+/** Options of {@link negotiateEra}. */
+export interface NegotiateEraOptions {
+  /** Learns each stateless `tools/list` page, for the `Mcp-Param-*` headers of later calls (HTTP). */
+  toolHeaders?: ToolHeaderIndex;
 }
 
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
@@ -59,10 +73,32 @@ function offersModern(data: unknown): boolean {
  * the client is handed an `initialize` result built from the discovery (its own requested version,
  * the server's capabilities and info), so nothing above the transport learns the era. Any other
  * answer (an error, an old server's 400, no 2026-07-28 among `supportedVersions`) falls back to the
- * handshake, byte for byte as before.
+ * handshake, byte for byte as before. On the stateless protocol, a result that asks for input
+ * (`input_required`) is answered through the handlers the client registered with `onRequest`, the
+ * ones a handshake-era server's own requests reach, and the request retried (see `requestWithInput`).
  */
-export function negotiateEra<T extends McpTransport>(inner: T): T & EraAware {
+export function negotiateEra<T extends McpTransport>(
+  inner: T,
+  options: NegotiateEraOptions = {},
+): T & EraAware {
   let era: ProtocolEra = { kind: "undecided" };
+  const handlers = new Map<string, McpRequestHandler>();
+
+  async function statelessRequest(
+    method: string,
+    params: unknown,
+    context: McpRequestContext | AbortSignal,
+    envelope: ClientEnvelope,
+  ): Promise<McpResponse> {
+    const response = await requestWithInput(
+      params,
+      toRequestContext(context),
+      handlers,
+      (round, roundContext) => inner.request(method, withEnvelope(round, envelope), roundContext),
+    );
+    if (method === "tools/list" && response.ok) options.toolHeaders?.record(response.result);
+    return response;
+  }
 
   async function initialize(params: unknown, context: McpRequestContext | AbortSignal): Promise<McpResponse> {
     const record = isRecord(params) ? params : {};
@@ -100,13 +136,35 @@ export function negotiateEra<T extends McpTransport>(inner: T): T & EraAware {
     };
   }
 
+  // The port's members are delegated, not only spread: a transport that is a class instance keeps
+  // them on its prototype, where a spread does not reach.
+  const { onError, closeTimeoutMs } = inner;
   return {
     ...inner,
+    onNotification: (listener) => inner.onNotification(listener),
+    onClose: (listener) => inner.onClose(listener),
+    close: () => inner.close(),
+    ...(onError ? { onError: (listener) => onError.call(inner, listener) } : {}),
+    ...(closeTimeoutMs === undefined ? {} : { closeTimeoutMs }),
     era: () => era,
+    wireProtocol: () =>
+      era.kind === "undecided"
+        ? undefined
+        : era.kind === "handshake"
+          ? { era: "handshake" }
+          : { era: "stateless", protocolVersion: era.protocolVersion },
     request(method, params, context) {
       if (method === "initialize" && era.kind === "undecided") return initialize(params, context);
       if (era.kind !== "stateless") return inner.request(method, params, context);
-      return inner.request(method, withEnvelope(params, era.envelope), context);
+      return statelessRequest(method, params, context, era.envelope);
+    },
+    onRequest(method, handler) {
+      handlers.set(method, handler);
+      const removeInner = inner.onRequest?.(method, handler);
+      return () => {
+        if (handlers.get(method) === handler) handlers.delete(method);
+        removeInner?.();
+      };
     },
     notify(method, params) {
       if (era.kind !== "stateless") return inner.notify(method, params);

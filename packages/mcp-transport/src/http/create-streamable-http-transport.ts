@@ -3,10 +3,11 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { closeBoundAround } from "../close-deadline.js";
 import { withStandardHeaders } from "../era/http-headers.js";
 import { type EraAware, negotiateEra } from "../era/negotiate-era.js";
+import { ToolHeaderIndex } from "../era/tool-header-index.js";
 import { createRedactor, credentialValues, displayUrl } from "../redact.js";
 import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
 import { describeError } from "../sdk/fold-error.js";
-import type { McpCloseReason } from "../transport.js";
+import type { McpCloseReason, McpWireProtocol } from "../transport.js";
 import { withinTime } from "../within-time.js";
 import type { HttpAuthOptions } from "./auth-provider.js";
 import { createBoundedFetch } from "./bounded-fetch.js";
@@ -33,6 +34,8 @@ export interface StreamableHttpTransportOptions extends HttpAuthOptions {
 export interface StreamableHttpMcpTransport extends SdkMcpTransport, EraAware {
   /** The session id the server assigned, once `initialize` succeeded. */
   sessionId(): string | undefined;
+  /** Which protocol the connection negotiated, once `initialize` was answered. */
+  wireProtocol(): McpWireProtocol | undefined;
 }
 
 /** Connects to a Streamable HTTP MCP endpoint through the SDK's client transport, with bounded responses and redacted messages. */
@@ -64,9 +67,11 @@ export function createStreamableHttpTransport(
     },
   );
   const { authProvider } = options;
+  // What this connection's tool listings said about x-mcp-header parameters, for its calls' headers.
+  const toolHeaders = new ToolHeaderIndex();
   const sdkTransport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers },
-    fetch: withStandardHeaders(observeStepUp(boundedFetch, authProvider)),
+    fetch: withStandardHeaders(observeStepUp(boundedFetch, authProvider), toolHeaders),
     ...(authProvider ? { authProvider } : {}),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
@@ -84,7 +89,7 @@ export function createStreamableHttpTransport(
   });
   return {
     ...transport,
-    ...negotiateEra(transport),
+    ...negotiateEra(transport, { toolHeaders }),
     closeTimeoutMs: closeBoundAround(closeTimeoutMs),
     sessionId: () => sdkTransport.sessionId,
   };

@@ -2,9 +2,9 @@ import { McpError as SdkMcpError } from "@modelcontextprotocol/sdk/types.js";
 import { escapeControlCharacters } from "../escape-control-characters.js";
 import { MCP_ERROR_CODES, type McpError, mcpFailure } from "../transport.js";
 import { httpStatusLine, summarizeHttpError } from "./http-error-summary.js";
+import { UNPARSABLE_RESULT_MESSAGE } from "./unparsable-result.js";
 
-/** The message of a failure the SDK's own parsing rejected (a result or response that is not an object). */
-export const UNPARSABLE_RESULT_MESSAGE = "the server sent a result that is not a JSON object";
+export { UNPARSABLE_RESULT_MESSAGE };
 
 // The SDK prefixes every McpError message with its code; the code already travels separately.
 const SDK_MESSAGE_PREFIX = /^MCP error -?\d+: /;
