@@ -7,7 +7,10 @@ import ts from "typescript";
 const PACKAGE_SOURCES = join(import.meta.dirname, "..", "src");
 // @agent/base's own sources, compiled beside ours: a child process must not depend on a build.
 const BASE_SOURCES = join(import.meta.dirname, "..", "node_modules", "@agent", "base", "src");
-const BETTER_SQLITE3 = pathToFileURL(createRequire(import.meta.url).resolve("better-sqlite3")).href;
+// The addon the tests themselves load: the node matrix's build for its Node line, if it named one.
+const BETTER_SQLITE3 = pathToFileURL(
+  createRequire(import.meta.url).resolve(process.env.AGENT_BETTER_SQLITE3_DIR ?? "better-sqlite3"),
+).href;
 
 /**
  * Compiles the named modules of this package's `src` (paths without `.ts`, e.g. `file/regular-files`)
