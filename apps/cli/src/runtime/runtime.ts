@@ -6,19 +6,8 @@ import { messageOf } from "@agent/base";
 import { type McpClientFeatures, type McpServerConnection, serverOfToolName } from "@agent/mcp-client";
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import type { OAuthProvider } from "@agent/mcp-transport/oauth";
-import {
-  ACTION_DIGEST_VERSION,
-  type ApprovalRecord,
-  type ApprovalStore,
-  createApprovalVoidingSink,
-  createPolicyGate,
-  DIGEST_VERSION_CHANGED_REASON,
-  type Policy,
-  TOOL_CHANGED_REASON,
-  TOOL_REMOVED_REASON,
-  voidApprovalRequests,
-} from "@agent/policy";
-import { type EventSink, fanOutEvents, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
+import { createApprovalVoidingSink, createPolicyGate, type Policy, voidStaleApprovals } from "@agent/policy";
+import { fanOutEvents, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
 import {
   type AgentConfig,
   launchFilesOf,
@@ -218,8 +207,16 @@ export async function openRuntime(
       },
     },
   );
+  // The tools of a server known in this process are all listed once it is ready: only then does a
+  // tool missing from the registry count as removed (policy's one rule of staleness decides the rest).
   const voidStale = async (): Promise<void> => {
-    await voidStaleApprovals({ approvals: state.approvals, registry, connections, events: audit });
+    await voidStaleApprovals({
+      approvals: state.approvals,
+      registry,
+      events: audit,
+      sourceListed: (toolName) =>
+        connections.find((connection) => connection.name === serverOfToolName(toolName))?.state === "ready",
+    });
   };
   const closeServers = async (): Promise<number> => {
     const open = connections.filter((connection) => !["idle", "closed"].includes(connection.state)).length;
@@ -368,47 +365,4 @@ function realPathOr(path: string): string {
     // Missing: the tools say so on every call; there is no link to resolve.
     return path;
   }
-}
-
-/**
- * Voids the pending and granted approvals whose tool is no longer the one they were asked for: a
- * registered tool whose fingerprint differs (its definition changed), or an MCP tool (or a built-in
- * resource or prompt tool) its connected, ready server no longer offers (removed). Tools of servers not connected in this process are left
- * alone: nothing is known about them. A request digested under an older digest version is voided
- * first, as `digest_version_changed` (no call can match it again). Each voided request is audited as
- * `approval_voided`, and restoring the old definition later revives none of them.
- */
-export async function voidStaleApprovals(options: {
-  approvals: ApprovalStore;
-  registry: ToolRegistry;
-  connections: readonly McpServerConnection[];
-  events: EventSink;
-}): Promise<ApprovalRecord[]> {
-  const { approvals, registry, connections, events } = options;
-  const open = [
-    ...(await approvals.listApprovals({ status: "pending" })),
-    ...(await approvals.listApprovals({ status: "granted" })),
-  ];
-  const olderDigest: ApprovalRecord[] = [];
-  const changed: ApprovalRecord[] = [];
-  const removed: ApprovalRecord[] = [];
-  for (const record of open) {
-    if (record.digestVersion < ACTION_DIGEST_VERSION) {
-      olderDigest.push(record);
-      continue;
-    }
-    const tool = registry.get(record.toolName);
-    if (tool) {
-      if (tool.fingerprint !== record.toolFingerprint) changed.push(record);
-      continue;
-    }
-    const server = serverOfToolName(record.toolName);
-    const connection = connections.find((candidate) => candidate.name === server);
-    if (connection?.state === "ready") removed.push(record);
-  }
-  return [
-    ...(await voidApprovalRequests(approvals, olderDigest, events, DIGEST_VERSION_CHANGED_REASON)),
-    ...(await voidApprovalRequests(approvals, changed, events, TOOL_CHANGED_REASON)),
-    ...(await voidApprovalRequests(approvals, removed, events, TOOL_REMOVED_REASON)),
-  ];
 }

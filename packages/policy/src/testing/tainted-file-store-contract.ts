@@ -17,7 +17,7 @@ export interface FlowStoreScenario<Store> {
   run(createStores: FlowStoreFactory<Store>): Promise<void>;
 }
 
-const SOURCES: FlowSource[] = [{ kind: "tool", name: "mcp__web__fetch", server: "web", turn: 1 }];
+const SOURCE: FlowSource = Object.freeze({ kind: "tool", name: "mcp__web__fetch", server: "web", turn: 1 });
 const START = 1_900_000_000_000;
 
 function mark(path: string, overrides: Partial<TaintedFile> = {}): TaintedFile {
@@ -25,7 +25,7 @@ function mark(path: string, overrides: Partial<TaintedFile> = {}): TaintedFile {
     path,
     sha256: "a".repeat(64),
     runId: "run_1",
-    sources: SOURCES,
+    sources: [SOURCE],
     markedAt: "2030-01-01T00:00:00.000Z",
     ...overrides,
   };
@@ -85,14 +85,14 @@ export const TAINT_WINDOW_STORE_CONTRACT: readonly FlowStoreScenario<TaintWindow
     name: "finds the window a change fell in, an unclosed one for its assumed length, and none outside",
     run: async (createStores) => {
       const { store, peer } = await createStores();
-      await store.openWindow({ id: "win_1", runId: "run_1", sources: SOURCES, startedAt: START });
+      await store.openWindow({ id: "win_1", runId: "run_1", sources: [SOURCE], startedAt: START });
       assert.equal((await peer.windowAt(START + UNCLOSED_WINDOW_MS / 2 + 0.5))?.endedAt, null);
       assert.equal(await peer.windowAt(START + UNCLOSED_WINDOW_MS + WINDOW_SLACK_MS + 1), undefined);
       await store.closeWindow("win_1", START + 5000);
       const closed = {
         id: "win_1",
         runId: "run_1",
-        sources: SOURCES,
+        sources: [SOURCE],
         startedAt: START,
         endedAt: START + 5000,
       };
@@ -107,8 +107,13 @@ export const TAINT_WINDOW_STORE_CONTRACT: readonly FlowStoreScenario<TaintWindow
     name: "lists every window, oldest first",
     run: async (createStores) => {
       const { store, peer } = await createStores();
-      await store.openWindow({ id: "win_late", runId: "run_2", sources: SOURCES, startedAt: START + 10_000 });
-      await store.openWindow({ id: "win_early", runId: "run_1", sources: SOURCES, startedAt: START });
+      await store.openWindow({
+        id: "win_late",
+        runId: "run_2",
+        sources: [SOURCE],
+        startedAt: START + 10_000,
+      });
+      await store.openWindow({ id: "win_early", runId: "run_1", sources: [SOURCE], startedAt: START });
       await store.closeWindow("win_early", START + 1000);
       assert.deepEqual(
         (await peer.listWindows()).map((window) => [window.id, window.endedAt]),
