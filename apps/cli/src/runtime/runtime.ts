@@ -6,7 +6,7 @@ import { messageOf } from "@agent/base";
 import { type McpClientFeatures, type McpServerConnection, serverOfToolName } from "@agent/mcp-client";
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import type { OAuthProvider } from "@agent/mcp-transport/oauth";
-import { createApprovalVoidingSink, createPolicyGate, type Policy, voidStaleApprovals } from "@agent/policy";
+import { createApprovalVoidingSink, voidStaleApprovals } from "@agent/policy";
 import { fanOutEvents, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
 import {
   type AgentConfig,
@@ -32,6 +32,7 @@ import { createInstallProgress } from "../terminal/install-progress.js";
 import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
 import { formRefusal } from "./form-policy.js";
+import { createReloadableGate } from "./reloadable-gate.js";
 import { createRunFlows, noting, type RunFlows } from "./run-flows.js";
 import { createSandboxes, type Sandboxes } from "./sandboxes.js";
 import { createServerAuthProvider, redactingCredentialStore } from "./server-auth.js";
@@ -184,29 +185,22 @@ export async function openRuntime(
       network: config.policy.network,
     }),
   );
-  const gateFor = (policy: Policy): ToolGate =>
-    createPolicyGate({
-      policy,
-      approvals: state.approvals,
-      events: audit,
-      sandboxFor: (tool) => sandboxes.sandboxFor(tool),
-    });
-  // Owned by this runtime: `reloadPolicy` replaces it, and every holder of `gate` sees the new one.
-  let policyGate = gateFor(config.policy);
-  // The decisions `policyGate` decides by, for what is not a call through it (a server's forms).
-  let currentPolicy = config.policy;
-  const gate: ToolGate = windowingGate(
-    { admit: (request) => policyGate.admit(request) },
-    state.taintWindows,
-    {
-      writesUnnamedFiles: (request) => writesUnnamedFiles(request.tool, config.servers, sandboxes),
-      ownSource: (request) => {
-        const server = serverOfToolName(request.tool.name);
-        if (server === undefined || flows.trustOf(server) === "trusted") return undefined;
-        return { kind: "tool", name: request.tool.name, server, turn: 0 };
-      },
+  // Owned by this runtime: `reloadPolicy` reloads it, and every holder of `gate` sees the new decisions.
+  const policyGate = createReloadableGate({
+    config,
+    env: io.env,
+    approvals: state.approvals,
+    events: audit,
+    sandboxes,
+  });
+  const gate: ToolGate = windowingGate(policyGate.gate, state.taintWindows, {
+    writesUnnamedFiles: (request) => writesUnnamedFiles(request.tool, config.servers, sandboxes),
+    ownSource: (request) => {
+      const server = serverOfToolName(request.tool.name);
+      if (server === undefined || flows.trustOf(server) === "trusted") return undefined;
+      return { kind: "tool", name: request.tool.name, server, turn: 0 };
     },
-  );
+  });
   // The tools of a server known in this process are all listed once it is ready: only then does a
   // tool missing from the registry count as removed (policy's one rule of staleness decides the rest).
   const voidStale = async (): Promise<void> => {
@@ -231,7 +225,7 @@ export async function openRuntime(
       "elicitation",
       createElicitationHandler(io, {
         json: location.json ?? false,
-        refusal: (server) => formRefusal(currentPolicy, server),
+        refusal: (server) => formRefusal(policyGate.policy(), server),
       }),
     ),
   };
@@ -324,18 +318,7 @@ export async function openRuntime(
     },
     voidStaleApprovals: voidStale,
     closeServers,
-    reloadPolicy() {
-      const reloaded = loadConfig(config.file, io.env, { userFile: config.userFile }).policy;
-      // Only the decisions: the network policy and sandbox requirement stay those the servers and
-      // sandboxes of this command were started under.
-      currentPolicy = Object.freeze({
-        ...config.policy,
-        defaults: reloaded.defaults,
-        rules: reloaded.rules,
-        flows: reloaded.flows,
-      });
-      policyGate = gateFor(currentPolicy);
-    },
+    reloadPolicy: () => policyGate.reload(),
     async close() {
       await closeServers();
       await approvalVoiding.settled();
