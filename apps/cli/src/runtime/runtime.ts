@@ -1,6 +1,5 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { messageOf } from "@agent/base";
 import { type McpClientFeatures, type McpServerConnection, serverOfToolName } from "@agent/mcp-client";
@@ -10,7 +9,6 @@ import { createApprovalVoidingSink, voidStaleApprovals } from "@agent/policy";
 import { fanOutEvents, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
 import {
   type AgentConfig,
-  launchFilesOf,
   loadConfig,
   requireConfigPath,
   type ServerConfig,
@@ -19,19 +17,17 @@ import {
 import {
   createLocalTools,
   createRunCommandTool,
-  isSameOrInside,
   listProtectedPaths,
   PathGuard,
   type ProtectedPaths,
-  realPathOf,
 } from "../local-tools/index.js";
-import { projectNpmrcPaths } from "../packages/npm-install.js";
 import { createPackageCache, type PackageCache, packageCacheRoot } from "../packages/package-cache.js";
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { createInstallProgress } from "../terminal/install-progress.js";
 import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
 import { formRefusal } from "./form-policy.js";
+import { protectedPathsOf } from "./protected-paths-of.js";
 import { createReloadableGate } from "./reloadable-gate.js";
 import { createRunFlows, noting, type RunFlows } from "./run-flows.js";
 import { createSandboxes, type Sandboxes } from "./sandboxes.js";
@@ -126,22 +122,7 @@ export async function openRuntime(
     progress: createInstallProgress(io),
     events: audit,
   });
-  const protectedPaths: ProtectedPaths = {
-    configFile: config.file,
-    stateDir: durable.stateDir,
-    secretPaths: config.protectedPaths,
-    launchFiles: launchFilesOf(config.servers),
-    // By the real root: the file tools compare real paths, and a name that does not exist has no other.
-    // The package cache too: what servers run from, so nothing sandboxed and no local tool may change it.
-    hostRunPaths: [
-      ...[...config.hostRunPaths, ...npmrcPathsOf(config.servers, packages)].map((path) =>
-        underRoot(path, config.workspaceRoot, workspaceRealPath),
-      ),
-      // By its real path as well: the file tools compare real paths, and the cache may be reached
-      // through a link (a home directory that is one) that the workspace root is not named by.
-      ...new Set([packages.root, realPathOf(packages.root) ?? packages.root]),
-    ],
-  };
+  const protectedPaths = protectedPathsOf(config, durable.stateDir, packages, workspaceRealPath);
   const identityKey = durable.identityKey();
   const sandboxes = createSandboxes({
     policy: config.policy,
@@ -325,20 +306,6 @@ export async function openRuntime(
       await durable.close();
     },
   };
-}
-
-// `path` below the configured root as the same path below the root's real path; others unchanged.
-// The project .npmrc files the package cache's npm installs read outside the sandbox (see projectNpmrcPaths).
-function npmrcPathsOf(servers: readonly ServerConfig[], packages: PackageCache): string[] {
-  return servers.flatMap((server) => {
-    if (server.type !== "stdio") return [];
-    const plan = packages.planOf(server);
-    return plan.kind === "package" && plan.command.installer === "npm" ? projectNpmrcPaths(server.cwd) : [];
-  });
-}
-
-function underRoot(path: string, root: string, realRoot: string): string {
-  return isSameOrInside(root, path) ? join(realRoot, relative(root, path)) : path;
 }
 
 function realPathOr(path: string): string {
