@@ -34,11 +34,11 @@ function setUp() {
       execute: ({ q }) => ({ results: [q] }),
     }),
   );
-  let calls = 0;
-  const call = () =>
+  // Each call in a run of its own: a grant or pending request of one never answers another.
+  const call = (index: number) =>
     executeToolCall(
-      { name: NAME, input: { q: "x" }, callId: `call_${(calls += 1)}` },
-      { registry, gate: reloadable.gate, runId: `run_${calls}`, cwd: "/work", events },
+      { name: NAME, input: { q: "x" }, callId: `call_${index}` },
+      { registry, gate: reloadable.gate, runId: `run_${index}`, cwd: "/work", events },
     );
   return { file, config, reloadable, call };
 }
@@ -46,13 +46,13 @@ function setUp() {
 describe("the reloadable policy gate", () => {
   it("decides by the file's new rules from the next call on, keeping the network policy it started with", async () => {
     const { file, config, reloadable, call } = setUp();
-    expect((await call()).type).toBe("waiting");
+    expect((await call(1)).type).toBe("waiting");
     writeFileSync(
       file,
       JSON.stringify({ ...rules("allow"), policy: { ...rules("allow").policy, network: "allow" } }),
     );
     reloadable.reload();
-    expect((await call()).type).toBe("observation");
+    expect((await call(2)).type).toBe("observation");
     expect(reloadable.policy().rules).toEqual([{ tool: NAME, decision: "allow" }]);
     expect(reloadable.policy().network).toEqual(config.policy.network);
   });
@@ -63,6 +63,6 @@ describe("the reloadable policy gate", () => {
     expect(() => reloadable.reload()).toThrow(
       expect.objectContaining({ code: expect.stringMatching(/^config_/) }),
     );
-    expect((await call()).type).toBe("waiting");
+    expect((await call(1)).type).toBe("waiting");
   });
 });
