@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { nativeAddonFor, usesNativeAddon } from "./native-addons.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const here = join(root, "scripts", "node-matrix");
@@ -63,6 +64,11 @@ function runPackage(binary, version, name) {
   rmSync(report, { force: true });
   const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
   const env = { ...process.env, PATH: `${join(binary, "..")}:${process.env.PATH}` };
+  if (usesNativeAddon(dir)) {
+    const addon = nativeAddonFor(binary, join(cacheRoot, version), dir, console.log);
+    if (addon.error) return { passed: 0, failed: 1, note: `better-sqlite3 did not build:\n${addon.error}` };
+    env.AGENT_BETTER_SQLITE3_DIR = addon.dir;
+  }
   const run = spawnSync(
     binary,
     [vitest, "run", "--reporter=dot", "--reporter=json", `--outputFile.json=${report}`],

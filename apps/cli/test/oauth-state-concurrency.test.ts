@@ -35,8 +35,7 @@ beforeEach(() => {
   moduleDir = join(root, "modules");
   compileStateModules(moduleDir, [
     "oauth-token-store",
-    "open-state-database",
-    "schema-migrations",
+    "state-directory",
     "state-error",
     "state-files",
     "state-paths",

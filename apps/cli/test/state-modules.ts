@@ -7,12 +7,20 @@ import ts from "typescript";
 const SOURCE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "state");
 const require = createRequire(import.meta.url);
 // What the compiled modules import from outside `src/state`, resolved here (the temp folder has no
-// node_modules): the native SQLite binding, and @agent/base as built (the CLI's tests run on builds).
+// node_modules): the native SQLite binding, and the workspace packages as built (the CLI's tests run
+// on builds). Named by their files: a resolve from inside vitest would follow the "@agent/source" condition.
 const BETTER_SQLITE3 = pathToFileURL(require.resolve("better-sqlite3")).href;
-// (Named by its file: a resolve from inside vitest would follow the "@agent/source" condition.)
-const AGENT_BASE = pathToFileURL(
-  join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "@agent", "base", "dist", "index.js"),
-).href;
+const AGENT_PACKAGES = join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "@agent");
+const BUILT: Readonly<Record<string, string>> = Object.freeze({
+  "better-sqlite3": BETTER_SQLITE3,
+  "@agent/base": builtEntry("base", "index.js"),
+  "@agent/store-sqlite": builtEntry("store-sqlite", "index.js"),
+  "@agent/store-sqlite/file": builtEntry("store-sqlite", "file/index.js"),
+});
+
+function builtEntry(name: string, entry: string): string {
+  return pathToFileURL(join(AGENT_PACKAGES, name, "dist", entry)).href;
+}
 
 /**
  * Compiles the named modules of `src/state` into `moduleDir` (types erased by TypeScript's
@@ -30,11 +38,10 @@ export function compileStateModules(moduleDir: string, names: readonly string[])
         verbatimModuleSyntax: true,
       },
     });
-    writeFileSync(
-      join(moduleDir, `${name}.js`),
-      outputText
-        .replaceAll('from "better-sqlite3"', `from "${BETTER_SQLITE3}"`)
-        .replaceAll('from "@agent/base"', `from "${AGENT_BASE}"`),
+    const linked = Object.entries(BUILT).reduce(
+      (text, [specifier, url]) => text.replaceAll(`from "${specifier}"`, `from "${url}"`),
+      outputText,
     );
+    writeFileSync(join(moduleDir, `${name}.js`), linked);
   }
 }

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -11,7 +12,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { APPROVAL_STORE_CONTRACT, sampleApprovalRequest } from "@agent/policy/testing";
+import { sampleApprovalRequest } from "@agent/policy/testing";
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from "@agent/store-sqlite";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -21,11 +23,9 @@ import {
   type RunOwner,
   resolveStateDir,
   SqliteStateStore,
-  STATE_SCHEMA_VERSION,
   StateError,
   stateDatabasePath,
 } from "../src/state/index.js";
-import { MIGRATIONS } from "../src/state/schema-migrations.js";
 
 let root: string;
 let stateDir: string;
@@ -77,32 +77,19 @@ function snapshot(file: string): { bytes: Buffer; mtimeMs: number; siblings: str
   };
 }
 
-const DIGEST_A = "a".repeat(64);
-const DIGEST_B = "b".repeat(64);
 const request = sampleApprovalRequest;
 
 describe("opening the state database", () => {
-  it("creates a private directory and file and migrates an empty database", () => {
+  it("creates a private directory and file, and the stores of @agent/store-sqlite in it", async () => {
     const store = open();
     expect(statSync(stateDir).mode & 0o777).toBe(0o700);
     expect(statSync(store.file).mode & 0o777).toBe(0o600);
     expect(store.file).toBe(stateDatabasePath(stateDir));
+    await store.approvals.saveApprovalRequest(request("apr_1"));
     const database = new Database(store.file, { readonly: true });
     try {
-      expect(database.pragma("user_version", { simple: true })).toBe(STATE_SCHEMA_VERSION);
-      expect(database.pragma("journal_mode", { simple: true })).toBe("wal");
-      const tables = database
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        .all();
-      expect(tables).toEqual([
-        { name: "agent_run_calls" },
-        { name: "agent_run_messages" },
-        { name: "agent_runs" },
-        { name: "approvals" },
-        { name: "runs" },
-        { name: "taint_windows" },
-        { name: "tainted_files" },
-      ]);
+      expect(database.pragma("user_version", { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+      expect(database.prepare("SELECT id FROM approvals").all()).toEqual([{ id: "apr_1" }]);
     } finally {
       database.close();
     }
@@ -123,11 +110,11 @@ describe("opening the state database", () => {
     expect((await second.approvals.getApproval("apr_1"))?.status).toBe("pending");
   });
 
-  it("refuses a database from a newer version and leaves it untouched", () => {
+  it("refuses a database from a newer version with the CLI's code, and leaves it untouched", () => {
     open().close();
     const file = stateDatabasePath(stateDir);
     const database = new Database(file);
-    database.pragma(`user_version = ${STATE_SCHEMA_VERSION + 1}`);
+    database.pragma(`user_version = ${SQLITE_SCHEMA_VERSION + 1}`);
     database.pragma("journal_mode = DELETE");
     database.close();
     const before = snapshot(file);
@@ -135,12 +122,12 @@ describe("opening the state database", () => {
     expect(error.code).toBe("state_too_new");
     expect(error.file).toBe(file);
     expect(error.message).toContain(file);
-    expect(error.message).toContain(`schema version ${STATE_SCHEMA_VERSION + 1}`);
+    expect(error.message).toContain(`schema version ${SQLITE_SCHEMA_VERSION + 1}`);
     expect(error.message).toContain("Upgrade the agent");
     expect(snapshot(file)).toEqual(before);
   });
 
-  it("refuses a file that is not a database and leaves it untouched", () => {
+  it("refuses a file that is not a database with the CLI's code, and leaves it untouched", () => {
     open().close();
     const file = stateDatabasePath(stateDir);
     writeFileSync(file, "these bytes are not a SQLite database, and must survive\n".repeat(100));
@@ -152,25 +139,30 @@ describe("opening the state database", () => {
     expect(snapshot(file)).toEqual(before);
   });
 
-  it("refuses a damaged database and leaves it untouched", async () => {
-    const store = open();
-    for (let index = 0; index < 50; index += 1) {
-      store.createRun({
-        toolName: "read_file",
-        input: { path: `file-${index}.txt`, pad: "x".repeat(500) },
-        cwd: root,
-      });
-    }
-    store.close();
-    const file = stateDatabasePath(stateDir);
-    const bytes = readFileSync(file);
-    // Overwrite the second page (the first table's b-tree root) with garbage.
-    bytes.fill(0xff, 4096, 8192);
-    writeFileSync(file, bytes);
-    const before = snapshot(file);
-    const error = stateErrorOf(() => open());
-    expect(error.code).toBe("state_corrupt");
-    expect(snapshot(file)).toEqual(before);
+  it("opens a state directory of the release before @agent/store-sqlite, its one-call runs included", async () => {
+    // Written and read back by that release's own code: see packages/store-sqlite/test/fixtures.
+    const fixtures = join(
+      import.meta.dirname,
+      "..",
+      "..",
+      "..",
+      "packages",
+      "store-sqlite",
+      "test",
+      "fixtures",
+    );
+    const released = JSON.parse(readFileSync(join(fixtures, "released-state.json"), "utf8"));
+    mkdirSync(stateDir, { mode: 0o700 });
+    copyFileSync(join(fixtures, "released-state.db"), stateDatabasePath(stateDir));
+    const store = openAs(OWNER_A);
+    expect(store.listRuns()).toEqual(released.callRuns);
+    expect(await store.approvals.listApprovals()).toEqual(released.approvals);
+    expect(await store.agentRuns.loadRun("run_agent")).toEqual(released.agentRun);
+    // Its waiting call can be resumed as before: claimed once, by this process.
+    const waiting = store.getRun("run_call");
+    if (!waiting) throw new Error("run_call is missing");
+    expect(store.claimRun(waiting)).toMatchObject({ status: "running", owner: OWNER_A });
+    expect(openAs(OWNER_B).claimRun(waiting)).toBeUndefined();
   });
 });
 
@@ -277,7 +269,7 @@ describe("schema migrations", () => {
     mkdirSync(stateDir, { mode: 0o700 });
     const file = stateDatabasePath(stateDir);
     const old = new Database(file);
-    old.exec(String(MIGRATIONS.find((migration) => migration.version === 1)?.sql));
+    old.exec(String(SQLITE_MIGRATIONS.find((migration) => migration.version === 1)?.sql));
     old.pragma("user_version = 1");
     const insertRun = old.prepare(
       `INSERT INTO runs (id, created_at, updated_at, status, tool_name, call_id, input_json, cwd, request_id)
@@ -311,7 +303,7 @@ describe("schema migrations", () => {
 
     const database = new Database(file, { readonly: true });
     try {
-      expect(database.pragma("user_version", { simple: true })).toBe(STATE_SCHEMA_VERSION);
+      expect(database.pragma("user_version", { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
       const columns = (database.pragma("table_info(runs)") as { name: string }[]).map(
         (column) => column.name,
       );
@@ -319,117 +311,6 @@ describe("schema migrations", () => {
     } finally {
       database.close();
     }
-  });
-});
-
-describe("schema migration 4", () => {
-  it("keeps every approval of a version 3 database, in order, and lets them be voided", async () => {
-    mkdirSync(stateDir, { mode: 0o700 });
-    const file = stateDatabasePath(stateDir);
-    const old = new Database(file);
-    for (const migration of MIGRATIONS.filter((step) => step.version <= 3)) old.exec(migration.sql);
-    old.pragma("user_version = 3");
-    const insert = old.prepare(
-      `INSERT INTO approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint, summary,
-         input_preview, status, created_at, decided_at)
-       VALUES (?, 'run_1', 'call_1', 'write_file', 'write', ?, 'f', 's', '{}', ?, '2030-01-01T00:00:00.000Z', NULL)`,
-    );
-    // Same created_at: only the rowid keeps their order.
-    insert.run("apr_b", "d1", "granted");
-    insert.run("apr_a", "d2", "pending");
-    insert.run("apr_c", "d3", "consumed");
-    old.close();
-
-    const store = openAs(OWNER_A);
-    const records = await store.approvals.listApprovals();
-    expect(records.map((record) => [record.id, record.status])).toEqual([
-      ["apr_b", "granted"],
-      ["apr_a", "pending"],
-      ["apr_c", "consumed"],
-    ]);
-    // Recorded before the digest's inputs were kept: they stay absent, not invented.
-    expect(records[0]?.input).toBeUndefined();
-    expect(records[0]?.cwd).toBeUndefined();
-    expect((await store.approvals.voidApproval("apr_b", "changed"))?.status).toBe("voided");
-    expect(await store.approvals.consumeApprovalGrant("run_1", "d1")).toBe(false);
-    // The one-pending-per-action index survived the rebuild.
-    await store.approvals.saveApprovalRequest(request("apr_new", { runId: "run_1", actionDigest: "d2" }));
-    expect((await store.approvals.listApprovals({ status: "pending" })).map((record) => record.id)).toEqual([
-      "apr_a",
-    ]);
-    store.close();
-  });
-});
-
-describe("schema migration 6", () => {
-  it("records the approvals of a version 5 database as digested under version 1, and keeps new versions", async () => {
-    mkdirSync(stateDir, { mode: 0o700 });
-    const file = stateDatabasePath(stateDir);
-    const old = new Database(file);
-    for (const migration of MIGRATIONS.filter((step) => step.version <= 5)) old.exec(migration.sql);
-    old.pragma("user_version = 5");
-    old
-      .prepare(
-        `INSERT INTO approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint, summary,
-           input_preview, status, created_at)
-         VALUES ('apr_old', 'run_1', 'call_1', 'write_file', 'write', 'd1', 'f', 's', '{}', 'granted',
-           '2030-01-01T00:00:00.000Z')`,
-      )
-      .run();
-    old.close();
-
-    const store = openAs(OWNER_A);
-    // Version 1 was the only way actions were digested before the column existed.
-    expect((await store.approvals.getApproval("apr_old"))?.digestVersion).toBe(1);
-    await store.approvals.saveApprovalRequest(request("apr_new", { runId: "run_2", digestVersion: 7 }));
-    expect((await store.approvals.getApproval("apr_new"))?.digestVersion).toBe(7);
-    store.close();
-  });
-});
-
-describe("SqliteStateStore.approvals", () => {
-  for (const scenario of APPROVAL_STORE_CONTRACT) {
-    it(scenario.name, () => scenario.run((now) => openAt(now).approvals));
-  }
-
-  it("keeps unverified hints, and leaves them out when there are none", async () => {
-    const { approvals } = open();
-    const saved = await approvals.saveApprovalRequest(
-      request("apr_1", { unverifiedHints: { readOnlyHint: true } }),
-    );
-    expect(saved.unverifiedHints).toEqual({ readOnlyHint: true });
-    const plain = await approvals.saveApprovalRequest(request("apr_2", { actionDigest: DIGEST_B }));
-    expect("unverifiedHints" in plain).toBe(false);
-  });
-
-  it("records who decided: the granting or denying user; voiding keeps the granter, or records the voider", async () => {
-    const alice = SqliteStateStore.open(stateDir, { decidedBy: "alice" });
-    const bob = SqliteStateStore.open(stateDir, { decidedBy: "bob" });
-    stores.push(alice, bob);
-    await alice.approvals.saveApprovalRequest(request("apr_1"));
-    await alice.approvals.saveApprovalRequest(request("apr_2", { actionDigest: DIGEST_B }));
-    await alice.approvals.saveApprovalRequest(request("apr_3", { runId: "run_2" }));
-    expect(await alice.approvals.grantApproval("apr_1")).toMatchObject({ decidedBy: "alice" });
-    expect(await bob.approvals.denyApproval("apr_2")).toMatchObject({ decidedBy: "bob" });
-    expect(await bob.approvals.voidApproval("apr_1", "changed")).toMatchObject({
-      status: "voided",
-      decidedBy: "alice",
-    });
-    expect(await bob.approvals.voidApproval("apr_3", "changed")).toMatchObject({ decidedBy: "bob" });
-    // A store told nobody (a library user's) records nobody.
-    await open().approvals.saveApprovalRequest(request("apr_4", { runId: "run_3" }));
-    expect("decidedBy" in (await open().approvals.grantApproval("apr_4"))).toBe(false);
-  });
-
-  it("consumes a grant once across connections to the same file", async () => {
-    const first = open();
-    await first.approvals.saveApprovalRequest(request("apr_1"));
-    await first.approvals.grantApproval("apr_1");
-    const others = [open(), open(), open()];
-    const results = await Promise.all(
-      [first, ...others].map((store) => store.approvals.consumeApprovalGrant("run_1", DIGEST_A)),
-    );
-    expect(results.filter(Boolean)).toHaveLength(1);
   });
 });
 

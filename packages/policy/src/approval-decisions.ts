@@ -1,5 +1,4 @@
 import { type EventSink, emitEvent, NULL_EVENT_SINK } from "@agent/tools";
-import { ACTION_DIGEST_VERSION } from "./action-digest.js";
 import type { ApprovalRecord, ApprovalStore } from "./approval-store.js";
 
 /**
@@ -39,69 +38,6 @@ export async function denyApprovalRequest(
     ...(reason ? { reason } : {}),
   });
   return record;
-}
-
-/** The reason {@link voidApprovalsOfChangedTool} records, unless the caller gives its own. */
-export const TOOL_CHANGED_REASON = "the tool's definition changed (fingerprint differs)";
-
-/**
- * Voids every pending or granted request for `tool.name` whose tool fingerprint is not
- * `tool.fingerprint` (the definition changed since it was asked), emitting `approval_voided` for
- * each; returns the voided records. Restoring the old definition later revives none of them. Call it
- * whenever a tool's current definition becomes known (discovery, rediscovery, reconnect).
- */
-export async function voidApprovalsOfChangedTool(
-  store: ApprovalStore,
-  tool: { name: string; fingerprint: string },
-  events: EventSink = NULL_EVENT_SINK,
-  reason: string = TOOL_CHANGED_REASON,
-): Promise<ApprovalRecord[]> {
-  const open = [
-    ...(await store.listApprovals({ status: "pending" })),
-    ...(await store.listApprovals({ status: "granted" })),
-  ].filter((record) => record.toolName === tool.name && record.toolFingerprint !== tool.fingerprint);
-  return voidApprovalRequests(store, open, events, reason);
-}
-
-/**
- * Voids every pending or granted request for a tool that no longer exists (a server removed it),
- * emitting `approval_voided` for each, so it cannot come back with its old approvals.
- */
-export async function voidApprovalsOfRemovedTool(
-  store: ApprovalStore,
-  toolName: string,
-  events: EventSink = NULL_EVENT_SINK,
-): Promise<ApprovalRecord[]> {
-  const open = [
-    ...(await store.listApprovals({ status: "pending" })),
-    ...(await store.listApprovals({ status: "granted" })),
-  ].filter((record) => record.toolName === toolName);
-  return voidApprovalRequests(store, open, events, TOOL_REMOVED_REASON);
-}
-
-/** The reason {@link voidApprovalsOfRemovedTool} records. */
-export const TOOL_REMOVED_REASON = "the tool was removed";
-
-/** The reason {@link voidApprovalsOfOlderDigestVersion} records. */
-export const DIGEST_VERSION_CHANGED_REASON = "digest_version_changed";
-
-/**
- * Voids every pending or granted request digested under a version older than `version` (how actions
- * are digested changed since it was asked, so no call can match it again), emitting `approval_voided`
- * with the reason `digest_version_changed` for each; returns the voided records. Requests of a newer
- * version (another machine on a shared store runs a newer harness) are left alone. The policy gate
- * calls it once, before its first approval look-up.
- */
-export async function voidApprovalsOfOlderDigestVersion(
-  store: ApprovalStore,
-  events: EventSink = NULL_EVENT_SINK,
-  version: number = ACTION_DIGEST_VERSION,
-): Promise<ApprovalRecord[]> {
-  const open = [
-    ...(await store.listApprovals({ status: "pending" })),
-    ...(await store.listApprovals({ status: "granted" })),
-  ].filter((record) => record.digestVersion < version);
-  return voidApprovalRequests(store, open, events, DIGEST_VERSION_CHANGED_REASON);
 }
 
 /**

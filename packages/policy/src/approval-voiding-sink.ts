@@ -1,6 +1,6 @@
 import type { EventSink, RegisteredTool } from "@agent/tools";
-import { voidApprovalsOfChangedTool, voidApprovalsOfRemovedTool } from "./approval-decisions.js";
 import type { ApprovalStore } from "./approval-store.js";
+import { voidApprovalsOfChangedTool, voidApprovalsOfRemovedTool } from "./stale-approvals.js";
 
 /** Options of {@link createApprovalVoidingSink}. */
 export interface ApprovalVoidingSinkOptions {

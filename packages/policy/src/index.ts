@@ -9,15 +9,9 @@ export {
 } from "./allow-entry.js";
 export {
   DENIAL_REASON_MAX_CHARS,
-  DIGEST_VERSION_CHANGED_REASON,
   denyApprovalRequest,
   grantApprovalRequest,
-  TOOL_CHANGED_REASON,
-  TOOL_REMOVED_REASON,
   voidApprovalRequests,
-  voidApprovalsOfChangedTool,
-  voidApprovalsOfOlderDigestVersion,
-  voidApprovalsOfRemovedTool,
 } from "./approval-decisions.js";
 export { approvalIdTaken, approvalNotFound, assertDecidable } from "./approval-errors.js";
 export { type ApprovalFlow, approvalFlowOf, restoreApprovalFlow } from "./approval-flow.js";
@@ -73,6 +67,17 @@ export {
   type Sandbox,
   type SandboxRunOptions,
 } from "./sandbox.js";
+export {
+  DIGEST_VERSION_CHANGED_REASON,
+  type StaleApprovalSweep,
+  staleReasonOf,
+  TOOL_CHANGED_REASON,
+  TOOL_REMOVED_REASON,
+  voidApprovalsOfChangedTool,
+  voidApprovalsOfOlderDigestVersion,
+  voidApprovalsOfRemovedTool,
+  voidStaleApprovals,
+} from "./stale-approvals.js";
 export {
   type TaintedFileRow,
   type TaintWindowRow,

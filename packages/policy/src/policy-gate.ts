@@ -9,16 +9,13 @@ import {
   type ToolGate,
 } from "@agent/tools";
 import { createAllowMemo } from "./allow-memo.js";
-import {
-  approvalFields,
-  voidApprovalsOfChangedTool,
-  voidApprovalsOfOlderDigestVersion,
-} from "./approval-decisions.js";
+import { approvalFields } from "./approval-decisions.js";
 import type { ApprovalRecord, ApprovalRequest, ApprovalStore } from "./approval-store.js";
 import { authorize } from "./authorize.js";
 import { isFlowSink } from "./flow-sink.js";
 import type { NetworkPolicy, Policy } from "./policy.js";
 import { describeMissingIsolation, executeInSandbox, NO_ISOLATION, type Sandbox } from "./sandbox.js";
+import { voidApprovalsOfChangedTool, voidApprovalsOfOlderDigestVersion } from "./stale-approvals.js";
 
 /** Options of {@link createPolicyGate}. */
 export interface PolicyGateOptions {

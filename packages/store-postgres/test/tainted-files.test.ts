@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { TAINT_WINDOW_STORE_CONTRACT, TAINTED_FILE_STORE_CONTRACT } from "@agent/policy/testing";
+import { afterEach, describe, inject, it } from "vitest";
 import { openPostgresState } from "../src/index.js";
 import { createTestDatabase } from "./databases.js";
 
@@ -18,44 +19,13 @@ async function openStores() {
     () => mine.close(),
     () => theirs.close(),
   );
-  return { mine: mine.taintedFiles, theirs: theirs.taintedFiles };
+  return { store: mine.taintedFiles, peer: theirs.taintedFiles };
 }
 
-const SOURCES = [{ kind: "tool" as const, name: "mcp__web__fetch", server: "web", turn: 1 }];
+describe("PostgresTaintedFileStore: the TaintedFileStore contract, shared by every machine", () => {
+  for (const scenario of TAINTED_FILE_STORE_CONTRACT) it(scenario.name, () => scenario.run(openStores));
+});
 
-describe("PostgresTaintedFileStore: the flow guard's marks and windows, shared by every machine", () => {
-  it("marks, replaces and clears a file's taint; another machine sees each", async () => {
-    const { mine, theirs } = await openStores();
-    const file = {
-      path: "/w/plan.md",
-      sha256: "a".repeat(64),
-      runId: "run_1",
-      sources: SOURCES,
-      markedAt: "2030-01-01T00:00:00.000Z",
-    };
-    await mine.markTainted(file);
-    expect(await theirs.findTainted(["/w/plan.md", "/w/other.md"])).toEqual([file]);
-    await mine.markTainted({ ...file, runId: "run_2" });
-    expect((await theirs.findTainted(["/w/plan.md"]))[0]?.runId).toBe("run_2");
-    await theirs.clearTaint("/w/plan.md");
-    expect(await mine.findTainted(["/w/plan.md"])).toEqual([]);
-    expect(await mine.findTainted([])).toEqual([]);
-  });
-
-  it("finds the window a change fell in, an unclosed one for an hour, and none outside", async () => {
-    const { mine, theirs } = await openStores();
-    const start = 1_900_000_000_000;
-    await mine.openWindow({ id: "win_1", runId: "run_1", sources: SOURCES, startedAt: start });
-    expect(await theirs.windowAt(start + 30 * 60 * 1000 + 0.5)).toMatchObject({ id: "win_1", endedAt: null });
-    await mine.closeWindow("win_1", start + 5000);
-    expect(await theirs.windowAt(start + 2500)).toEqual({
-      id: "win_1",
-      runId: "run_1",
-      sources: SOURCES,
-      startedAt: start,
-      endedAt: start + 5000,
-    });
-    expect(await theirs.windowAt(start + 60_000)).toBeUndefined();
-    expect(await theirs.windowAt(start - 60_000)).toBeUndefined();
-  });
+describe("PostgresTaintedFileStore: the TaintWindowStore contract, shared by every machine", () => {
+  for (const scenario of TAINT_WINDOW_STORE_CONTRACT) it(scenario.name, () => scenario.run(openStores));
 });

@@ -15,6 +15,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@agent/mcp-testing": ["@agent/base", "@agent/mcp-transport"],
   "@agent/models": ["@agent/base"],
   "@agent/loop": ["@agent/base", "@agent/tools", "@agent/models"],
+  "@agent/store-sqlite": ["@agent/base", "@agent/tools", "@agent/policy", "@agent/loop"],
   "@agent/store-postgres": ["@agent/base", "@agent/tools", "@agent/policy", "@agent/loop"],
 };
 

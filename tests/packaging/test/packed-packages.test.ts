@@ -71,7 +71,7 @@ beforeAll(async () => {
       maxBuffer: 64 * 1024 * 1024,
     },
   );
-  const addon = join(root, "apps/cli/node_modules/better-sqlite3/build");
+  const addon = join(root, "packages/store-sqlite/node_modules/better-sqlite3/build");
   if (existsSync(addon))
     cpSync(addon, join(consumer, "node_modules/better-sqlite3/build"), { recursive: true });
 });

@@ -3,6 +3,9 @@ import type { Runtime } from "../runtime/runtime.js";
 import type { RunStatus } from "../state/index.js";
 import { whileUnavailable } from "../state/while-unavailable.js";
 
+/** What recording a one-call run needs of the runtime: the state, and the registry its tool's fingerprint comes from. */
+export type RunRecordingRuntime = Pick<Runtime, "state" | "registry">;
+
 /** One call of a run, as recorded: replaying it exactly is what binds it to its approval. */
 export interface RunCall {
   runId: string;
@@ -17,7 +20,7 @@ export interface RunCall {
  * resume could run it again, so an unreachable database is retried for a while before giving up.
  */
 export async function recordRun(
-  runtime: Runtime,
+  runtime: RunRecordingRuntime,
   call: RunCall,
   outcome: ToolCallOutcome | undefined,
   signal: AbortSignal,
@@ -45,7 +48,7 @@ function statusOf(outcome: ToolCallOutcome): RunStatus {
   return outcome.error === "cancelled" ? "cancelled" : "failed";
 }
 
-function fingerprintOf(runtime: Runtime, toolName: string): { toolFingerprint?: string } {
+function fingerprintOf(runtime: Pick<Runtime, "registry">, toolName: string): { toolFingerprint?: string } {
   const fingerprint = runtime.registry.get(toolName)?.fingerprint;
   return fingerprint === undefined ? {} : { toolFingerprint: fingerprint };
 }

@@ -1,27 +1,14 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { messageOf } from "@agent/base";
 import { type McpClientFeatures, type McpServerConnection, serverOfToolName } from "@agent/mcp-client";
 import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import type { OAuthProvider } from "@agent/mcp-transport/oauth";
-import {
-  ACTION_DIGEST_VERSION,
-  type ApprovalRecord,
-  type ApprovalStore,
-  createApprovalVoidingSink,
-  createPolicyGate,
-  DIGEST_VERSION_CHANGED_REASON,
-  type Policy,
-  TOOL_CHANGED_REASON,
-  TOOL_REMOVED_REASON,
-  voidApprovalRequests,
-} from "@agent/policy";
-import { type EventSink, fanOutEvents, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
+import { createApprovalVoidingSink, voidStaleApprovals } from "@agent/policy";
+import { fanOutEvents, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
 import {
   type AgentConfig,
-  launchFilesOf,
   loadConfig,
   requireConfigPath,
   type ServerConfig,
@@ -30,19 +17,18 @@ import {
 import {
   createLocalTools,
   createRunCommandTool,
-  isSameOrInside,
   listProtectedPaths,
   PathGuard,
   type ProtectedPaths,
-  realPathOf,
 } from "../local-tools/index.js";
-import { projectNpmrcPaths } from "../packages/npm-install.js";
 import { createPackageCache, type PackageCache, packageCacheRoot } from "../packages/package-cache.js";
 import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { createInstallProgress } from "../terminal/install-progress.js";
 import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
 import { formRefusal } from "./form-policy.js";
+import { protectedPathsOf } from "./protected-paths-of.js";
+import { createReloadableGate } from "./reloadable-gate.js";
 import { createRunFlows, noting, type RunFlows } from "./run-flows.js";
 import { createSandboxes, type Sandboxes } from "./sandboxes.js";
 import { createServerAuthProvider, redactingCredentialStore } from "./server-auth.js";
@@ -136,22 +122,7 @@ export async function openRuntime(
     progress: createInstallProgress(io),
     events: audit,
   });
-  const protectedPaths: ProtectedPaths = {
-    configFile: config.file,
-    stateDir: durable.stateDir,
-    secretPaths: config.protectedPaths,
-    launchFiles: launchFilesOf(config.servers),
-    // By the real root: the file tools compare real paths, and a name that does not exist has no other.
-    // The package cache too: what servers run from, so nothing sandboxed and no local tool may change it.
-    hostRunPaths: [
-      ...[...config.hostRunPaths, ...npmrcPathsOf(config.servers, packages)].map((path) =>
-        underRoot(path, config.workspaceRoot, workspaceRealPath),
-      ),
-      // By its real path as well: the file tools compare real paths, and the cache may be reached
-      // through a link (a home directory that is one) that the workspace root is not named by.
-      ...new Set([packages.root, realPathOf(packages.root) ?? packages.root]),
-    ],
-  };
+  const protectedPaths = protectedPathsOf(config, durable.stateDir, packages, workspaceRealPath);
   const identityKey = durable.identityKey();
   const sandboxes = createSandboxes({
     policy: config.policy,
@@ -195,31 +166,32 @@ export async function openRuntime(
       network: config.policy.network,
     }),
   );
-  const gateFor = (policy: Policy): ToolGate =>
-    createPolicyGate({
-      policy,
-      approvals: state.approvals,
-      events: audit,
-      sandboxFor: (tool) => sandboxes.sandboxFor(tool),
-    });
-  // Owned by this runtime: `reloadPolicy` replaces it, and every holder of `gate` sees the new one.
-  let policyGate = gateFor(config.policy);
-  // The decisions `policyGate` decides by, for what is not a call through it (a server's forms).
-  let currentPolicy = config.policy;
-  const gate: ToolGate = windowingGate(
-    { admit: (request) => policyGate.admit(request) },
-    state.taintWindows,
-    {
-      writesUnnamedFiles: (request) => writesUnnamedFiles(request.tool, config.servers, sandboxes),
-      ownSource: (request) => {
-        const server = serverOfToolName(request.tool.name);
-        if (server === undefined || flows.trustOf(server) === "trusted") return undefined;
-        return { kind: "tool", name: request.tool.name, server, turn: 0 };
-      },
+  // Owned by this runtime: `reloadPolicy` reloads it, and every holder of `gate` sees the new decisions.
+  const policyGate = createReloadableGate({
+    config,
+    env: io.env,
+    approvals: state.approvals,
+    events: audit,
+    sandboxes,
+  });
+  const gate: ToolGate = windowingGate(policyGate.gate, state.taintWindows, {
+    writesUnnamedFiles: (request) => writesUnnamedFiles(request.tool, config.servers, sandboxes),
+    ownSource: (request) => {
+      const server = serverOfToolName(request.tool.name);
+      if (server === undefined || flows.trustOf(server) === "trusted") return undefined;
+      return { kind: "tool", name: request.tool.name, server, turn: 0 };
     },
-  );
+  });
+  // The tools of a server known in this process are all listed once it is ready: only then does a
+  // tool missing from the registry count as removed (policy's one rule of staleness decides the rest).
   const voidStale = async (): Promise<void> => {
-    await voidStaleApprovals({ approvals: state.approvals, registry, connections, events: audit });
+    await voidStaleApprovals({
+      approvals: state.approvals,
+      registry,
+      events: audit,
+      sourceListed: (toolName) =>
+        connections.find((connection) => connection.name === serverOfToolName(toolName))?.state === "ready",
+    });
   };
   const closeServers = async (): Promise<number> => {
     const open = connections.filter((connection) => !["idle", "closed"].includes(connection.state)).length;
@@ -234,7 +206,7 @@ export async function openRuntime(
       "elicitation",
       createElicitationHandler(io, {
         json: location.json ?? false,
-        refusal: (server) => formRefusal(currentPolicy, server),
+        refusal: (server) => formRefusal(policyGate.policy(), server),
       }),
     ),
   };
@@ -327,38 +299,13 @@ export async function openRuntime(
     },
     voidStaleApprovals: voidStale,
     closeServers,
-    reloadPolicy() {
-      const reloaded = loadConfig(config.file, io.env, { userFile: config.userFile }).policy;
-      // Only the decisions: the network policy and sandbox requirement stay those the servers and
-      // sandboxes of this command were started under.
-      currentPolicy = Object.freeze({
-        ...config.policy,
-        defaults: reloaded.defaults,
-        rules: reloaded.rules,
-        flows: reloaded.flows,
-      });
-      policyGate = gateFor(currentPolicy);
-    },
+    reloadPolicy: () => policyGate.reload(),
     async close() {
       await closeServers();
       await approvalVoiding.settled();
       await durable.close();
     },
   };
-}
-
-// `path` below the configured root as the same path below the root's real path; others unchanged.
-// The project .npmrc files the package cache's npm installs read outside the sandbox (see projectNpmrcPaths).
-function npmrcPathsOf(servers: readonly ServerConfig[], packages: PackageCache): string[] {
-  return servers.flatMap((server) => {
-    if (server.type !== "stdio") return [];
-    const plan = packages.planOf(server);
-    return plan.kind === "package" && plan.command.installer === "npm" ? projectNpmrcPaths(server.cwd) : [];
-  });
-}
-
-function underRoot(path: string, root: string, realRoot: string): string {
-  return isSameOrInside(root, path) ? join(realRoot, relative(root, path)) : path;
 }
 
 function realPathOr(path: string): string {
@@ -368,47 +315,4 @@ function realPathOr(path: string): string {
     // Missing: the tools say so on every call; there is no link to resolve.
     return path;
   }
-}
-
-/**
- * Voids the pending and granted approvals whose tool is no longer the one they were asked for: a
- * registered tool whose fingerprint differs (its definition changed), or an MCP tool (or a built-in
- * resource or prompt tool) its connected, ready server no longer offers (removed). Tools of servers not connected in this process are left
- * alone: nothing is known about them. A request digested under an older digest version is voided
- * first, as `digest_version_changed` (no call can match it again). Each voided request is audited as
- * `approval_voided`, and restoring the old definition later revives none of them.
- */
-export async function voidStaleApprovals(options: {
-  approvals: ApprovalStore;
-  registry: ToolRegistry;
-  connections: readonly McpServerConnection[];
-  events: EventSink;
-}): Promise<ApprovalRecord[]> {
-  const { approvals, registry, connections, events } = options;
-  const open = [
-    ...(await approvals.listApprovals({ status: "pending" })),
-    ...(await approvals.listApprovals({ status: "granted" })),
-  ];
-  const olderDigest: ApprovalRecord[] = [];
-  const changed: ApprovalRecord[] = [];
-  const removed: ApprovalRecord[] = [];
-  for (const record of open) {
-    if (record.digestVersion < ACTION_DIGEST_VERSION) {
-      olderDigest.push(record);
-      continue;
-    }
-    const tool = registry.get(record.toolName);
-    if (tool) {
-      if (tool.fingerprint !== record.toolFingerprint) changed.push(record);
-      continue;
-    }
-    const server = serverOfToolName(record.toolName);
-    const connection = connections.find((candidate) => candidate.name === server);
-    if (connection?.state === "ready") removed.push(record);
-  }
-  return [
-    ...(await voidApprovalRequests(approvals, olderDigest, events, DIGEST_VERSION_CHANGED_REASON)),
-    ...(await voidApprovalRequests(approvals, changed, events, TOOL_CHANGED_REASON)),
-    ...(await voidApprovalRequests(approvals, removed, events, TOOL_REMOVED_REASON)),
-  ];
 }

@@ -11,17 +11,15 @@ export {
   oauthServerTokensPath,
   oauthTokensPath,
 } from "./oauth-token-store.js";
-export { ensureStateDirectory } from "./open-state-database.js";
 export { readPostgresAudit } from "./postgres-audit-reader.js";
 export { openPostgresStateBackend, type PostgresStateBackend } from "./postgres-state.js";
 export { currentRunOwner, isRunOwnerGone, type RunOwner } from "./run-owner.js";
-export { STATE_SCHEMA_VERSION } from "./schema-migrations.js";
-export { SqliteRunStore } from "./sqlite-run-store.js";
 export {
   type RunRecord,
   type RunStatus,
   SqliteStateStore,
 } from "./sqlite-state-store.js";
+export { ensureStateDirectory } from "./state-directory.js";
 export { STATE_ERROR_CODES, StateError } from "./state-error.js";
 export { assertRegularStateFileIfPresent, notRegular, openRegularStateFile } from "./state-files.js";
 export { auditLogPath, resolveStateDir, stateDatabasePath } from "./state-paths.js";

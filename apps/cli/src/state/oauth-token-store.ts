@@ -8,7 +8,7 @@
 import { closeSync, constants, linkSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { OAuthCredentialStore, OAuthCredentials } from "@agent/mcp-transport/oauth";
-import { ensureStateDirectory } from "./open-state-database.js";
+import { ensureStateDirectory } from "./state-directory.js";
 import { STATE_ERROR_CODES, StateError } from "./state-error.js";
 import { openRegularStateFile } from "./state-files.js";
 

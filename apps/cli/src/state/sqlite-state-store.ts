@@ -1,12 +1,15 @@
 import { randomUUID } from "node:crypto";
+import type {
+  SqliteApprovalStore,
+  SqliteRunStore,
+  SqliteState,
+  SqliteTaintedFileStore,
+} from "@agent/store-sqlite";
+import { openSqliteState } from "@agent/store-sqlite/file";
 import type { JsonValue } from "@agent/tools";
-import type Database from "better-sqlite3";
-import { openStateDatabase } from "./open-state-database.js";
 import { currentRunOwner, type RunOwner } from "./run-owner.js";
-import { SqliteApprovalStore } from "./sqlite-approval-store.js";
-import { SqliteRunStore } from "./sqlite-run-store.js";
-import { SqliteTaintedFileStore } from "./sqlite-tainted-files.js";
-import { STATE_ERROR_CODES, StateError } from "./state-error.js";
+import { ensureStateDirectory } from "./state-directory.js";
+import { asStateErrors, STATE_ERROR_CODES, StateError } from "./state-error.js";
 import { stateDatabasePath } from "./state-paths.js";
 
 /** Where a run stands: `waiting` for an approval, `running`, or finished one of three ways. */
@@ -87,9 +90,10 @@ export interface RunRow {
 }
 
 /**
- * The CLI's durable state in `<stateDir>/state.db`: runs, plus approval requests and one-shot grants
- * through {@link SqliteStateStore.approvals}. Several processes may hold it open at once; run methods
- * are synchronous (SQLite answers at once), approval methods async as `ApprovalStore` requires.
+ * The CLI's durable state in `<stateDir>/state.db`: the stores of `@agent/store-sqlite` (approvals,
+ * agent runs, tainted files), plus the one-call runs of `agent call` in the table `runs` beside them.
+ * Several processes may hold it open at once; run methods are synchronous (SQLite answers at once),
+ * approval methods async as `ApprovalStore` requires.
  */
 export class SqliteStateStore {
   /** The state database file. */
@@ -100,28 +104,38 @@ export class SqliteStateStore {
   readonly agentRuns: SqliteRunStore;
   /** The files tainted runs wrote (the flow guard), implementing `TaintedFileStore` from `@agent/policy`. */
   readonly taintedFiles: SqliteTaintedFileStore;
-  readonly #database: Database.Database;
+  readonly #state: SqliteState;
+  readonly #database: SqliteState["database"];
   readonly #now: () => Date;
   readonly #owner: RunOwner;
 
-  private constructor(database: Database.Database, file: string, options: SqliteStateStoreOptions) {
-    const now = options.now ?? (() => new Date());
-    this.#database = database;
+  private constructor(state: SqliteState, file: string, options: SqliteStateStoreOptions) {
+    this.#state = state;
+    this.#database = state.database;
     this.file = file;
-    this.#now = now;
+    this.#now = options.now ?? (() => new Date());
     this.#owner = options.owner ?? currentRunOwner();
-    this.approvals = new SqliteApprovalStore(database, now, options.decidedBy);
-    this.agentRuns = new SqliteRunStore(database);
-    this.taintedFiles = new SqliteTaintedFileStore(database);
+    this.approvals = state.approvals;
+    this.agentRuns = state.runs;
+    this.taintedFiles = state.taintedFiles;
   }
 
   /**
    * Opens the state in `stateDir`, creating the directory (0700) and database (0600) if need be.
-   * Throws `StateError` (`state_corrupt`, `state_too_new`, `state_unavailable`) and never resets a file.
+   * Throws `StateError` (`state_corrupt`, `state_too_new`, `state_unavailable`, `state_not_regular`)
+   * and never resets a file.
    */
   static open(stateDir: string, options: SqliteStateStoreOptions = {}): SqliteStateStore {
-    const database = openStateDatabase(stateDir);
-    return new SqliteStateStore(database, stateDatabasePath(stateDir), options);
+    ensureStateDirectory(stateDir);
+    const file = stateDatabasePath(stateDir);
+    const state = asStateErrors(() =>
+      openSqliteState({
+        file,
+        ...(options.now && { now: options.now }),
+        ...(options.decidedBy !== undefined && { decidedBy: options.decidedBy }),
+      }),
+    );
+    return new SqliteStateStore(state, file, options);
   }
 
   /** Records a new run; throws `StateError` (`run_exists`) if its id is taken. */
@@ -203,7 +217,7 @@ export class SqliteStateStore {
 
   /** Closes the connection; later calls fail. Closing twice is harmless. */
   close(): void {
-    if (this.#database.open) this.#database.close();
+    this.#state.close();
   }
 
   #update(id: string, patch: RunPatch, expected?: Pick<RunRecord, "status" | "owner">): number {

@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, openSync } from "node:fs";
-import { STATE_ERROR_CODES, StateError } from "./state-error.js";
+import { assertRegularFileIfPresent, openRegularFile } from "@agent/store-sqlite/file";
+import { asStateErrors, STATE_ERROR_CODES, StateError } from "./state-error.js";
 
 /**
  * Opens a file of the state directory only if it is a regular file, with `flags` plus `O_NOFOLLOW`
@@ -8,26 +8,12 @@ import { STATE_ERROR_CODES, StateError } from "./state-error.js";
  * Throws `StateError` (`state_not_regular`) for a link, FIFO, socket, device or directory.
  */
 export function openRegularStateFile(path: string, flags: number, mode = 0o600): number | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, mode);
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && (flags & constants.O_CREAT) === 0) return undefined;
-    if (code === "ELOOP" || code === "ENXIO" || code === "EISDIR") throw notRegular(path, cause);
-    throw cause;
-  }
-  if (!fstatSync(fd).isFile()) {
-    closeSync(fd);
-    throw notRegular(path);
-  }
-  return fd;
+  return asStateErrors(() => openRegularFile(path, flags, mode));
 }
 
 /** Throws `state_not_regular` unless nothing is at `path` or it is a regular file (checked without following links or blocking). */
 export function assertRegularStateFileIfPresent(path: string): void {
-  const fd = openRegularStateFile(path, constants.O_RDONLY);
-  if (fd !== undefined) closeSync(fd);
+  asStateErrors(() => assertRegularFileIfPresent(path));
 }
 
 /** The error for a state file that is a symbolic link or not a regular file. */

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { ACTION_DIGEST_VERSION } from "../action-digest.js";
-import { DIGEST_VERSION_CHANGED_REASON, voidApprovalsOfOlderDigestVersion } from "../approval-decisions.js";
 import type { ApprovalRequest, ApprovalStore } from "../approval-store.js";
 import { PolicyError, type PolicyErrorCode } from "../errors.js";
+import { DIGEST_VERSION_CHANGED_REASON, voidApprovalsOfOlderDigestVersion } from "../stale-approvals.js";
 
 /** Makes a fresh, empty store whose timestamps come from `now`. */
 export type ApprovalStoreFactory = (now: () => Date) => ApprovalStore | Promise<ApprovalStore>;

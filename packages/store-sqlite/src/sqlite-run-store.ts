@@ -21,7 +21,7 @@ interface AgentRunRow {
 }
 
 /**
- * The loop's {@link RunStore} in the CLI's state database (tables `agent_runs`,
+ * The loop's {@link RunStore} in a SQLite state database (tables `agent_runs`,
  * `agent_run_messages`, `agent_run_calls`). Every update is one IMMEDIATE transaction that checks
  * the version first, so of two processes updating one version exactly one succeeds; the transcript
  * and call records are appended rows, so an update writes what changed, not the whole run.
@@ -32,6 +32,7 @@ export class SqliteRunStore implements RunStore {
   // would cost more than the update itself).
   readonly #statements = new Map<string, Database.Statement>();
 
+  /** Wraps an open, migrated state database (see `migrateSqliteDatabase`). */
   constructor(database: Database.Database) {
     this.#database = database;
   }

@@ -45,10 +45,18 @@ interface ApprovalRow {
 // rowid breaks ties between requests created in the same millisecond: it is the order they were saved.
 const OLDEST_FIRST = "ORDER BY created_at, rowid";
 
+/** Options of {@link SqliteApprovalStore}. */
+export interface SqliteApprovalStoreOptions {
+  /** The clock for decisions and consumption; defaults to the system clock. */
+  now?: () => Date;
+  /** Who takes this process's decisions (e.g. the OS user), recorded on each one; nobody by default. */
+  decidedBy?: string;
+}
+
 /**
- * The {@link ApprovalStore} of the `agent` CLI, in the state database: requests and grants survive
- * the process, and every state change is one write transaction, so concurrent processes see one
- * consistent history. Use it through `SqliteStateStore.approvals`.
+ * An {@link ApprovalStore} in a SQLite state database: requests and grants survive the process, and
+ * every state change is one write transaction, so concurrent processes see one consistent history.
+ * Get one from `createSqliteState` or `openSqliteState` (`@agent/store-sqlite/file`).
  */
 export class SqliteApprovalStore implements ApprovalStore {
   readonly #database: Database.Database;
@@ -57,14 +65,11 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #statements: ReturnType<typeof prepareStatements>;
   readonly #consumeGrant: GrantConsumer;
 
-  /**
-   * Wraps an open, migrated state database; `now` is the clock for decisions and consumption,
-   * `decidedBy` who takes this process's decisions (the OS user), recorded on each one.
-   */
-  constructor(database: Database.Database, now: () => Date = () => new Date(), decidedBy?: string) {
+  /** Wraps an open, migrated state database (see `migrateSqliteDatabase`). */
+  constructor(database: Database.Database, options: SqliteApprovalStoreOptions = {}) {
     this.#database = database;
-    this.#now = now;
-    this.#decidedBy = decidedBy ?? null;
+    this.#now = options.now ?? (() => new Date());
+    this.#decidedBy = options.decidedBy ?? null;
     this.#statements = prepareStatements(database);
     this.#consumeGrant = createGrantConsumer(database);
   }

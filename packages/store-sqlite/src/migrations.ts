@@ -1,5 +1,11 @@
+// The saved format of every SQLite state database: a released step is never edited (databases that
+// ran it would not run it again), and the numbering is `PRAGMA user_version`, shared with the
+// databases the `agent` CLI wrote before this package existed. Change it only by appending a step.
+import type Database from "better-sqlite3";
+import { STORE_SQLITE_ERROR_CODES, StoreSqliteError } from "./errors.js";
+
 /** One step of the state schema: applied once, in order, inside a write transaction. */
-export interface Migration {
+export interface SqliteMigration {
   /** The `PRAGMA user_version` after this step. */
   version: number;
   description: string;
@@ -8,9 +14,10 @@ export interface Migration {
 
 /**
  * Every schema step, oldest first. Append only: a released step is never edited, since databases
- * that already ran it would not run it again.
+ * that already ran it would not run it again. The table `runs` (steps 1 and 2) holds the one-call
+ * runs of the `agent` CLI, which keeps it; it is part of the chain because the chain was released so.
  */
-export const MIGRATIONS: readonly Migration[] = [
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
     description: "runs and approvals",
@@ -172,4 +179,42 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** The schema version this build writes; a database with a higher one is refused, never downgraded. */
-export const STATE_SCHEMA_VERSION: number = MIGRATIONS.at(-1)?.version ?? 0;
+export const SQLITE_SCHEMA_VERSION: number = SQLITE_MIGRATIONS.at(-1)?.version ?? 0;
+
+/** The schema version of `database` (`PRAGMA user_version`; 0 for a new, empty one). */
+export function readSchemaVersion(database: Database.Database): number {
+  return Number(database.pragma("user_version", { simple: true }));
+}
+
+/**
+ * Throws `store_schema_newer` if `database` was migrated by a newer version of this package; it
+ * writes nothing, so such a file is left exactly as it was.
+ */
+export function assertSchemaNotNewer(database: Database.Database): void {
+  const version = readSchemaVersion(database);
+  if (version <= SQLITE_SCHEMA_VERSION) return;
+  throw new StoreSqliteError(
+    STORE_SQLITE_ERROR_CODES.schemaNewer,
+    `The state database ${database.name} has schema version ${version}, but this agent understands up to ${SQLITE_SCHEMA_VERSION}; it was left untouched. Upgrade the agent, or use another database file.`,
+    { file: database.name },
+  );
+}
+
+/**
+ * Applies the steps `database` has not run yet, in one IMMEDIATE transaction (it takes the write lock
+ * first, so two processes opening a new file migrate it once). Throws `store_schema_newer` for a
+ * database of a newer version, without writing.
+ */
+export function migrateSqliteDatabase(database: Database.Database): void {
+  database
+    .transaction(() => {
+      assertSchemaNotNewer(database);
+      const current = readSchemaVersion(database);
+      for (const migration of SQLITE_MIGRATIONS) {
+        if (migration.version <= current) continue;
+        database.exec(migration.sql);
+        database.pragma(`user_version = ${migration.version}`);
+      }
+    })
+    .immediate();
+}

@@ -1,31 +1,29 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ACTION_DIGEST_VERSION, type ApprovalRequest } from "@agent/policy";
+import { sampleApprovalRequest } from "@agent/policy/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteStateStore } from "../src/state/index.js";
-import { compileStateModules } from "./state-modules.js";
+import { compileSources } from "./compiled-sources.js";
+import { useScratchDirectory } from "./scratch.js";
 
-// The children run our real opener and consume function, not a copy (see compileStateModules).
-const STATE_SOURCES = [
-  "open-state-database",
+// The children run this package's real opener and consume function, not a copy (see compileSources).
+const SOURCES = [
+  "errors",
+  "migrations",
   "grant-consumption",
-  "schema-migrations",
-  "state-error",
-  "state-files",
-  "state-paths",
+  "file/regular-files",
+  "file/open-sqlite-database",
 ];
 
 const CHILD = `
-import { openStateDatabase } from "./open-state-database.js";
+import { openSqliteDatabase } from "./file/open-sqlite-database.js";
 import { createGrantConsumer } from "./grant-consumption.js";
-const [stateDir, runId, digest, when] = process.argv.slice(2);
+const [file, runId, digest, when] = process.argv.slice(2);
 // "early": open before the start signal, so the race is on consuming; "late": race on opening too.
-let database = when === "early" ? openStateDatabase(stateDir) : undefined;
+let database = when === "early" ? openSqliteDatabase(file) : undefined;
 process.stdout.write("ready\\n");
 process.stdin.once("data", () => {
-  database ??= openStateDatabase(stateDir);
+  database ??= openSqliteDatabase(file);
   // Keep consuming until nothing is left, so each grant is contested by every process.
   const consumeGrant = createGrantConsumer(database);
   let consumed = 0;
@@ -36,29 +34,23 @@ process.stdin.once("data", () => {
 });
 `;
 
-let root: string;
-let moduleDir: string;
+const scratch = useScratchDirectory();
 const children: ChildProcessWithoutNullStreams[] = [];
+let moduleDir: string;
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "agent-state-race-"));
-  moduleDir = join(root, "modules");
-  compileStateModules(moduleDir, STATE_SOURCES);
+  moduleDir = join(scratch.dir(), "modules");
+  compileSources(moduleDir, SOURCES);
   writeFileSync(join(moduleDir, "child.mjs"), CHILD);
 });
 
 afterEach(() => {
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  rmSync(root, { recursive: true, force: true });
 });
 
-function startChild(
-  stateDir: string,
-  digest: string,
-  when: "early" | "late",
-): ChildProcessWithoutNullStreams {
-  const child = spawn(process.execPath, [join(moduleDir, "child.mjs"), stateDir, "run_race", digest, when], {
+function startChild(file: string, digest: string, when: "early" | "late"): ChildProcessWithoutNullStreams {
+  const child = spawn(process.execPath, [join(moduleDir, "child.mjs"), file, "run_race", digest, when], {
     stdio: ["pipe", "pipe", "pipe"],
   });
   children.push(child);
@@ -84,24 +76,11 @@ function nextLine(child: ChildProcessWithoutNullStreams): Promise<string> {
   });
 }
 
-function request(id: string, digest: string): ApprovalRequest {
-  return {
-    id,
-    runId: "run_race",
-    callId: `call_${id}`,
-    toolName: "mcp__docs__delete",
-    effect: "external",
-    actionDigest: digest,
-    digestVersion: ACTION_DIGEST_VERSION,
-    toolFingerprint: "f".repeat(64),
-    summary: "mcp__docs__delete (external) {}",
-    createdAt: new Date().toISOString(),
-    inputPreview: "{}",
-  };
-}
+const request = (id: string, digest: string) =>
+  sampleApprovalRequest(id, { runId: "run_race", actionDigest: digest, createdAt: new Date().toISOString() });
 
-async function race(stateDir: string, digest: string, when: "early" | "late" = "early"): Promise<number[]> {
-  const racers = Array.from({ length: 8 }, () => startChild(stateDir, digest, when));
+async function race(file: string, digest: string, when: "early" | "late" = "early"): Promise<number[]> {
+  const racers = Array.from({ length: 8 }, () => startChild(file, digest, when));
   expect(await Promise.all(racers.map(nextLine))).toEqual(racers.map(() => "ready"));
   const answers = racers.map(nextLine);
   for (const child of racers) child.stdin.write("go\n");
@@ -110,43 +89,37 @@ async function race(stateDir: string, digest: string, when: "early" | "late" = "
 
 describe("consuming a grant across processes", () => {
   it("lets exactly one of eight processes consume a single grant", { timeout: 30_000 }, async () => {
-    const stateDir = join(root, ".agent");
-    const store = SqliteStateStore.open(stateDir);
+    const { approvals } = scratch.open();
     const digest = "d".repeat(64);
-    await store.approvals.saveApprovalRequest(request("apr_1", digest));
-    await store.approvals.grantApproval("apr_1");
+    await approvals.saveApprovalRequest(request("apr_1", digest));
+    await approvals.grantApproval("apr_1");
 
-    const consumed = await race(stateDir, digest);
+    const consumed = await race(scratch.file(), digest);
     expect(consumed.filter((count) => count === 1)).toHaveLength(1);
     expect(consumed.reduce((sum, count) => sum + count, 0)).toBe(1);
-    expect((await store.approvals.getApproval("apr_1"))?.status).toBe("consumed");
-    store.close();
+    expect((await approvals.getApproval("apr_1"))?.status).toBe("consumed");
   });
 
   it("hands out several grants for one action once each", { timeout: 30_000 }, async () => {
-    const stateDir = join(root, ".agent");
-    const store = SqliteStateStore.open(stateDir);
+    const { approvals } = scratch.open();
     const digest = "e".repeat(64);
     // One pending request per action at a time: save, grant, repeat.
     for (const id of ["apr_1", "apr_2", "apr_3", "apr_4", "apr_5"]) {
-      await store.approvals.saveApprovalRequest(request(id, digest));
-      await store.approvals.grantApproval(id);
+      await approvals.saveApprovalRequest(request(id, digest));
+      await approvals.grantApproval(id);
     }
 
-    const consumed = await race(stateDir, digest);
+    const consumed = await race(scratch.file(), digest);
     expect(consumed.reduce((sum, count) => sum + count, 0)).toBe(5);
-    const records = await store.approvals.listApprovals();
+    const records = await approvals.listApprovals();
     expect(records.map((record) => record.status)).toEqual(Array(5).fill("consumed"));
-    store.close();
   });
 
-  it("lets eight processes create and migrate a new state directory at once", {
-    timeout: 30_000,
-  }, async () => {
-    const stateDir = join(root, "fresh", ".agent");
-    expect(await race(stateDir, "f".repeat(64), "late")).toEqual(Array(8).fill(0));
-    const store = SqliteStateStore.open(stateDir);
-    expect(store.listRuns()).toEqual([]);
-    store.close();
+  it("lets eight processes create and migrate a new database at once", { timeout: 30_000 }, async () => {
+    const file = join(scratch.dir(), "fresh", "state.db");
+    mkdirSync(join(scratch.dir(), "fresh"));
+    expect(await race(file, "f".repeat(64), "late")).toEqual(Array(8).fill(0));
+    const state = scratch.open();
+    expect(await state.approvals.listApprovals()).toEqual([]);
   });
 });

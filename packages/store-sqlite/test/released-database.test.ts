@@ -1,0 +1,52 @@
+import { copyFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { SQLITE_SCHEMA_VERSION } from "../src/index.js";
+import { useScratchDirectory } from "./scratch.js";
+
+// released-state.db was written by the `agent` CLI's own state code, at the last commit before these
+// stores moved into this package (fixtures/make-released-database.mjs), and released-state.json is
+// what that code read back from it (fixtures/read-released-database.mjs). Never regenerate them with
+// this package: they stand for the databases users already have.
+const FIXTURES = join(import.meta.dirname, "fixtures");
+const released = JSON.parse(readFileSync(join(FIXTURES, "released-state.json"), "utf8"));
+const scratch = useScratchDirectory();
+
+function openReleased() {
+  copyFileSync(join(FIXTURES, "released-state.db"), scratch.file());
+  return scratch.open({ decidedBy: "bob" });
+}
+
+describe("a state database written by the release before this package", () => {
+  it("reads every approval, agent run, tainted file and window as that release did", async () => {
+    const state = openReleased();
+    expect(await state.approvals.listApprovals()).toEqual(released.approvals);
+    expect(await state.runs.listRuns()).toEqual(released.agentRuns);
+    expect(await state.runs.loadRun("run_agent")).toEqual(released.agentRun);
+    expect(await state.taintedFiles.findTaintedUnder("/work")).toEqual(released.taintedFiles);
+    expect(await state.taintedFiles.listWindows()).toEqual(released.taintWindows);
+  });
+
+  it("keeps working: its grant is consumed once, its pending request decided, its run updated", async () => {
+    const state = openReleased();
+    expect(await state.approvals.consumeApprovalGrant("run_call", "b".repeat(64))).toBe(true);
+    expect(await state.approvals.consumeApprovalGrant("run_call", "b".repeat(64))).toBe(false);
+    expect(await state.approvals.grantApproval("apr_pending")).toMatchObject({
+      status: "granted",
+      decidedBy: "bob",
+    });
+    const run = await state.runs.loadRun("run_agent");
+    expect(await state.runs.updateRun("run_agent", run?.version ?? 0, { set: { status: "completed" } })).toBe(
+      (run?.version ?? 0) + 1,
+    );
+    state.close();
+    const database = new Database(scratch.file(), { readonly: true });
+    try {
+      // Its format was already current: opening it changed no schema version.
+      expect(database.pragma("user_version", { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+    } finally {
+      database.close();
+    }
+  });
+});
