@@ -44,6 +44,16 @@ export {
 export type { ExecutionRunner, GateRequest, GateVerdict, ToolGate } from "./gate.js";
 export { exceedsJsonDepth, MAX_INPUT_DEPTH } from "./json-depth.js";
 export {
+  ANNOTATION_KEYWORDS,
+  DEFINITION_KEYWORDS,
+  GENERAL_KEYWORDS,
+  isAnnotationKeyword,
+  isValidationKeyword,
+  JSON_TYPES,
+  type JsonType,
+  TYPED_KEYWORDS,
+} from "./json-schema-keywords.js";
+export {
   type FailureDetails,
   type FailureObservation,
   failureObservation,
