@@ -1,6 +1,5 @@
 export {
   type AuditLimits,
-  boundForAudit,
   DEFAULT_AUDIT_LIMITS,
   SECRET_KEY_PATTERN,
   serializeForAudit,

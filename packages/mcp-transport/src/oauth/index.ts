@@ -6,14 +6,8 @@ export {
   type StoredTokenState,
   storedTokenState,
 } from "./credential-store.js";
-export { codeFromPastedRedirect, type LoopbackRedirect, startLoopbackRedirect } from "./loopback-redirect.js";
-export {
-  assertSafeEndpoint,
-  assertTrustedDiscovery,
-  isLoopbackUrl,
-  sameIssuer,
-  type TrustedDiscoveryOptions,
-} from "./metadata-guard.js";
+export { type LoopbackRedirect, startLoopbackRedirect } from "./loopback-redirect.js";
+export { assertTrustedDiscovery, isLoopbackUrl, type TrustedDiscoveryOptions } from "./metadata-guard.js";
 export { OAUTH_ERROR_CODES, type OAuthErrorCode, OAuthFlowError } from "./oauth-errors.js";
 export {
   createOAuthProvider,
@@ -22,4 +16,4 @@ export {
   type PreRegisteredClient,
 } from "./oauth-provider.js";
 export { openInBrowser } from "./open-browser.js";
-export { exchangeForIdJag, type IdentityAssertionGrant, JWT_BEARER_GRANT } from "./token-exchange.js";
+export type { IdentityAssertionGrant } from "./token-exchange.js";
