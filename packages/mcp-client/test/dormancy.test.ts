@@ -22,6 +22,14 @@ function createDormancy() {
   return { dormancy, log, finishReopen: (error?: Error) => finishReopen?.(error) };
 }
 
+/** The connection sleeps exactly when idleMs have passed from now, not a millisecond before. */
+function expectSleepAfterIdleMs(log: string[]): void {
+  vi.advanceTimersByTime(IDLE_MS - 1);
+  expect(log).toEqual([]);
+  vi.advanceTimersByTime(1);
+  expect(log).toEqual(["sleep"]);
+}
+
 // The idle clock is a timer: fake timers move it without the tests waiting on real time.
 beforeEach(() => {
   vi.useFakeTimers();
@@ -34,10 +42,7 @@ describe("Dormancy: the idle clock", () => {
   it("puts the connection to sleep once it has been idle for idleMs", () => {
     const { dormancy, log } = createDormancy();
     dormancy.restart();
-    vi.advanceTimersByTime(IDLE_MS - 1);
-    expect(log).toEqual([]);
-    vi.advanceTimersByTime(1);
-    expect(log).toEqual(["sleep"]);
+    expectSleepAfterIdleMs(log);
   });
 
   it("never sleeps while a request is in flight, and counts idle time from the end of the last one", () => {
@@ -50,10 +55,7 @@ describe("Dormancy: the idle clock", () => {
     vi.advanceTimersByTime(IDLE_MS * 10);
     expect(log).toEqual([]);
     dormancy.end();
-    vi.advanceTimersByTime(IDLE_MS - 1);
-    expect(log).toEqual([]);
-    vi.advanceTimersByTime(1);
-    expect(log).toEqual(["sleep"]);
+    expectSleepAfterIdleMs(log);
   });
 
   it("does not sleep once stopped", () => {
