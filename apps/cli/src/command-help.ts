@@ -1,5 +1,6 @@
 import { CHAT_COMMANDS } from "./chat/slash-commands.js";
-import { COMMAND_OPTIONS, type CommandName, GLOBAL_OPTIONS, OPERANDS, type OptionName } from "./cli-args.js";
+import { COMMAND_OPTIONS, type CommandName, OPERANDS } from "./cli-commands.js";
+import { GLOBAL_OPTIONS, type OptionName } from "./cli-options.js";
 import { usageError } from "./exit-codes.js";
 
 /** The commands that have a help page: every command a user can type (not `help`, `version` or a bare `agent`). */

@@ -1,4 +1,3 @@
-/** Whether a value is a plain JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+// The modules of src/state still import isRecord from here; they move into a store package (issue 27),
+// and this alias goes with them. Everything else imports it from @agent/base.
+export { isRecord } from "@agent/base";

@@ -1,5 +1,5 @@
 import { describe, expect } from "vitest";
-import { COMMAND_OPTIONS, type CommandName } from "../src/cli-args.js";
+import { COMMAND_OPTIONS, type CommandName } from "../src/cli-commands.js";
 import { AS_INVOKED, E2E_TIMEOUT_MS, e2eTest as test } from "./e2e-helpers.js";
 
 // Every command the CLI parses and dispatches, but the ones that are help themselves.

@@ -1,2 +1,3 @@
 export { CodedError, hasErrorBrand } from "./coded-error.js";
 export { messageOf } from "./error-message.js";
+export { isPromiseLike, isRecord } from "./value-guards.js";

@@ -1,7 +1,7 @@
-/** Whether a value is a plain JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isRecord } from "@agent/base";
+
+// The package's JSON-value helpers, all imported from here; the plain-object guard is the shared one.
+export { isRecord };
 
 /** A short description of an unexpected value for error messages, never its whole content. */
 export function describeValue(value: unknown): string {

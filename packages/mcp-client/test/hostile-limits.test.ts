@@ -1,7 +1,9 @@
-import { DEFAULT_MAX_LISTING_BYTES, MAX_TIMEOUT_MS, McpServerConnection } from "@agent/mcp-client";
+import { McpServerConnection } from "@agent/mcp-client";
 import { FakeTransport, fakeServer, initializeResult, ok } from "@agent/mcp-testing";
 import { ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
+import { MAX_TIMEOUT_MS } from "../src/connection-options.js";
+import { DEFAULT_MAX_LISTING_BYTES } from "../src/discovery.js";
 import { createFakeSetup } from "./harness.js";
 
 const BAD_TIMEOUTS: unknown[] = [

@@ -6,14 +6,15 @@
  * disagrees with Ajv on generated inputs.
  */
 import { toLocalTool } from "@agent/mcp-client";
-import type { JsonValue, RegisteredTool } from "@agent/tools";
-import { describe, expect, it } from "vitest";
 import {
   ANNOTATION_KEYWORDS,
-  convertInputSchema,
   GENERAL_KEYWORDS,
+  type JsonValue,
+  type RegisteredTool,
   TYPED_KEYWORDS,
-} from "../src/schema/index.js";
+} from "@agent/tools";
+import { describe, expect, it } from "vitest";
+import { convertInputSchema } from "../src/schema/index.js";
 import { loadCorpus } from "./fixtures/corpus-tools.js";
 import { mismatches, NO_MISMATCHES, runDifferential } from "./fixtures/differential.js";
 import { generateInputs } from "./fixtures/json-generator.js";

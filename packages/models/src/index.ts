@@ -1,4 +1,4 @@
-export { type AdapterOptions, DEFAULT_TIMEOUT_MS } from "./adapter-options.js";
+export type { AdapterOptions } from "./adapter-options.js";
 export { type AnthropicModelOptions, createAnthropicModel } from "./anthropic/anthropic-model.js";
 export { MODEL_CLIENT_ERROR_CODES, ModelClientError, type ModelClientErrorCode } from "./errors.js";
 export {

@@ -56,7 +56,6 @@ describe("package boundaries", () => {
   it("keeps the export surface of each entry point deliberate", () => {
     expect(Object.keys(root).sort()).toMatchInlineSnapshot(`
       [
-        "DEFAULT_TIMEOUT_MS",
         "MODEL_CLIENT_ERROR_CODES",
         "MODEL_ERROR_CODES",
         "ModelClientError",

@@ -47,7 +47,6 @@ export {
   allowHostsPolicy,
 } from "./network-policy.js";
 export {
-  DECISION_STRENGTH,
   DEFAULT_EFFECT_DECISIONS,
   definePolicy,
   type FlowsMode,

@@ -1,4 +1,4 @@
-import { messageOf } from "@agent/base";
+import { isPromiseLike, messageOf } from "@agent/base";
 import { CallCancellation } from "./call-cancellation.js";
 import {
   type AgentEventInput,
@@ -135,10 +135,6 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     emitOwnedEvent(events, decided ? finished : Object.assign(finished, start));
   }
   return outcome;
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /**

@@ -1,6 +1,5 @@
 export {
   type AuditLimits,
-  boundForAudit,
   DEFAULT_AUDIT_LIMITS,
   SECRET_KEY_PATTERN,
   serializeForAudit,
@@ -43,6 +42,16 @@ export {
 } from "./flow.js";
 export type { ExecutionRunner, GateRequest, GateVerdict, ToolGate } from "./gate.js";
 export { exceedsJsonDepth, MAX_INPUT_DEPTH } from "./json-depth.js";
+export {
+  ANNOTATION_KEYWORDS,
+  DEFINITION_KEYWORDS,
+  GENERAL_KEYWORDS,
+  isAnnotationKeyword,
+  isValidationKeyword,
+  JSON_TYPES,
+  type JsonType,
+  TYPED_KEYWORDS,
+} from "./json-schema-keywords.js";
 export {
   type FailureDetails,
   type FailureObservation,

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from "./canonical-json.js";
+import { GENERAL_KEYWORDS, TYPED_KEYWORDS } from "./json-schema-keywords.js";
 
 /** The strict function-calling variant of a tool's parameters, or why the tool has none. */
 export type StrictParameters =
@@ -254,41 +255,21 @@ function isArrayBranch(branch: JsonValue): boolean {
   return isObject(branch) && branch.items !== undefined;
 }
 
-/** Keywords that restrict which values a schema accepts (the rest are annotations). */
-const VALUE_KEYWORDS: ReadonlySet<string> = new Set([
-  "type",
-  "enum",
-  "const",
-  "anyOf",
-  "oneOf",
-  "allOf",
-  "not",
-  "$ref",
-]);
+/**
+ * Keywords that restrict which values a schema accepts, whatever their type (the rest are
+ * annotations): the general ones, and `not`, which no remote schema may use but a local one can.
+ */
+const VALUE_KEYWORDS: ReadonlySet<string> = new Set([...GENERAL_KEYWORDS, "not"]);
 
-/** Every keyword that can reject a value; a schema with none of them accepts anything. */
+/**
+ * Every keyword that can reject a value; a schema with none of them accepts anything. `format` is
+ * among them: remote schemas only annotate with it, but a local tool's validator may assert it.
+ */
 const ASSERTION_KEYWORDS: ReadonlySet<string> = new Set([
   ...VALUE_KEYWORDS,
   ...UNHANDLED_KEYWORDS,
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "minItems",
-  "maxItems",
-  "uniqueItems",
-  "minLength",
-  "maxLength",
-  "pattern",
+  ...Object.keys(TYPED_KEYWORDS),
   "format",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minProperties",
-  "maxProperties",
-  "dependentRequired",
 ]);
 
 function isObject(value: unknown): value is JsonObject {

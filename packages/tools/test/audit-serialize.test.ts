@@ -1,5 +1,6 @@
-import { type AgentEvent, boundForAudit, DEFAULT_AUDIT_LIMITS, serializeForAudit } from "@agent/tools";
+import { type AgentEvent, DEFAULT_AUDIT_LIMITS, serializeForAudit } from "@agent/tools";
 import { describe, expect, it } from "vitest";
+import { boundForAudit } from "../src/audit-bounds.js";
 
 const base = { type: "mcp_server_failed", at: "2026-01-01T00:00:00.000Z", server: "docs", code: "x" };
 const limit = DEFAULT_AUDIT_LIMITS.maxStringBytes;

@@ -1,9 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AgentEvent, boundForAudit } from "@agent/tools";
+import type { AgentEvent } from "@agent/tools";
 import { createJsonlEventSink } from "@agent/tools/node";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { boundForAudit } from "../src/audit-bounds.js";
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -3,14 +3,14 @@
  * be killed. Node cannot run the TypeScript sources, so they are transpiled into a temp folder first.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 const SOURCE = fileURLToPath(new URL("../src/", import.meta.url));
 const BASE_SOURCE = fileURLToPath(new URL("../../base/src/", import.meta.url));
-// The sink and what it imports at run time (tool.ts only lends it types), with @agent/base's modules.
+// The sink and what it imports at run time (tool.ts only lends it types), with every module of @agent/base.
 const MODULES: [file: string, name: string][] = [
   ...[
     "node/jsonl-event-sink",
@@ -21,10 +21,9 @@ const MODULES: [file: string, name: string][] = [
     "errors",
     "sha256/node",
   ].map((name): [string, string] => [join(SOURCE, `${name}.ts`), name]),
-  ...["index", "coded-error", "error-message"].map((name): [string, string] => [
-    join(BASE_SOURCE, `${name}.ts`),
-    `base/${name}`,
-  ]),
+  ...readdirSync(BASE_SOURCE)
+    .filter((file) => file.endsWith(".ts"))
+    .map((file): [string, string] => [join(BASE_SOURCE, file), `base/${file.slice(0, -3)}`]),
 ];
 
 const transpiled = new Map<string, string>();

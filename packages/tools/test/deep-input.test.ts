@@ -1,5 +1,4 @@
 import {
-  boundForAudit,
   canonicalJson,
   createMemoryEventSink,
   defineTool,
@@ -11,6 +10,7 @@ import {
 } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { boundForAudit } from "../src/audit-bounds.js";
 import { fixedGate } from "./helpers.js";
 
 function nested(depth: number): unknown {

@@ -1,3 +1,4 @@
+import { isRecord } from "@agent/base";
 import { createRedactor } from "@agent/mcp-transport";
 import {
   type ConfigLocation,
@@ -9,7 +10,6 @@ import {
 import { readConfigText } from "../config/load-config.js";
 import { mergeUserDocument, readUserDocument, userServerEntries } from "../config/user-config.js";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
-import { isRecord } from "../records.js";
 import { configuredSecrets } from "../runtime/state-runtime.js";
 import { safeLine, writeJson, writeLine } from "../terminal/io.js";
 import type { OutputGuard } from "../terminal/output-guard.js";

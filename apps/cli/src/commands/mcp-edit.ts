@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { isRecord } from "@agent/base";
 import { serverNameProblem } from "@agent/mcp-client";
 import {
   type ConfigDocument,
@@ -10,7 +11,6 @@ import { replaceConfigFile } from "../config/config-file-write.js";
 import { appendObjectMember, removeObjectMember } from "../config/json-text-edit.js";
 import type { JsonSpan } from "../config/parse-json-text.js";
 import { EXIT_CODES, type ExitCode, usageError } from "../exit-codes.js";
-import { isRecord } from "../records.js";
 import { type CliIo, safeLine, writeLine } from "../terminal/io.js";
 
 /** What `agent mcp add` was given, in `claude mcp add` shapes. */

@@ -1,7 +1,7 @@
 import { basename } from "node:path";
+import { isRecord } from "@agent/base";
 import { definePolicy, PolicyError, type PolicyRule, resolvePolicyDecision } from "@agent/policy";
 import type { ToolEffect } from "@agent/tools";
-import { isRecord } from "../records.js";
 import { DEFAULT_CONFIG_FILE, PROJECT_MCP_FILE } from "./config-discovery.js";
 import { type ConfigDocument, checkEditedText, memberSpan, readConfigDocument } from "./config-document.js";
 import { appendArrayItem, appendObjectMember } from "./json-text-edit.js";

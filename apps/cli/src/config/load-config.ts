@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { isRecord } from "@agent/base";
 import { definePolicy, type Policy } from "@agent/policy";
 import { DEFAULT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_TOOL_TIMEOUT_MS } from "@agent/tools";
-import { isRecord } from "../records.js";
 import { CONFIG_ENV_VARIABLE } from "./config-discovery.js";
 import { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode } from "./config-error.js";
 import { CONFIG_FILE_SCHEMA } from "./config-file-schema.js";

@@ -1,8 +1,8 @@
 import { isAbsolute, resolve } from "node:path";
+import { isRecord } from "@agent/base";
 import { serverNameProblem } from "@agent/mcp-client";
 import type { TrustLabel } from "@agent/tools";
 import { z } from "zod";
-import { isRecord } from "../records.js";
 import { type ConfigIssue, type FieldPath, formatFieldPath, issuesFromZod } from "./config-issues.js";
 import { type Environment, expandVariables } from "./expand-variables.js";
 import { OAUTH_ENTRY_SCHEMA, type OAuthServerConfig, readOAuthConfig } from "./oauth-config.js";

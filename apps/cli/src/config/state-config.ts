@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
+import { isRecord } from "@agent/base";
 import { MIN_SECRET_LENGTH } from "@agent/mcp-transport";
 import { z } from "zod";
-import { isRecord } from "../records.js";
 import { type ConfigIssue, issuesFromZod } from "./config-issues.js";
 import { type Environment, expandVariables } from "./expand-variables.js";
 import { invalidConfig, readConfigText } from "./load-config.js";

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { isRecord } from "../records.js";
+import { isRecord } from "@agent/base";
 import { homeOf } from "./config-discovery.js";
 import { CONFIG_FILE_SCHEMA, USER_CONFIG_KEYS } from "./config-file-schema.js";
 import { issuesFromZod } from "./config-issues.js";

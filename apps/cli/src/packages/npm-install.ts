@@ -1,8 +1,8 @@
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { isRecord } from "@agent/base";
 import { findExecutable } from "@agent/policy/bwrap";
 import { isSameOrInside } from "../local-tools/index.js";
-import { isRecord } from "../records.js";
 import { PACKAGE_CACHE_ERROR_CODES, PackageCacheError } from "./package-cache-error.js";
 import type { Installation, InstallRequest, PinnedPackage } from "./package-install.js";
 import { defaultBinOf } from "./package-runner-command.js";

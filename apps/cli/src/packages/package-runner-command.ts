@@ -51,25 +51,31 @@ export function parsePackageRunner(command: string, args: readonly string[]): Pa
   return NONE;
 }
 
-/** One option's name and inline value (`--name=value`), or undefined for a positional argument. */
-function optionOf(arg: string): { key: string; inline: string | undefined } | undefined {
-  if (!arg.startsWith("-") || arg === "-") return undefined;
-  const [key = "", ...value] = arg.replace(/^-+/, "").split("=");
-  return { key, inline: value.length > 0 ? value.join("=") : undefined };
+/** How a runner reads the options before its command. */
+interface RunnerOptions {
+  /** Options without a value that change nothing the cache does. */
+  switches: ReadonlySet<string>;
+  /** Options with a value (`--name value` or `--name=value`), each handed to {@link take}. */
+  valueOptions: ReadonlySet<string>;
+  /** Whether the option tells the runner not to install, so that nothing could be fetched. */
+  forbidsInstall?(key: string, inline: string | undefined): boolean;
+  /** Takes one option's value; returns why the command cannot be served, if it cannot. */
+  take(key: string, value: string): string | undefined;
 }
 
-const NPM_SWITCHES: ReadonlySet<string> = new Set(["y", "yes", "q", "quiet", "s", "silent"]);
-const NPM_VALUE_OPTIONS: ReadonlySet<string> = new Set(["p", "package", "registry"]);
-
-function unsupported(runner: string, reason: string): PackageRunnerParse {
-  return { kind: "unsupported", runner, reason };
+/** A runner's command after its options: the first positional argument, and the arguments after it. */
+interface RunnerOperands {
+  first: string;
+  rest: string[];
 }
 
-// npx reads options up to the first positional argument (or `--`); everything after it is the
-// command's own, `--` included. `npm exec` is the same once npx has put `--` before that argument.
-function parseNpmExec(runner: string, args: readonly string[]): PackageRunnerParse {
-  const packages: PackageRequest[] = [];
-  let registry: string | undefined;
+// Runners read options up to the first positional argument (or `--`); everything after it is the
+// command's own, `--` included.
+function readRunnerOptions(
+  runner: string,
+  args: readonly string[],
+  options: RunnerOptions,
+): RunnerOperands | { reason: string } {
   let index = 0;
   for (; index < args.length; index++) {
     const arg = args[index] ?? "";
@@ -80,35 +86,69 @@ function parseNpmExec(runner: string, args: readonly string[]): PackageRunnerPar
     const option = optionOf(arg);
     if (!option) break;
     const { key, inline } = option;
-    if (NPM_SWITCHES.has(key)) {
-      if (inline === "false" && (key === "y" || key === "yes")) {
-        return unsupported(runner, `${arg} tells ${runner} not to install; nothing could be fetched`);
-      }
-      continue;
+    if (options.forbidsInstall?.(key, inline)) {
+      return { reason: `${arg} tells ${runner} not to install; nothing could be fetched` };
     }
-    if (key === "no-install" || key === "no" || key === "no-yes") {
-      return unsupported(runner, `${arg} tells ${runner} not to install; nothing could be fetched`);
-    }
-    if (!NPM_VALUE_OPTIONS.has(key)) {
-      return unsupported(runner, `the option ${arg} is not one the package cache understands`);
+    if (options.switches.has(key)) continue;
+    if (!options.valueOptions.has(key)) {
+      return { reason: `the option ${arg} is not one the package cache understands` };
     }
     const value = inline ?? args[++index];
-    if (value === undefined || value === "") return unsupported(runner, `${arg} needs a value`);
-    if (key === "registry") {
-      registry = value;
-      continue;
-    }
-    const request = parseNpmSpec(value);
-    if (typeof request === "string") return unsupported(runner, request);
-    packages.push(request);
+    if (value === undefined || value === "") return { reason: `${arg} needs a value` };
+    const problem = options.take(key, value);
+    if (problem !== undefined) return { reason: problem };
   }
   const first = args[index];
-  if (first === undefined) return unsupported(runner, "no package or command is named");
-  const rest = args.slice(index + 1);
+  if (first === undefined) return { reason: "no package or command is named" };
+  return { first, rest: args.slice(index + 1) };
+}
+
+/** One option's name and inline value (`--name=value`), or undefined for a positional argument. */
+function optionOf(arg: string): { key: string; inline: string | undefined } | undefined {
+  if (!arg.startsWith("-") || arg === "-") return undefined;
+  const [key = "", ...value] = arg.replace(/^-+/, "").split("=");
+  return { key, inline: value.length > 0 ? value.join("=") : undefined };
+}
+
+/** Why `text`, named where an executable belongs, is not an executable's name; undefined if it is one. */
+function executableProblem(text: string): string | undefined {
+  return /^[^/\\\s]+$/.test(text) ? undefined : `${JSON.stringify(text)} is not an executable name`;
+}
+
+function unsupported(runner: string, reason: string): PackageRunnerParse {
+  return { kind: "unsupported", runner, reason };
+}
+
+const NPM_SWITCHES: ReadonlySet<string> = new Set(["y", "yes", "q", "quiet", "s", "silent"]);
+const NPM_VALUE_OPTIONS: ReadonlySet<string> = new Set(["p", "package", "registry"]);
+const NPM_NO_INSTALL: ReadonlySet<string> = new Set(["no-install", "no", "no-yes"]);
+
+// `npm exec` reads its line as npx does once npx has put `--` before the first positional argument.
+function parseNpmExec(runner: string, args: readonly string[]): PackageRunnerParse {
+  const packages: PackageRequest[] = [];
+  let registry: string | undefined;
+  const operands = readRunnerOptions(runner, args, {
+    switches: NPM_SWITCHES,
+    valueOptions: NPM_VALUE_OPTIONS,
+    forbidsInstall: (key, inline) =>
+      NPM_NO_INSTALL.has(key) || ((key === "y" || key === "yes") && inline === "false"),
+    take(key, value) {
+      if (key === "registry") {
+        registry = value;
+        return undefined;
+      }
+      const request = parseNpmSpec(value);
+      if (typeof request === "string") return request;
+      packages.push(request);
+      return undefined;
+    },
+  });
+  if ("reason" in operands) return unsupported(runner, operands.reason);
+  const { first, rest } = operands;
   // With --package, the first positional is the executable; without, it is the package itself.
   if (packages.length > 0) {
-    if (!/^[^/\\\s]+$/.test(first))
-      return unsupported(runner, `${JSON.stringify(first)} is not an executable name`);
+    const problem = executableProblem(first);
+    if (problem !== undefined) return unsupported(runner, problem);
     return done(runner, packages, first, rest, registry);
   }
   const request = parseNpmSpec(first);
@@ -147,45 +187,34 @@ export function parseNpmSpec(text: string): PackageRequest | string {
 }
 
 const UV_SWITCHES: ReadonlySet<string> = new Set(["q", "quiet", "isolated", "no-progress"]);
+const UV_VALUE_OPTIONS: ReadonlySet<string> = new Set(["from", "with", "python", "p"]);
 
-// uvx reads options up to the command; `--from` names the package that provides it, `--with` more
-// packages to install beside it.
+// uvx's `--from` names the package that provides the command, `--with` more packages to install beside it.
 function parseUvRun(runner: string, args: readonly string[]): PackageRunnerParse {
   const packages: PackageRequest[] = [];
   let from: PackageRequest | undefined;
   let python: string | undefined;
-  let index = 0;
-  for (; index < args.length; index++) {
-    const arg = args[index] ?? "";
-    if (arg === "--") {
-      index++;
-      break;
-    }
-    const option = optionOf(arg);
-    if (!option) break;
-    const { key, inline } = option;
-    if (UV_SWITCHES.has(key)) continue;
-    if (!["from", "with", "python", "p"].includes(key)) {
-      return unsupported(runner, `the option ${arg} is not one the package cache understands`);
-    }
-    const value = inline ?? args[++index];
-    if (value === undefined || value === "") return unsupported(runner, `${arg} needs a value`);
-    if (key === "python" || key === "p") {
-      python = value;
-      continue;
-    }
-    const request = parsePythonSpec(value);
-    if (typeof request === "string") return unsupported(runner, request);
-    if (key === "from") from = request;
-    else packages.push(request);
-  }
-  const first = args[index];
-  if (first === undefined) return unsupported(runner, "no package or command is named");
-  const rest = args.slice(index + 1);
+  const operands = readRunnerOptions(runner, args, {
+    switches: UV_SWITCHES,
+    valueOptions: UV_VALUE_OPTIONS,
+    take(key, value) {
+      if (key === "python" || key === "p") {
+        python = value;
+        return undefined;
+      }
+      const request = parsePythonSpec(value);
+      if (typeof request === "string") return request;
+      if (key === "from") from = request;
+      else packages.push(request);
+      return undefined;
+    },
+  });
+  if ("reason" in operands) return unsupported(runner, operands.reason);
+  const { first, rest } = operands;
   let bin: string | undefined;
   if (from) {
-    if (!/^[^/\\\s]+$/.test(first))
-      return unsupported(runner, `${JSON.stringify(first)} is not an executable name`);
+    const problem = executableProblem(first);
+    if (problem !== undefined) return unsupported(runner, problem);
     bin = first;
   } else {
     const request = parsePythonSpec(first);

@@ -1,5 +1,5 @@
+import { isRecord } from "@agent/base";
 import { canonicalJson, type ToolCallOutcome, type ToolProgress } from "@agent/tools";
-import { isRecord } from "../records.js";
 import { describeCommandEnd, isCommandOutput } from "./command-output.js";
 import { agentCommand, type CliIo, safeLine, safeText, styleFor, writeJson, writeLine } from "./io.js";
 import { progressLine } from "./progress-line.js";

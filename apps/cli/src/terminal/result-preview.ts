@@ -1,4 +1,4 @@
-import { isRecord } from "../records.js";
+import { isRecord } from "@agent/base";
 import { describeCommandEnd, isCommandOutput } from "./command-output.js";
 import { safeLine } from "./io.js";
 import { describeBlock, isMcpOutput } from "./render-outcome.js";

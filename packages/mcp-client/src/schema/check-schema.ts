@@ -1,3 +1,10 @@
+import {
+  DEFINITION_KEYWORDS,
+  isAnnotationKeyword,
+  isValidationKeyword,
+  type JsonType,
+  TYPED_KEYWORDS,
+} from "@agent/tools";
 import { describeValue, isRecord } from "../records.js";
 import {
   checkAnnotation,
@@ -17,13 +24,6 @@ import {
   type Report,
 } from "./check-values.js";
 import { childPointer, ROOT_POINTER } from "./json-pointer.js";
-import {
-  DEFINITION_KEYWORDS,
-  isAnnotation,
-  isValidationKeyword,
-  type JsonType,
-  TYPED_KEYWORDS,
-} from "./keywords.js";
 
 /** One reason a schema cannot be converted, located by the JSON pointer of the offending keyword's schema. */
 export interface SchemaIssue {
@@ -107,7 +107,7 @@ function checkNode(node: unknown, pointer: string, position: Position, issues: S
   }
   const nested: Position = { ...position, isRoot: false, implicitString: false };
   for (const [keyword, value] of Object.entries(node)) {
-    if (isAnnotation(keyword)) {
+    if (isAnnotationKeyword(keyword)) {
       checkAnnotation(keyword, value, report);
     } else if (keyword === "$schema") {
       if (!position.isRoot) report(`keyword "$schema" is supported only at the root`);

@@ -3,10 +3,11 @@
  * literals, `required`, `$ref`, numbers, counts, `pattern`, `dependentRequired`, and which keywords a
  * declared dialect (`$schema`) has at all.
  */
+
+import { ANNOTATION_KEYWORDS, isValidationKeyword, JSON_TYPES, type JsonType } from "@agent/tools";
 import { isRecord } from "../records.js";
 import { compilePattern } from "./ecma-pattern.js";
 import { parseLocalPointer } from "./json-pointer.js";
-import { ANNOTATION_KEYWORDS, isValidationKeyword, JSON_TYPES, type JsonType } from "./keywords.js";
 
 /** Reports one problem at the pointer of the schema being checked. */
 export type Report = (message: string) => void;

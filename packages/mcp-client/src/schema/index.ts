@@ -15,12 +15,4 @@ export {
   zodFromCheckedSchema,
 } from "./convert-schema.js";
 export { type CompiledPattern, compilePattern, MAX_PATTERN_LENGTH } from "./ecma-pattern.js";
-export {
-  ANNOTATION_KEYWORDS,
-  type AnnotationValue,
-  GENERAL_KEYWORDS,
-  JSON_TYPES,
-  type JsonType,
-  TYPED_KEYWORDS,
-} from "./keywords.js";
 export { MAX_INPUT_DEPTH } from "./own-input.js";

@@ -1,7 +1,7 @@
+import { isAnnotationKeyword } from "@agent/tools";
 import { isRecord } from "../records.js";
 import type { SchemaIssue } from "./check-schema.js";
 import { parseLocalPointer, ROOT_POINTER } from "./json-pointer.js";
-import { isAnnotation } from "./keywords.js";
 import { forEachSubschema, mapSubschemas, type SchemaNode } from "./subschemas.js";
 
 /**
@@ -45,7 +45,9 @@ export function inlineRefs(root: SchemaNode): InlineResult {
       issues.push({ pointer, message: `"$ref" ${JSON.stringify(ref)} does not resolve to a schema` });
       return node;
     }
-    const annotations = Object.fromEntries(Object.entries(node).filter(([keyword]) => isAnnotation(keyword)));
+    const annotations = Object.fromEntries(
+      Object.entries(node).filter(([keyword]) => isAnnotationKeyword(keyword)),
+    );
     return { ...visit(target, pointer, [...active, ref]), ...annotations };
   };
   const schema = visit(body, ROOT_POINTER, []);

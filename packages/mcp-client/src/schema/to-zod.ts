@@ -7,10 +7,11 @@
  * (`allOf`, `contains`, `propertyNames`) is shown as `z.toJSONSchema` renders the very zod schema the
  * check runs, so description and validation keep one source everywhere.
  */
+
+import { isAnnotationKeyword, JSON_TYPES, type JsonType } from "@agent/tools";
 import { type ZodType, z } from "zod";
 import { isRecord } from "../records.js";
 import { compilePattern } from "./ecma-pattern.js";
-import { isAnnotation, JSON_TYPES, type JsonType } from "./keywords.js";
 import { ownPropertyValidator } from "./own-input.js";
 import type { SchemaNode } from "./subschemas.js";
 import { allOfGuard, arrayGuard, multipleOfGuard, objectGuard, patternGuard } from "./zod-guards.js";
@@ -30,7 +31,7 @@ interface Built {
 export function nodeToZod(node: SchemaNode, implicitString = false): ZodType {
   const metadata: Metadata = {};
   for (const [keyword, value] of Object.entries(node)) {
-    if (isAnnotation(keyword)) metadata[keyword] = value;
+    if (isAnnotationKeyword(keyword)) metadata[keyword] = value;
   }
   let schema: ZodType;
   if (node.enum !== undefined) schema = enumSchema(node.enum as Primitive[]);

@@ -18,7 +18,6 @@ export {
   startLoopbackRedirect,
 } from "./loopback-redirect.js";
 export {
-  assertSafeEndpoint,
   assertTrustedDiscovery,
   isLoopbackUrl,
   sameIssuer,
@@ -32,4 +31,4 @@ export {
   type PreRegisteredClient,
 } from "./oauth-provider.js";
 export { openInBrowser } from "./open-browser.js";
-export { exchangeForIdJag, type IdentityAssertionGrant, JWT_BEARER_GRANT } from "./token-exchange.js";
+export type { IdentityAssertionGrant } from "./token-exchange.js";

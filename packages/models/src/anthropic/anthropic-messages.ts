@@ -3,6 +3,8 @@
  * `tool_result` blocks (consecutive results merged into one user message, as the API requires),
  * tools with `input_schema`, stop reasons and usage.
  */
+
+import { isRecord } from "@agent/base";
 import type Anthropic from "@anthropic-ai/sdk";
 import type {
   ModelMessage,
@@ -11,7 +13,6 @@ import type {
   ModelToolDefinition,
   ModelUsage,
 } from "../model-client.js";
-import { isRecord } from "../records.js";
 
 type MessageParam = Anthropic.Messages.MessageParam;
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;

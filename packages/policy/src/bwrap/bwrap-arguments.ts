@@ -54,27 +54,7 @@ export interface BwrapCommand {
 export function buildBwrapCommand(invocation: BwrapInvocation): BwrapCommand {
   const { profile } = invocation;
   const args: string[] = [
-    "--unshare-all",
-    ...(profile.network === "allow" ? ["--share-net"] : []),
-    "--die-with-parent",
-    "--new-session",
-    // Root (of the host, or of the sandbox's user namespace) would otherwise keep capabilities that
-    // let it remount the read-only binds writable.
-    "--cap-drop",
-    "ALL",
-    "--ro-bind",
-    "/",
-    "/",
-    // bwrap's /dev is a tmpfs of no size limit, and its /dev/shm a directory in it: a sized
-    // world-writable /dev/shm of its own, then /dev read-only (device nodes stay usable).
-    "--dev",
-    "/dev",
-    ...sizedTmpfs(profile.limits.tmpBytes, "/dev/shm", "1777"),
-    "--remount-ro",
-    "/dev",
-    "--proc",
-    "/proc",
-    ...sizedTmpfs(profile.limits.tmpBytes, "/tmp"),
+    ...isolationArguments(profile.network === "allow", profile.limits.tmpBytes),
     // Sockets are not files: a read-only bind still lets a process connect() to the host's
     // D-Bus session (systemd-run runs anything outside), docker.sock or a database's socket. /run
     // is where they live; an empty one replaces it (and /var/run, a link to it or a directory).
@@ -149,6 +129,36 @@ export function buildBwrapCommand(invocation: BwrapInvocation): BwrapCommand {
   const rlimits = [`--nproc=${limits.processes}`, `--fsize=${limits.fileBytes}`];
   if (limits.addressSpaceBytes !== undefined) rlimits.push(`--as=${limits.addressSpaceBytes}`);
   return { command: invocation.prlimit, args: [...rlimits, "--", invocation.bwrap, ...args], reserved };
+}
+
+/**
+ * The namespaces and base mounts of every sandbox, before any grant: a read-only host, its own
+ * /dev, /proc and sized /tmp, no capabilities. The preflight probes exactly these.
+ */
+export function isolationArguments(shareNetwork: boolean, tmpBytes: number): string[] {
+  return [
+    "--unshare-all",
+    ...(shareNetwork ? ["--share-net"] : []),
+    "--die-with-parent",
+    "--new-session",
+    // Root (of the host, or of the sandbox's user namespace) would otherwise keep capabilities that
+    // let it remount the read-only binds writable.
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/",
+    "/",
+    // bwrap's /dev is a tmpfs of no size limit, and its /dev/shm a directory in it: a sized
+    // world-writable /dev/shm of its own, then /dev read-only (device nodes stay usable).
+    "--dev",
+    "/dev",
+    ...sizedTmpfs(tmpBytes, "/dev/shm", "1777"),
+    "--remount-ro",
+    "/dev",
+    "--proc",
+    "/proc",
+    ...sizedTmpfs(tmpBytes, "/tmp"),
+  ];
 }
 
 // An empty /run (and /var/run when it is a directory of its own), with the resolver's file kept

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { isolationArguments } from "./bwrap-arguments.js";
 import { bwrapCandidate, findExecutable } from "./find-executable.js";
 import { findPidsCgroupParent } from "./pids-cgroup.js";
 
@@ -20,33 +21,8 @@ const WHAT_TO_DO =
 const NAMESPACE_HINT =
   'bubblewrap is installed but cannot create its namespaces here. On Ubuntu 24.04 and later AppArmor restricts unprivileged user namespaces: allow them with "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0" (or an AppArmor profile for bwrap); in a container, allow user namespaces (e.g. a seccomp profile that permits unshare); or set the policy\'s "sandbox" to "optional" to run unisolated';
 
-// The flags that matter for the real command line: if these work, the sandbox can be built.
-const PROBE_ARGS = Object.freeze([
-  "--unshare-all",
-  "--die-with-parent",
-  "--new-session",
-  "--cap-drop",
-  "ALL",
-  "--ro-bind",
-  "/",
-  "/",
-  "--dev",
-  "/dev",
-  "--perms",
-  "1777",
-  "--size",
-  "1048576",
-  "--tmpfs",
-  "/dev/shm",
-  "--remount-ro",
-  "/dev",
-  "--proc",
-  "/proc",
-  "--tmpfs",
-  "/tmp",
-  "--",
-  "true",
-]);
+// The real command line's namespaces and base mounts: if these work, the sandbox can be built.
+const PROBE_TMP_BYTES = 1_048_576;
 
 /**
  * Finds bubblewrap (`$AGENT_BWRAP`, else `bwrap` on `PATH`) and runs `bwrap <the sandbox's flags> true`
@@ -65,7 +41,7 @@ export async function preflightBwrap(
         : "bubblewrap (bwrap) was not found on PATH";
     return { ok: false, reason: `${where}; ${WHAT_TO_DO}` };
   }
-  const outcome = await run(bwrap, PROBE_ARGS, timeoutMs);
+  const outcome = await run(bwrap, [...isolationArguments(false, PROBE_TMP_BYTES), "--", "true"], timeoutMs);
   if (!outcome.ok) return { ok: false, reason: `${outcome.detail}; ${NAMESPACE_HINT}` };
   return {
     ok: true,

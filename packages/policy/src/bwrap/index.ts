@@ -8,8 +8,6 @@ export {
   type BwrapCommand,
   type BwrapInvocation,
   buildBwrapCommand,
-  PROXY_PORT_IN_SANDBOX,
-  PROXY_SOCKET_IN_SANDBOX,
   type ProxyBridge,
 } from "./bwrap-arguments.js";
 export { type BwrapPreflight, preflightBwrap } from "./bwrap-preflight.js";
@@ -22,6 +20,5 @@ export {
   createBwrapSandbox,
   type ProcessSpec,
 } from "./bwrap-sandbox.js";
-export { BWRAP_ENV_VARIABLE, bwrapCandidate, findExecutable } from "./find-executable.js";
-export { createPidsCgroup, findPidsCgroupParent, type PidsCgroup } from "./pids-cgroup.js";
-export { DEFAULT_RESOURCE_LIMITS, type ResourceLimits, type SandboxProfile } from "./sandbox-profile.js";
+export { findExecutable } from "./find-executable.js";
+export type { ResourceLimits, SandboxProfile } from "./sandbox-profile.js";

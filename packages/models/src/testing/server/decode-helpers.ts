@@ -1,5 +1,5 @@
+import { isRecord } from "@agent/base";
 import type { ModelMessage, ModelRequest } from "../../model-client.js";
-import { isRecord } from "../../records.js";
 
 /** A request as the model saw it, decoded back from the wire: the shape {@link ScriptedModel.requests} records. */
 export type DecodedModelRequest = Omit<ModelRequest, "signal" | "onText">;

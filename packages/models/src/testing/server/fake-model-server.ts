@@ -5,9 +5,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { messageOf } from "@agent/base";
+import { isRecord, messageOf } from "@agent/base";
 import type { ModelTurn } from "../../model-client.js";
-import { isRecord } from "../../records.js";
 import { anthropicWire } from "./anthropic-wire.js";
 import {
   type FakeModelApi,

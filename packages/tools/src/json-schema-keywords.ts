@@ -1,7 +1,11 @@
 /**
- * The keyword table of remote JSON Schemas. A keyword is accepted only if it is a pure annotation
- * (shown to the model, never enforced) or if the local zod validator enforces exactly what it says;
- * the differential tests against Ajv hold each entry to that. Anything not listed is rejected.
+ * The JSON Schema keywords the harness understands, by role; one table for every package. A remote
+ * tool's schema may use these and nothing else: `@agent/mcp-client` accepts a keyword only if it is
+ * a pure annotation (shown to the model, never enforced) or if its zod validator enforces exactly
+ * what the keyword says, and its differential tests against Ajv hold each entry to that. The strict
+ * variant (strict-parameters.ts) reads the same table to know which keywords can reject a value.
+ * Adding a keyword here makes remote schemas that use it acceptable: add its enforcement and its
+ * differential test in the same change.
  */
 
 /** The JSON types a `type` keyword may name. */
@@ -78,7 +82,7 @@ export const GENERAL_KEYWORDS: readonly string[] = [
 export const DEFINITION_KEYWORDS: readonly string[] = ["$defs", "definitions"];
 
 /** True when `keyword` is an annotation of {@link ANNOTATION_KEYWORDS}. */
-export function isAnnotation(keyword: string): boolean {
+export function isAnnotationKeyword(keyword: string): boolean {
   return Object.hasOwn(ANNOTATION_KEYWORDS, keyword);
 }
 
