@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { isPromiseLike } from "@agent/base";
 import { mcpToolGroup } from "@agent/mcp-client";
 import { type TaintedFile, type TaintedFileStore, type TaintWindowStore, windowCovers } from "@agent/policy";
 import {
@@ -168,10 +169,6 @@ async function scanChangeTimes(
     }
   }
   return { entries, complete: true };
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /**

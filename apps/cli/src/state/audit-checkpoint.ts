@@ -1,7 +1,7 @@
 import { closeSync, constants, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { isRecord } from "@agent/base";
 import type { AuditChainHead } from "@agent/store-postgres";
-import { isRecord } from "../records.js";
 import { STATE_ERROR_CODES, StateError } from "./state-error.js";
 import { openRegularStateFile } from "./state-files.js";
 

@@ -1,7 +1,7 @@
 import { constants, statSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { isRecord } from "../records.js";
+import { isRecord } from "@agent/base";
 import { notRegular } from "./state-files.js";
 
 /** One record of the audit trail, as written: a JSON object with at least a string `type`. */

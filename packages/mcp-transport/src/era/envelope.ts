@@ -1,3 +1,4 @@
+import { isRecord } from "@agent/base";
 /**
  * The 2026-07-28 revision's per-request envelope: with no `initialize` handshake and no session,
  * every request carries the protocol version and the client's identity and capabilities in `_meta`.
@@ -15,10 +16,6 @@ export const META_KEYS = {
 export interface ClientEnvelope {
   clientInfo: unknown;
   capabilities: unknown;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** `params` with the envelope's `_meta` keys added; keys the caller set itself win. */
