@@ -10,7 +10,13 @@ import { readRecordFile, startLoopbackHttpServer } from "@agent/mcp-testing/serv
 import { createStreamableHttpTransport } from "@agent/mcp-transport/http";
 import { executeToolCall } from "@agent/tools";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createClientHarness, reapOrFail, temporaryDirectory, waitFor } from "./integration-helpers.js";
+import {
+  createClientHarness,
+  reapOrFail,
+  stdioHarness,
+  temporaryDirectory,
+  waitFor,
+} from "./integration-helpers.js";
 
 const V2_SERVER = fileURLToPath(new URL("./fixtures/sdk-v2-server.mjs", import.meta.url));
 
@@ -74,6 +80,29 @@ describe("a real 2026-07-28 server (SDK v2) over Streamable HTTP", () => {
       () => records().some((entry) => entry.event === "aborted"),
       undefined,
       "the server's abort",
+    );
+  });
+});
+
+describe("a real 2026-07-28 server (SDK v2) over stdio", () => {
+  // Our stdio transport does not probe `server/discover` yet: the v2 server is served through the
+  // 2025 handshake, which proves the fallback era against a real v2 peer (no envelope on the call).
+  it("is served through the handshake: tools listed, a call answered without the envelope", async () => {
+    const records = join(temporaryDirectory(), "records.jsonl");
+    const harness = stdioHarness(
+      { command: process.execPath, args: [V2_SERVER, "stdio"], env: { MCP_TESTING_RECORD_FILE: records } },
+      { name: "v2", allow: ["echo"] },
+    );
+    await harness.connection.start();
+    const names = harness.registry.listGroup(harness.connection.group).map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(["mcp__v2__echo", "mcp__v2__wait"]));
+    const outcome = await executeToolCall(
+      { name: "mcp__v2__echo", input: { text: "over stdio" }, callId: "call_echo_stdio" },
+      harness.env,
+    );
+    expect(outcome).toMatchObject({ type: "observation", ok: true });
+    expect(readRecordFile(records)).toContainEqual(
+      expect.objectContaining({ event: "called", tool: "echo", protocolVersion: null }),
     );
   });
 });
