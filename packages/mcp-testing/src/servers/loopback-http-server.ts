@@ -23,10 +23,10 @@ export interface LoopbackHttpServer {
 export async function startLoopbackHttpServer(
   entry: string,
   args: readonly string[],
-  options: { path?: string; startTimeoutMs?: number } = {},
+  options: { path?: string; startTimeoutMs?: number; env?: Readonly<Record<string, string>> } = {},
 ): Promise<LoopbackHttpServer> {
   const child = spawn(process.execPath, ["--import", LOOPBACK_PRELOAD, entry, ...args], {
-    env: { PATH: process.env.PATH ?? "", PORT: "0" },
+    env: { ...options.env, PATH: process.env.PATH ?? "", PORT: "0" },
     // Its stdout is a request log nobody needs; stderr carries the port.
     stdio: ["ignore", "ignore", "pipe"],
     detached: true,
