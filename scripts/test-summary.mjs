@@ -13,12 +13,20 @@ const TIMEOUT_PATTERNS = [
 ];
 
 const root = new URL("..", import.meta.url).pathname;
+
+/** Whether the workspace package in `dir` has tests to report (a `test` script): tests/bench has none. */
+function hasTests(dir) {
+  const manifest = join(dir, "package.json");
+  if (!existsSync(manifest)) return false;
+  return typeof JSON.parse(readFileSync(manifest, "utf8")).scripts?.test === "string";
+}
 let passed = 0;
 let failed = 0;
 const timedOut = new Map();
 const missing = [];
 for (const folder of ["packages", "apps", "tests"]) {
   for (const name of readdirSync(join(root, folder))) {
+    if (!hasTests(join(root, folder, name))) continue;
     const report = join(root, folder, name, ".vitest-report.json");
     if (!existsSync(report)) {
       missing.push(`${folder}/${name}`);
