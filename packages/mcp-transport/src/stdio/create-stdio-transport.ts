@@ -1,6 +1,8 @@
 import { closeBoundAround } from "../close-deadline.js";
+import { type EraAware, negotiateEra } from "../era/negotiate-era.js";
 import { createRedactor } from "../redact.js";
 import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
+import type { McpWireProtocol } from "../transport.js";
 import type { StdioServerParameters } from "./stdio-launch.js";
 import { type StdioDiagnostics, StdioProcessTransport } from "./stdio-process-transport.js";
 
@@ -8,9 +10,11 @@ import { type StdioDiagnostics, StdioProcessTransport } from "./stdio-process-tr
 export type StdioTransportOptions = StdioServerParameters;
 
 /** An MCP connection to a server child process over stdio. */
-export interface StdioMcpTransport extends SdkMcpTransport {
+export interface StdioMcpTransport extends SdkMcpTransport, EraAware {
   /** The longest `close()` takes: the process transport's `closeTimeoutMs` plus the adapter's margin. */
   readonly closeTimeoutMs: number;
+  /** Which protocol the connection negotiated, once `initialize` was answered. */
+  wireProtocol(): McpWireProtocol | undefined;
   /** The server's process id (also its process group id), once spawned. */
   pid(): number | undefined;
   /** The last bytes of the server's stderr (bounded by `stderrBufferBytes`), with control characters escaped. */
@@ -19,7 +23,13 @@ export interface StdioMcpTransport extends SdkMcpTransport {
   diagnostics(): StdioDiagnostics;
 }
 
-/** Spawns a stdio MCP server with a minimal environment and returns its connection; never throws for a server that fails to start. */
+/**
+ * Spawns a stdio MCP server with a minimal environment and returns its connection; never throws for
+ * a server that fails to start. The era is negotiated as over HTTP (`negotiateEra`): `server/discover`
+ * first, on the same child; an old server's "method not found" (or any other answer of its own) falls
+ * back to the `initialize` handshake without restarting it, and a server that answers nothing fails
+ * within the caller's `initialize` time limit, as a silent handshake always did.
+ */
 export function createStdioTransport(options: StdioTransportOptions): StdioMcpTransport {
   const processTransport = new StdioProcessTransport(options);
   // Values the caller put in the environment are the likely credentials (API keys, tokens): a
@@ -34,6 +44,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioMcpTr
   });
   return {
     ...transport,
+    ...negotiateEra(transport),
     closeTimeoutMs,
     pid: () => processTransport.pid,
     stderrTail: () => redact(processTransport.stderrTail()),
