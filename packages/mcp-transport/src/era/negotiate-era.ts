@@ -17,6 +17,7 @@ import {
   withEnvelope,
 } from "./envelope.js";
 import { requestWithInput } from "./multi-round-request.js";
+import { paramHeaderOverflow } from "./param-header-budget.js";
 import type { ToolHeaderIndex } from "./tool-header-index.js";
 
 /** Which protocol era a connection speaks, once its first `initialize` was answered. */
@@ -35,7 +36,10 @@ export interface EraAware {
 
 /** Options of {@link negotiateEra}. */
 export interface NegotiateEraOptions {
-  /** Learns each stateless `tools/list` page, for the `Mcp-Param-*` headers of later calls (HTTP). */
+  /**
+   * Learns each stateless `tools/list` page, for the `Mcp-Param-*` headers of later calls (HTTP); a
+   * call whose headers would exceed `MAX_PARAM_HEADER_BYTES` is refused before it is sent.
+   */
   toolHeaders?: ToolHeaderIndex;
 }
 
@@ -90,6 +94,8 @@ export function negotiateEra<T extends McpTransport>(
     context: McpRequestContext | AbortSignal,
     envelope: ClientEnvelope,
   ): Promise<McpResponse> {
+    const overflow = options.toolHeaders && paramHeaderOverflow(method, params, options.toolHeaders);
+    if (overflow) return { ok: false, error: overflow };
     const response = await requestWithInput(
       params,
       toRequestContext(context),
