@@ -11,7 +11,7 @@ import {
 import { type PhaseRun, runHandshakePhase } from "./connection-phases.js";
 import { DEFAULT_CLIENT_INFO, type InitializeResult } from "./handshake.js";
 import { instrumentTransport } from "./instrumented-transport.js";
-import { ListFreshness } from "./list-freshness.js";
+import { combineOptionalHints, ListFreshness } from "./list-freshness.js";
 import { createPhaseContext } from "./phase.js";
 import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
 import type { ServerCalls } from "./server-calls.js";
@@ -122,8 +122,8 @@ export class ConnectionDiscovery {
 
   /**
    * Lists the tools (and, `withCatalog`, the resources and prompts) within `listToolsMs` each, then
-   * replaces the server's registry group atomically; returns what changed. The tool listing's
-   * `ttlMs` sets when a stateless server's catalog goes stale.
+   * replaces the server's registry group atomically; returns what changed. The shortest `ttlMs` of
+   * the listings sets when a stateless server's catalog goes stale.
    */
   async discover(
     transport: McpTransport,
@@ -142,7 +142,8 @@ export class ConnectionDiscovery {
       this.#connection.throwIfClosed();
       return this.catalog.tools(kinds);
     });
-    const hints = this.tools.cacheHints;
+    // The catalog is as current as its least current listing: tools, resources and prompts together.
+    const hints = combineOptionalHints(this.tools.cacheHints, this.catalog.cacheHints);
     if (hints) this.#freshness.listed(hints, this.#wire?.era === "stateless");
     return change;
   }

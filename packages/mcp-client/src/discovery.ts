@@ -1,7 +1,7 @@
 import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
 import type { JsonValue } from "@agent/tools";
 import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
-import type { CacheHints } from "./list-freshness.js";
+import { type CacheHints, readCacheHints } from "./list-freshness.js";
 import { remoteToolNameProblem } from "./names.js";
 import { listAllPages } from "./paginate.js";
 import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
@@ -89,7 +89,8 @@ export async function listTools(
       entries.map((entry) => withinVersion(entry, features)),
     ),
     pages,
-    cache,
+    // tools/list is not optional: an answered listing always has hints.
+    cache: cache ?? readCacheHints(undefined),
   };
 }
 

@@ -35,6 +35,14 @@ export function combineCacheHints(first: CacheHints, second: CacheHints): CacheH
   };
 }
 
+/** {@link combineCacheHints} where either side may be missing (a listing that was not made). */
+export function combineOptionalHints(
+  first: CacheHints | undefined,
+  second: CacheHints | undefined,
+): CacheHints | undefined {
+  return first && second ? combineCacheHints(first, second) : (first ?? second);
+}
+
 /**
  * Bounds on how long a stateless server's catalog is trusted, whatever its `ttlMs` says. The floor
  * keeps `ttlMs: 0` (the SDKs' default: "re-fetch every time") from costing a `tools/list` before every

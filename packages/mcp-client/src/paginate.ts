@@ -34,13 +34,13 @@ export interface PaginatedListing {
  * Reads every page of a listing, following `nextCursor` to the end. A repeated cursor, too many
  * pages or entries, a page without its array or a non-string cursor fail the whole listing; the
  * entries themselves are returned unvalidated, for the caller to check one by one, with the pages'
- * caching hints combined (`ttlMs`, `cacheScope`).
+ * caching hints combined (`ttlMs`, `cacheScope`; none for an optional method the server lacks).
  */
 export async function listAllPages(
   transport: McpTransport,
   context: McpRequestContext,
   listing: PaginatedListing,
-): Promise<{ entries: unknown[]; pages: number; cache: CacheHints }> {
+): Promise<{ entries: unknown[]; pages: number; cache: CacheHints | undefined }> {
   const { server, method, key, maxPages, maxItems, maxBytes } = listing;
   const invalid = (message: string): McpClientError =>
     new McpClientError(listing.invalidCode, message, { server });
@@ -60,7 +60,8 @@ export async function listAllPages(
       pages === 1 &&
       response.error.code === MCP_ERROR_CODES.methodNotFound
     ) {
-      return { entries: [], pages, cache: readCacheHints(undefined) };
+      // No listing at all: it says nothing of how long anything stays current.
+      return { entries: [], pages, cache: undefined };
     }
     if (!response.ok) {
       throw new McpClientError(

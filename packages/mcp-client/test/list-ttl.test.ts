@@ -11,6 +11,7 @@ import type { PolicyConfig } from "@agent/policy";
 import { executeToolCall } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import type { McpServerConnectionOptions } from "../src/index.js";
+import { type CacheHints, ListFreshness } from "../src/list-freshness.js";
 import { ALLOW_EXTERNAL, createFakeSetup } from "./harness.js";
 
 const ASK_SEARCH: PolicyConfig = { rules: [{ tool: "mcp__docs__search", decision: "ask" }] };
@@ -22,13 +23,22 @@ function listing(description: () => string, hints: Record<string, unknown>): Fak
 
 function ttlSetup(options: {
   hints: Record<string, unknown>;
+  /** Extra handlers (e.g. a resource listing) and the capabilities that call for them. */
+  catalog?: { handlers: Record<string, FakeHandler>; capabilities: Record<string, unknown> };
   stateless?: boolean;
   policy?: PolicyConfig;
   connection?: Partial<McpServerConnectionOptions>;
 }) {
   let description = "Searches the docs (v1).";
-  const base = options.stateless === false ? fakeServer() : statelessFakeServer();
-  const handlers = { ...base, "tools/list": listing(() => description, options.hints) };
+  const base =
+    options.stateless === false
+      ? fakeServer()
+      : statelessFakeServer(options.catalog ? { capabilities: options.catalog.capabilities } : {});
+  const handlers = {
+    ...base,
+    ...options.catalog?.handlers,
+    "tools/list": listing(() => description, options.hints),
+  };
   let negotiated: McpTransport | undefined;
   const setup = createFakeSetup(handlers, {
     policy: options.policy ?? ALLOW_EXTERNAL,
@@ -154,11 +164,68 @@ describe("a stateless server's ttlMs", () => {
     await connection.close();
   });
 
+  it("takes the shortest ttlMs of the tools, resources and prompts: an expired resource listing re-lists all", async () => {
+    const resources: FakeHandler = () => ok({ ttlMs: 0, resources: [{ uri: "file:///a", name: "a" }] });
+    const { connection, listings, search, transport } = ttlSetup({
+      hints: { ttlMs: 3_600_000 },
+      catalog: { handlers: { "resources/list": resources }, capabilities: { tools: {}, resources: {} } },
+      connection: { listTtl: { minMs: 0 } },
+    });
+    await connection.start();
+    await search();
+    expect(listings()).toBe(2);
+    expect(transport.requestsFor("resources/list")).toHaveLength(2);
+    await connection.close();
+  });
+
+  it("lets a listing the server does not offer (no resources/templates/list) say nothing of freshness", async () => {
+    const resources: FakeHandler = () => ok({ ttlMs: 3_600_000, resources: [] });
+    const { connection, listings, search } = ttlSetup({
+      hints: { ttlMs: 3_600_000 },
+      catalog: { handlers: { "resources/list": resources }, capabilities: { tools: {}, resources: {} } },
+      connection: { listTtl: { minMs: 0 } },
+    });
+    await connection.start();
+    await search();
+    expect(listings()).toBe(1);
+    await connection.close();
+  });
+
   it("refuses bounds that are not whole milliseconds or put the floor above the ceiling", () => {
     for (const listTtl of [{ minMs: -1 }, { minMs: 1.5 }, { minMs: 10, maxMs: 5 }, { maxMs: Number.NaN }]) {
       expect(() => ttlSetup({ hints: {}, connection: { listTtl } })).toThrow(
         expect.objectContaining({ code: "invalid_option", message: expect.stringContaining("listTtl.") }),
       );
     }
+  });
+});
+
+describe("ListFreshness", () => {
+  const hints = (ttlMs: number): CacheHints => ({ ttlMs, scope: "private" });
+
+  it("clamps ttlMs between the floor and the ceiling", () => {
+    let now = 0;
+    const freshness = new ListFreshness({ minMs: 1_000, maxMs: 60_000 }, () => now);
+    freshness.listed(hints(0), true);
+    now = 999;
+    expect(freshness.isStale()).toBe(false);
+    now = 1_000;
+    expect(freshness.isStale()).toBe(true);
+    freshness.listed(hints(Number.MAX_SAFE_INTEGER), true);
+    now += 59_999;
+    expect(freshness.isStale()).toBe(false);
+    now += 1;
+    expect(freshness.isStale()).toBe(true);
+  });
+
+  it("never goes stale for a handshake-era listing, nor once cleared", () => {
+    let now = 0;
+    const freshness = new ListFreshness({ minMs: 0, maxMs: 10 }, () => now);
+    freshness.listed(hints(0), false);
+    now = 1_000_000;
+    expect(freshness.isStale()).toBe(false);
+    freshness.listed(hints(0), true);
+    freshness.clear();
+    expect(freshness.isStale()).toBe(false);
   });
 });

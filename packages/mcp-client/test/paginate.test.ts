@@ -135,7 +135,8 @@ describe("listAllPages", () => {
   it("reads method-not-found on the first page of an optional listing as empty, and only there", async () => {
     const missing: FakeHandler = () => mcpFailure(MCP_ERROR_CODES.methodNotFound, "no such method");
     const { result } = await list(missing, { optional: true });
-    expect(result).toEqual({ entries: [], pages: 1, cache: { ttlMs: 0, scope: "private" } });
+    // No listing: no caching hints either.
+    expect(result).toEqual({ entries: [], pages: 1, cache: undefined });
     expect((await failure(missing)).code).toBe("mcp_list_failed");
     let pages = 0;
     const goneAfterOne: FakeHandler = () => {
