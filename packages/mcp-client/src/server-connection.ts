@@ -167,8 +167,9 @@ export class McpServerConnection {
     return this.#discovery.discover(this.#transport, signal);
   }
 
-  /** Resolves once no rediscovery triggered by a `list_changed` (tools, resources, prompts) is running or queued. */
+  /** Resolves once no rediscovery triggered by a `list_changed` (tools, resources, prompts) or an expired `ttlMs` is running or queued. */
   async toolsSettled(): Promise<void> {
+    await this.#relisting;
     await this.#listChanged.settled();
     while (this.#reconnector?.running) await this.#reconnector.running;
     await this.#listChanged.settled();
