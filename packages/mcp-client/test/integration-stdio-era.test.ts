@@ -1,8 +1,8 @@
 /**
  * The era negotiated over stdio against a real handshake-era server (server-everything, SDK 1.x):
- * `server/discover` first (the server answers it with "method not found"), then the handshake on the same child
- * (nothing restarted), with no 2026-07-28 envelope on anything after. The 2026-07-28 side is in
- * integration-sdk-v2.test.ts.
+ * `server/discover` first (the server answers it with "method not found"), then the handshake on
+ * the same child (nothing restarted), with no 2026-07-28 envelope on anything after. The 2026-07-28
+ * side is in integration-sdk-v2.test.ts.
  */
 
 import { executeToolCall } from "@agent/tools";
