@@ -225,8 +225,8 @@ function createRecordedStdioTransport(
   });
   return {
     ...transport,
-    // The era negotiated as createStdioTransport does it.
-    ...negotiateEra(transport),
+    // The era negotiated as createStdioTransport does it (its silent-probe limit included).
+    ...negotiateEra(transport, { silentProbeMs: 5_000 }),
     closeTimeoutMs,
     pid: () => processTransport.pid,
     stderrTail: () => processTransport.stderrTail(),

@@ -41,6 +41,14 @@ export interface NegotiateEraOptions {
    * call whose headers would exceed `MAX_PARAM_HEADER_BYTES` is refused before it is sent.
    */
   toolHeaders?: ToolHeaderIndex;
+  /**
+   * stdio: how long the `server/discover` probe waits before the silence counts as an old server's
+   * answer (the spec's stdio rule: an old server need not answer an unknown method at all), then
+   * the handshake is tried with whatever time the caller's `initialize` has left. Capped at half the
+   * caller's `timeoutMs` when it sets one. Unset (HTTP, where every answer has a status): a silent
+   * probe fails the `initialize` it stands for.
+   */
+  silentProbeMs?: number;
 }
 
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
@@ -68,6 +76,27 @@ function isServerAnswer(error: McpError): boolean {
 
 function offersModern(data: unknown): boolean {
   return isRecord(data) && Array.isArray(data.supported) && data.supported.includes(MODERN_PROTOCOL_VERSION);
+}
+
+/** The probe's own context: the caller's, with the silent-probe limit when there is one. */
+function probeContextOf(caller: McpRequestContext, silentProbeMs: number | undefined): McpRequestContext {
+  if (silentProbeMs === undefined) return caller;
+  const limit =
+    caller.timeoutMs === undefined
+      ? silentProbeMs
+      : Math.min(silentProbeMs, Math.floor(caller.timeoutMs / 2));
+  return { ...caller, timeoutMs: Math.max(1, limit) };
+}
+
+/** Whether the probe ended by its own time limit, not by the caller's cancellation: nothing was answered. */
+function isSilence(probe: McpResponse, caller: McpRequestContext): boolean {
+  return !probe.ok && probe.error.code === MCP_ERROR_CODES.timeout && !caller.signal.aborted;
+}
+
+/** The caller's context with what is left of its time limit after `elapsedMs` (none set: none). */
+function remainingOf(caller: McpRequestContext, elapsedMs: number): McpRequestContext {
+  if (caller.timeoutMs === undefined) return caller;
+  return { ...caller, timeoutMs: Math.max(1, Math.floor(caller.timeoutMs - elapsedMs)) };
 }
 
 /**
@@ -112,11 +141,18 @@ export function negotiateEra<T extends McpTransport>(
       clientInfo: record.clientInfo,
       capabilities: record.capabilities ?? {},
     };
-    let probe = await inner.request("server/discover", withEnvelope({}, envelope), context);
+    const caller = toRequestContext(context);
+    const started = performance.now();
+    const probeContext = probeContextOf(caller, options.silentProbeMs);
+    let probe = await inner.request("server/discover", withEnvelope({}, envelope), probeContext);
     // A server that rejects the version (-32022) but lists 2026-07-28 among those it supports is
     // asked once more: the spec's corrective continuation, which is not a retry of an outage.
     if (!probe.ok && offersModern(unsupportedVersionData(probe.error))) {
-      probe = await inner.request("server/discover", withEnvelope({}, envelope), context);
+      probe = await inner.request("server/discover", withEnvelope({}, envelope), probeContext);
+    }
+    if (probeContext !== caller && isSilence(probe, caller)) {
+      era = { kind: "handshake" };
+      return inner.request("initialize", params, remainingOf(caller, performance.now() - started));
     }
     const offered = probe.ok && isRecord(probe.result) ? probe.result : undefined;
     const versions = Array.isArray(offered?.supportedVersions) ? offered.supportedVersions : [];

@@ -6,6 +6,13 @@ import type { McpWireProtocol } from "../transport.js";
 import type { StdioServerParameters } from "./stdio-launch.js";
 import { type StdioDiagnostics, StdioProcessTransport } from "./stdio-process-transport.js";
 
+/**
+ * How long the era probe (`server/discover`) waits for a word from the server before the handshake
+ * is tried: an old server may ignore an unknown method entirely. Long enough for a server that is
+ * still starting (a modern one answers the probe first); at most half the `initialize` time limit.
+ */
+const SILENT_PROBE_MS = 5_000;
+
 /** Options of {@link createStdioTransport}. */
 export type StdioTransportOptions = StdioServerParameters;
 
@@ -26,9 +33,9 @@ export interface StdioMcpTransport extends SdkMcpTransport, EraAware {
 /**
  * Spawns a stdio MCP server with a minimal environment and returns its connection; never throws for
  * a server that fails to start. The era is negotiated as over HTTP (`negotiateEra`): `server/discover`
- * first, on the same child; an old server's "method not found" (or any other answer of its own) falls
- * back to the `initialize` handshake without restarting it, and a server that answers nothing fails
- * within the caller's `initialize` time limit, as a silent handshake always did.
+ * first, on the same child; an old server's "method not found" (or any other answer of its own), or
+ * its silence for `SILENT_PROBE_MS` (at most half the `initialize` time limit), falls back to the
+ * `initialize` handshake without restarting it, within what is left of that limit.
  */
 export function createStdioTransport(options: StdioTransportOptions): StdioMcpTransport {
   const processTransport = new StdioProcessTransport(options);
@@ -44,7 +51,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioMcpTr
   });
   return {
     ...transport,
-    ...negotiateEra(transport),
+    ...negotiateEra(transport, { silentProbeMs: SILENT_PROBE_MS }),
     closeTimeoutMs,
     pid: () => processTransport.pid,
     stderrTail: () => redact(processTransport.stderrTail()),
