@@ -249,7 +249,12 @@ describe("the Mcp-Param-* header budget", () => {
       close: async () => {},
     };
     const index = new ToolHeaderIndex();
-    return { transport: negotiateEra(inner, { toolHeaders: index }), sent, index };
+    // Wired as the Streamable HTTP transport wires it.
+    const transport = negotiateEra(inner, {
+      toolHeaders: index,
+      refuse: (method, params) => paramHeaderOverflow(method, params, index),
+    });
+    return { transport, sent, index };
   }
   const never = new AbortController().signal;
 

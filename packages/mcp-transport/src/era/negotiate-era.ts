@@ -17,7 +17,6 @@ import {
   withEnvelope,
 } from "./envelope.js";
 import { requestWithInput } from "./multi-round-request.js";
-import { paramHeaderOverflow } from "./param-header-budget.js";
 import type { ToolHeaderIndex } from "./tool-header-index.js";
 
 /** Which protocol era a connection speaks, once its first `initialize` was answered. */
@@ -36,11 +35,13 @@ export interface EraAware {
 
 /** Options of {@link negotiateEra}. */
 export interface NegotiateEraOptions {
-  /**
-   * Learns each stateless `tools/list` page, for the `Mcp-Param-*` headers of later calls (HTTP); a
-   * call whose headers would exceed `MAX_PARAM_HEADER_BYTES` is refused before it is sent.
-   */
+  /** Learns each stateless `tools/list` page, for the `Mcp-Param-*` headers of later calls (HTTP). */
   toolHeaders?: ToolHeaderIndex;
+  /**
+   * Why a stateless request must not be sent at all (HTTP: a call whose `Mcp-Param-*` headers would
+   * exceed their budget); it then resolves with that error and nothing reaches the server.
+   */
+  refuse?: (method: string, params: unknown) => McpError | undefined;
   /**
    * stdio: how long the `server/discover` probe waits before the silence counts as an old server's
    * answer (the spec's stdio rule: an old server need not answer an unknown method at all), then
@@ -123,8 +124,8 @@ export function negotiateEra<T extends McpTransport>(
     context: McpRequestContext | AbortSignal,
     envelope: ClientEnvelope,
   ): Promise<McpResponse> {
-    const overflow = options.toolHeaders && paramHeaderOverflow(method, params, options.toolHeaders);
-    if (overflow) return { ok: false, error: overflow };
+    const refused = options.refuse?.(method, params);
+    if (refused) return { ok: false, error: refused };
     const response = await requestWithInput(
       params,
       toRequestContext(context),
