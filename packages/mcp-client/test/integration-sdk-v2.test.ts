@@ -1,7 +1,7 @@
 /**
  * The whole client against a real 2026-07-28 server (the official SDK v2, `@modelcontextprotocol/server`)
- * over Streamable HTTP on loopback: the era negotiated, the tools listed, a call carrying the envelope,
- * and a cancellation the server's handler sees as an abort.
+ * over Streamable HTTP on loopback and over stdio: the era negotiated, the tools listed, a call
+ * carrying the envelope, and a cancellation the server's handler sees as an abort.
  */
 
 import { join } from "node:path";
@@ -109,16 +109,23 @@ describe("a real 2026-07-28 server (SDK v2) over Streamable HTTP", () => {
   });
 });
 
+function v2StdioHarness(allow: string[]) {
+  const records = join(temporaryDirectory(), "records.jsonl");
+  const harness = stdioHarness(
+    { command: process.execPath, args: [V2_SERVER, "stdio"], env: { MCP_TESTING_RECORD_FILE: records } },
+    { name: "v2", allow },
+  );
+  return { harness, records: () => readRecordFile(records) };
+}
+
 describe("a real 2026-07-28 server (SDK v2) over stdio", () => {
-  // Our stdio transport does not probe `server/discover` yet: the v2 server is served through the
-  // 2025 handshake, which proves the fallback era against a real v2 peer (no envelope on the call).
-  it("is served through the handshake: tools listed, a call answered without the envelope", async () => {
-    const records = join(temporaryDirectory(), "records.jsonl");
-    const harness = stdioHarness(
-      { command: process.execPath, args: [V2_SERVER, "stdio"], env: { MCP_TESTING_RECORD_FILE: records } },
-      { name: "v2", allow: ["echo"] },
-    );
+  it("negotiates 2026-07-28 on the child it spawned: tools listed, a call answered with the envelope", async () => {
+    const { harness, records } = v2StdioHarness(["echo"]);
     await harness.connection.start();
+    expect(harness.transport().era()).toMatchObject({ kind: "stateless", protocolVersion: "2026-07-28" });
+    expect(harness.connection.snapshot()).toMatchObject({ protocolEra: "stateless" });
+    // One child for the whole negotiation: discovery did not restart the server.
+    expect(harness.transports).toHaveLength(1);
     const names = harness.registry.listGroup(harness.connection.group).map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(["mcp__v2__echo", "mcp__v2__wait"]));
     const outcome = await executeToolCall(
@@ -126,8 +133,31 @@ describe("a real 2026-07-28 server (SDK v2) over stdio", () => {
       harness.env,
     );
     expect(outcome).toMatchObject({ type: "observation", ok: true });
-    expect(readRecordFile(records)).toContainEqual(
-      expect.objectContaining({ event: "called", tool: "echo", protocolVersion: null }),
+    expect(JSON.stringify(outcome)).toContain("over stdio");
+    expect(records()).toContainEqual(
+      expect.objectContaining({ event: "called", tool: "echo", protocolVersion: "2026-07-28" }),
+    );
+  });
+
+  it("cancels a call with notifications/cancelled: the server's handler sees its abort", async () => {
+    const { harness, records } = v2StdioHarness(["wait"]);
+    await harness.connection.start();
+    const controller = new AbortController();
+    const pending = executeToolCall(
+      { name: "mcp__v2__wait", input: {}, callId: "call_wait_stdio" },
+      { ...harness.env, signal: controller.signal },
+    );
+    await waitFor(
+      () => records().some((entry) => entry.event === "called"),
+      undefined,
+      "the call reaching the server",
+    );
+    controller.abort();
+    expect(await pending).toMatchObject({ type: "observation", ok: false, error: "cancelled" });
+    await waitFor(
+      () => records().some((entry) => entry.event === "aborted"),
+      undefined,
+      "the server's abort",
     );
   });
 });

@@ -3,6 +3,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { closeBoundAround } from "../close-deadline.js";
 import { withStandardHeaders } from "../era/http-headers.js";
 import { type EraAware, negotiateEra, type ProtocolEra } from "../era/negotiate-era.js";
+import { paramHeaderOverflow } from "../era/param-header-budget.js";
 import { RequestStreams } from "../era/request-streams.js";
 import { ToolHeaderIndex } from "../era/tool-header-index.js";
 import { createRedactor, credentialValues, displayUrl } from "../redact.js";
@@ -91,7 +92,11 @@ export function createStreamableHttpTransport(
       await sdkTransport.close();
     },
   });
-  const negotiated = negotiateEra(transport, { toolHeaders });
+  const negotiated = negotiateEra(transport, {
+    toolHeaders,
+    // A call whose x-mcp-header arguments would overflow the header block is refused, not sent.
+    refuse: (method, params) => paramHeaderOverflow(method, params, toolHeaders),
+  });
   era = negotiated.era;
   return {
     ...transport,
