@@ -57,7 +57,7 @@ export interface PendingCall {
    * the call for one still to run: only the next format bump (which older loops refuse) closes that.
    */
   status: "queued" | "held" | "done" | "outcome_unknown";
-  /** The approval request holding it, when held. */
+  /** The approval request holding it, when held (a one-call run keeps the last one through its answer). */
   requestId?: string;
   /** What the model will read, capped, once done. */
   result?: { content: string; isError: boolean };
@@ -68,7 +68,7 @@ export interface ToolCallRecord {
   callId: string;
   toolCallId: string;
   toolName: string;
-  /** The model turn that made the call, from 1. */
+  /** The model turn that made the call, from 1; 0 in a one-call run (no model turn). */
   turn: number;
   /** The whole observation, output uncut. */
   observation: Observation;
@@ -104,7 +104,10 @@ export interface RunHeader {
   /** Model turns completed. */
   turns: number;
   usage: ModelUsage;
-  /** sha256 of the tools offered to the model at its latest request (names and definition fingerprints). */
+  /**
+   * sha256 of the tools offered to the model at its latest request (names and definition
+   * fingerprints); in a one-call run (`startCallRun`), the called tool's definition fingerprint.
+   */
   toolSetFingerprint: string | null;
   /**
    * The untrusted sources the run has taken in, each with the turn it entered at, in that order;
