@@ -142,9 +142,11 @@ export interface RunSummary {
   provider: string;
   model: string;
   turns: number;
-  /** The first user message, as typed. */
+  /** The first user message, as typed (empty for a one-call run, which has none). */
   prompt: string;
   requestIds: string[];
+  /** Set for a one-call run (`startCallRun`): the tool its call calls, and the request that last held it. */
+  call?: { toolName: string; requestId?: string };
 }
 
 /** The {@link RunSummary} of a run. */
@@ -155,7 +157,7 @@ export function summarizeRun(state: RunState): RunSummary {
 
 /** The {@link RunSummary} of a run's header and first prompt, for stores that keep the two apart. */
 export function summarizeRunHeader(header: RunHeader, prompt: string): RunSummary {
-  return {
+  const summary: RunSummary = {
     runId: header.runId,
     status: header.status,
     createdAt: header.createdAt,
@@ -166,4 +168,13 @@ export function summarizeRunHeader(header: RunHeader, prompt: string): RunSummar
     prompt,
     requestIds: [...header.requestIds],
   };
+  // A one-call run allows no model turn (see call-run.ts); its one call is what lists show of it.
+  const call = header.maxTurns === 0 ? header.pending[0] : undefined;
+  if (call) {
+    summary.call =
+      call.requestId === undefined
+        ? { toolName: call.toolName }
+        : { toolName: call.toolName, requestId: call.requestId };
+  }
+  return summary;
 }

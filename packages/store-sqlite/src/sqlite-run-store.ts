@@ -49,29 +49,12 @@ export class SqliteRunStore implements RunStore {
   /** Saves a new run; throws `LoopError` `run_exists` if the id is taken. */
   async createRun(state: RunState): Promise<void> {
     assertRunFormat(state);
-    const { messages, calls, ...header } = state;
-    const first = messages[0];
-    const insert = this.#database.transaction(() => {
-      this.#prepare(
-        `INSERT INTO agent_runs (id, created_at, updated_at, status, version, prompt, header_json)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        header.runId,
-        header.createdAt,
-        header.updatedAt,
-        header.status,
-        header.version,
-        first?.role === "user" ? first.content : "",
-        JSON.stringify(header),
-      );
-      this.#append(header.runId, "agent_run_messages", "message_json", messages);
-      this.#append(header.runId, "agent_run_calls", "call_json", calls);
-    });
+    const insert = this.#database.transaction(() => insertRun(state, (sql) => this.#prepare(sql)));
     try {
       insert.immediate();
     } catch (cause) {
       if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
-        throw new LoopError(LOOP_ERROR_CODES.runExists, `A run with id ${header.runId} already exists.`, {
+        throw new LoopError(LOOP_ERROR_CODES.runExists, `A run with id ${state.runId} already exists.`, {
           cause,
         });
       }
@@ -115,8 +98,9 @@ export class SqliteRunStore implements RunStore {
         "UPDATE agent_runs SET updated_at = ?, status = ?, version = ?, header_json = ? WHERE id = ? AND version = ?",
       ).run(header.updatedAt, header.status, header.version, JSON.stringify(header), runId, expectedVersion);
       if (changed.changes !== 1) return undefined;
-      this.#append(runId, "agent_run_messages", "message_json", change.appendMessages ?? []);
-      this.#append(runId, "agent_run_calls", "call_json", change.appendCalls ?? []);
+      const prepare = (sql: string) => this.#prepare(sql);
+      appendItems(prepare, runId, "agent_run_messages", "message_json", change.appendMessages ?? []);
+      appendItems(prepare, runId, "agent_run_calls", "call_json", change.appendCalls ?? []);
       return header.version;
     });
     return update.immediate();
@@ -126,28 +110,54 @@ export class SqliteRunStore implements RunStore {
     return this.#prepare("SELECT * FROM agent_runs WHERE id = ?").get(runId) as AgentRunRow | undefined;
   }
 
-  #append(
-    runId: string,
-    table: "agent_run_messages" | "agent_run_calls",
-    column: "message_json" | "call_json",
-    items: readonly unknown[],
-  ): void {
-    if (items.length === 0) return;
-    const next = this.#prepare(
-      `SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM ${table} WHERE run_id = ?`,
-    ).get(runId) as { next: number };
-    const insert = this.#prepare(`INSERT INTO ${table} (run_id, seq, ${column}) VALUES (?, ?, ?)`);
-    items.forEach((item, index) => {
-      insert.run(runId, next.next + index, JSON.stringify(item));
-    });
-  }
-
   #list(runId: string, table: string, column: string): unknown[] {
     const rows = this.#prepare(`SELECT ${column} AS json FROM ${table} WHERE run_id = ? ORDER BY seq`).all(
       runId,
     ) as { json: string }[];
     return rows.map((row) => JSON.parse(row.json) as unknown);
   }
+}
+
+type Prepare = (sql: string) => Database.Statement;
+
+/**
+ * Writes a new run's rows, inside the caller's transaction (`createRun`'s, or a migration step's);
+ * a taken id throws SQLite's primary key error.
+ */
+export function insertRun(state: RunState, prepare: Prepare): void {
+  const { messages, calls, ...header } = state;
+  const first = messages[0];
+  prepare(
+    `INSERT INTO agent_runs (id, created_at, updated_at, status, version, prompt, header_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    header.runId,
+    header.createdAt,
+    header.updatedAt,
+    header.status,
+    header.version,
+    first?.role === "user" ? first.content : "",
+    JSON.stringify(header),
+  );
+  appendItems(prepare, header.runId, "agent_run_messages", "message_json", messages);
+  appendItems(prepare, header.runId, "agent_run_calls", "call_json", calls);
+}
+
+function appendItems(
+  prepare: Prepare,
+  runId: string,
+  table: "agent_run_messages" | "agent_run_calls",
+  column: "message_json" | "call_json",
+  items: readonly unknown[],
+): void {
+  if (items.length === 0) return;
+  const next = prepare(`SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM ${table} WHERE run_id = ?`).get(
+    runId,
+  ) as { next: number };
+  const insert = prepare(`INSERT INTO ${table} (run_id, seq, ${column}) VALUES (?, ?, ?)`);
+  items.forEach((item, index) => {
+    insert.run(runId, next.next + index, JSON.stringify(item));
+  });
 }
 
 function readHeader(row: AgentRunRow): RunHeader {
