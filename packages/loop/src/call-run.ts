@@ -64,8 +64,8 @@ export async function startCallRun(store: RunStore, options: StartCallRunOptions
   return state;
 }
 
-/** The record of a new one-call run, not yet saved (what {@link startCallRun} saves; migrations build on it). */
-export function newCallRun(options: Omit<StartCallRunOptions, "now">, now: Date): RunState {
+/** The record of a new one-call run, not yet saved. */
+function newCallRun(options: Omit<StartCallRunOptions, "now">, now: Date): RunState {
   const at = now.toISOString();
   const runId = options.runId ?? `run_${globalThis.crypto.randomUUID()}`;
   const callId = options.callId ?? `call_${globalThis.crypto.randomUUID()}`;
@@ -158,11 +158,6 @@ export async function settleCallRun(
   const writer = new RunWriter(store, state.runId, state.version, now);
   await writer.commit(change, at);
   return { ...applyCallRunChange(state, change, at), version: writer.version };
-}
-
-/** `state` as {@link settleCallRun} would save it with `answer`, saving nothing (version + 1). */
-export function answerCallRun(state: RunState, answer: CallRunAnswer, now: Date): RunState {
-  return applyCallRunChange(state, callRunChange(state, answer), now);
 }
 
 function applyCallRunChange(state: RunState, change: RunChange, at: Date): RunState {

@@ -8,13 +8,11 @@ export {
 } from "./agent-environment.js";
 export { type ResumeRunOptions, resumeRun, type StartRunOptions, startRun } from "./agent-run.js";
 export {
-  answerCallRun,
   type CallRunAnswer,
   type CallRunCall,
   callOfCallRun,
   claimCallRun,
   isCallRun,
-  newCallRun,
   type StartCallRunOptions,
   settleCallRun,
   startCallRun,

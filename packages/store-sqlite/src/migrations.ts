@@ -4,7 +4,7 @@
 import type Database from "better-sqlite3";
 import { STORE_SQLITE_ERROR_CODES, StoreSqliteError } from "./errors.js";
 import { callRunOfLegacyRow, type LegacyCallRunRow } from "./legacy-call-runs.js";
-import { insertRun } from "./sqlite-run-store.js";
+import { insertRun } from "./run-rows.js";
 
 /** One step of the state schema: applied once, in order, inside a write transaction. */
 export interface SqliteMigration {

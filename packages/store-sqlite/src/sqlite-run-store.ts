@@ -11,6 +11,7 @@ import {
   summarizeRunHeader,
 } from "@agent/loop";
 import type Database from "better-sqlite3";
+import { appendItems, insertRun } from "./run-rows.js";
 
 interface AgentRunRow {
   id: string;
@@ -86,10 +87,14 @@ export class SqliteRunStore implements RunStore {
 
   /**
    * Compare-and-set on the version, in one IMMEDIATE transaction (it takes the write lock first).
-   * Answered at once, not with a promise: better-sqlite3 is synchronous, and the loop then saves a
-   * turn without waiting for the event loop (a failure throws, which the loop takes as a rejection).
+   * better-sqlite3 is synchronous: the transaction is done when this returns its (settled) promise.
    */
-  updateRun(runId: string, expectedVersion: number, change: RunChange, now = new Date()): number | undefined {
+  async updateRun(
+    runId: string,
+    expectedVersion: number,
+    change: RunChange,
+    now = new Date(),
+  ): Promise<number | undefined> {
     const update = this.#database.transaction((): number | undefined => {
       const row = this.#row(runId);
       if (!row || row.version !== expectedVersion) return undefined;
@@ -116,48 +121,6 @@ export class SqliteRunStore implements RunStore {
     ) as { json: string }[];
     return rows.map((row) => JSON.parse(row.json) as unknown);
   }
-}
-
-type Prepare = (sql: string) => Database.Statement;
-
-/**
- * Writes a new run's rows, inside the caller's transaction (`createRun`'s, or a migration step's);
- * a taken id throws SQLite's primary key error.
- */
-export function insertRun(state: RunState, prepare: Prepare): void {
-  const { messages, calls, ...header } = state;
-  const first = messages[0];
-  prepare(
-    `INSERT INTO agent_runs (id, created_at, updated_at, status, version, prompt, header_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    header.runId,
-    header.createdAt,
-    header.updatedAt,
-    header.status,
-    header.version,
-    first?.role === "user" ? first.content : "",
-    JSON.stringify(header),
-  );
-  appendItems(prepare, header.runId, "agent_run_messages", "message_json", messages);
-  appendItems(prepare, header.runId, "agent_run_calls", "call_json", calls);
-}
-
-function appendItems(
-  prepare: Prepare,
-  runId: string,
-  table: "agent_run_messages" | "agent_run_calls",
-  column: "message_json" | "call_json",
-  items: readonly unknown[],
-): void {
-  if (items.length === 0) return;
-  const next = prepare(`SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM ${table} WHERE run_id = ?`).get(
-    runId,
-  ) as { next: number };
-  const insert = prepare(`INSERT INTO ${table} (run_id, seq, ${column}) VALUES (?, ?, ?)`);
-  items.forEach((item, index) => {
-    insert.run(runId, next.next + index, JSON.stringify(item));
-  });
 }
 
 function readHeader(row: AgentRunRow): RunHeader {
