@@ -119,13 +119,21 @@ export function callOfCallRun(state: RunState): CallRunCall {
 /**
  * Claims a one-call run for another attempt at its call: sets it `running`, owned by `owner`, its
  * call queued again, if its version is still the one read (of two racing claims, one wins). Returns
- * the run as claimed, or `undefined` when another process changed it first.
+ * the run as claimed, or `undefined` when another process changed it first. A `completed` run is
+ * refused (`run_not_resumable`: its call is never run twice by accident), and so is a `running` one
+ * unless `canTakeOver` says its process is gone.
  */
 export async function claimCallRun(
   store: RunStore,
   state: RunState,
-  options: { owner: JsonValue; now?: () => Date },
+  options: { owner: JsonValue; now?: () => Date; canTakeOver?: (state: RunState) => boolean },
 ): Promise<RunState | undefined> {
+  if (state.status === "completed" || (state.status === "running" && !options.canTakeOver?.(state))) {
+    throw new LoopError(
+      LOOP_ERROR_CODES.runNotResumable,
+      `Run ${state.runId} is ${state.status === "completed" ? "completed: its call ran" : "running in another process"}; it is not claimed again.`,
+    );
+  }
   // The request that last held it stays with it, so the run still says which approval it went through.
   const { result: _answer, ...call } = soleCall(state);
   const set = {

@@ -120,6 +120,34 @@ describe("a one-call run is a run of the loop", () => {
     expect((await store.loadRun(waiting.runId))?.status).toBe("running");
   });
 
+  it("refuses to claim a completed run, or a running one unless its process is gone", async () => {
+    const store = new InMemoryRunStore();
+    const running = await startCallRun(store, CALL);
+    await expect(claimCallRun(store, running, { owner: "b" })).rejects.toMatchObject({
+      code: "run_not_resumable",
+    });
+    const taken = await claimCallRun(store, running, {
+      owner: "b",
+      canTakeOver: (run) => run.owner === null,
+    });
+    expect(taken).toMatchObject({ status: "running", owner: "b" });
+    const observation = {
+      type: "observation",
+      ok: true,
+      callId: "c",
+      toolName: "write_note",
+      output: 1,
+    } as const;
+    const done = await settleCallRun(store, taken as NonNullable<typeof taken>, {
+      type: "answered",
+      observation,
+    });
+    await expect(claimCallRun(store, done, { owner: "c" })).rejects.toMatchObject({
+      code: "run_not_resumable",
+    });
+    expect(await store.loadRun(done.runId)).toEqual(done);
+  });
+
   it("is never driven by a model: resumeRun and continueRun refuse it, leaving it unchanged", async () => {
     const harness = createHarness();
     const waiting = await settleCallRun(harness.store, await startCallRun(harness.store, CALL), {

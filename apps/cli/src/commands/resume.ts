@@ -5,6 +5,7 @@ import { currentRunOwner, isRunOwnerGone, type RunOwner, runOwnerOf } from "../s
 import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { runGovernedCall } from "./governed-call.js";
 import { resumeAgentRunCommand } from "./run.js";
+import { canTakeOver } from "./run-session.js";
 
 /**
  * `agent resume <runId>`: an agent run continues its loop (see `resumeAgentRunCommand`); a one-call run replays the run's call through the gate, exactly as recorded (tool, input,
@@ -34,9 +35,7 @@ export async function resumeCommand(
   }
   const owner = assertResumable(run);
   // Claim the run (compare-and-set on its version), so two resumes never run it side by side.
-  const claimed = await claimCallRun(runtime.state.runs, run, {
-    owner: currentRunOwner(),
-  });
+  const claimed = await claimCallRun(runtime.state.runs, run, { owner: currentRunOwner(), canTakeOver });
   if (!claimed) {
     throw new CliExit(
       EXIT_CODES.usage,
