@@ -34,9 +34,9 @@ describe.concurrent("tool listings", () => {
     const policies = Object.fromEntries(
       servers.flatMap((server) => server.tools.map((tool) => [tool.name, tool.policy])),
     );
-    expect(policies.mcp__s__search).toBe("allow");
-    expect(policies.mcp__s__env).toBe("deny");
-    expect(policies.mcp__s__echo).toBe("ask");
+    expect(policies["mcp__s__search"]).toBe("allow");
+    expect(policies["mcp__s__env"]).toBe("deny");
+    expect(policies["mcp__s__echo"]).toBe("ask");
 
     expect(human.code, human.stderr).toBe(0);
     const lines = human.stdout.split("\n");
