@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import { startCallRun } from "@agent/loop";
 import { describe, expect } from "vitest";
-import { type RunOwner, SqliteStateStore } from "../src/state/index.js";
+import { type RunOwner, SqliteStateStore, stateDatabasePath } from "../src/state/index.js";
 import {
   E2E_TIMEOUT_MS,
   type E2eSandbox,
@@ -108,5 +110,56 @@ describe.concurrent("resume and the process that owns a running run", () => {
     // Nothing ran, and each run is exactly as it was.
     expect(sandbox.received("s", "tools/call")).toEqual([]);
     expect(await Promise.all(runs.map((runId) => readRun(sandbox, runId)))).toEqual(before);
+  });
+});
+
+describe("a state directory of the last release, its one-call runs moved into the run tables", () => {
+  test("runs list and runs show print its one-call runs as that release did", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
+    configure(sandbox);
+    const fixtures = join(
+      import.meta.dirname,
+      "..",
+      "..",
+      "..",
+      "packages",
+      "store-sqlite",
+      "test",
+      "fixtures",
+    );
+    const released = JSON.parse(readFileSync(join(fixtures, "released-state.json"), "utf8"));
+    mkdirSync(sandbox.stateDir, { recursive: true, mode: 0o700 });
+    copyFileSync(join(fixtures, "released-state.db"), stateDatabasePath(sandbox.stateDir));
+
+    const listed = await sandbox.run(["runs", "list", "--json"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const { runs } = parseSingleJson(listed.stdout) as { runs: { runId: string; kind: string }[] };
+    expect(runs.filter((run) => run.kind === "call")).toEqual(
+      released.callRuns.map(
+        (run: {
+          id: string;
+          status: string;
+          createdAt: string;
+          updatedAt: string;
+          toolName: string;
+          requestId?: string;
+        }) => ({
+          runId: run.id,
+          kind: "call",
+          status: run.status,
+          createdAt: run.createdAt,
+          updatedAt: run.updatedAt,
+          what: run.toolName,
+          requestIds: run.requestId === undefined ? [] : [run.requestId],
+        }),
+      ),
+    );
+    const shown = await sandbox.run(["runs", "show", "run_call", "--json"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(parseSingleJson(shown.stdout)).toEqual({
+      kind: "call",
+      run: released.callRuns.find((run: { id: string }) => run.id === "run_call"),
+    });
   });
 });
