@@ -77,8 +77,8 @@ async function bareLoop(modules, world, turns) {
 }
 
 /**
- * A store that keeps nothing, answering at once as the in-memory store does: the breakdown row, the
- * loop's own work without the cost of saving the run.
+ * A store that keeps nothing, answering with a settled promise as the in-memory store does: the
+ * breakdown row, the loop's own work without the cost of saving the run.
  */
 function discardingStore() {
   return {
@@ -89,7 +89,7 @@ function discardingStore() {
     async listRuns() {
       return [];
     },
-    updateRun(_runId, version) {
+    async updateRun(_runId, version) {
       return version + 1;
     },
   };

@@ -1,7 +1,7 @@
 import { userInfo } from "node:os";
 import Database from "better-sqlite3";
 import { describe, expect } from "vitest";
-import { type RunRecord, SqliteStateStore, stateDatabasePath } from "../src/state/index.js";
+import { stateDatabasePath } from "../src/state/index.js";
 import {
   AS_INVOKED,
   E2E_TIMEOUT_MS,
@@ -37,14 +37,13 @@ function statusOf(approvals: ApprovalJson[], id: string): string | undefined {
   return approvals.find((approval) => approval.id === id)?.status;
 }
 
-/** The run as the state database holds it (read directly: no command prints a whole run). */
-function readRun(sandbox: E2eSandbox, runId: string): RunRecord | undefined {
-  const state = SqliteStateStore.open(sandbox.stateDir);
-  try {
-    return state.getRun(runId);
-  } finally {
-    state.close();
-  }
+/** The one-call run as `agent runs show --json` prints it. */
+async function readRun(sandbox: E2eSandbox, runId: string): Promise<unknown> {
+  const shown = await sandbox.run(["runs", "show", runId, "--json"]);
+  expect(shown.code, shown.stderr).toBe(0);
+  const document = parseSingleJson(shown.stdout) as { kind: string; run: unknown };
+  expect(document.kind).toBe("call");
+  return document.run;
 }
 
 function toolCalls(sandbox: E2eSandbox): unknown[] {
@@ -134,7 +133,7 @@ describe.concurrent("approvals across processes", () => {
     const done = await sandbox.run(["resume", runId, "--json"]);
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(firstText(observationOf(done.stdout)))).toEqual({ message: "once" });
-    const completed = readRun(sandbox, runId);
+    const completed = await readRun(sandbox, runId);
     expect(completed).toMatchObject({ status: "completed", outcome: { ok: true } });
     const eventsBefore = sandbox.auditEvents().length;
 
@@ -150,7 +149,7 @@ describe.concurrent("approvals across processes", () => {
     // Nothing was asked or recorded again, and the run still holds the outcome of its one execution.
     expect((await listApprovals(sandbox)).map((approval) => approval.id)).toEqual([requestId]);
     expect(sandbox.auditEvents()).toHaveLength(eventsBefore);
-    expect(readRun(sandbox, runId)).toEqual(completed);
+    expect(await readRun(sandbox, runId)).toEqual(completed);
   });
 
   test("a tool definition that changed between approval and resume voids the approval, even once restored", {

@@ -3,10 +3,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openPostgresState } from "@agent/store-postgres";
+import { openPostgresState, postgresTeamGrants } from "@agent/store-postgres";
 import { generateEd25519KeyPair } from "@agent/store-postgres/keys";
 import type { ThrowawayCluster } from "@agent/store-postgres/testing";
-import { CLI_POSTGRES_MIGRATIONS, cliPostgresTeamGrants } from "../src/state/postgres-call-runs.js";
+import { CLI_POSTGRES_MIGRATIONS } from "../src/state/postgres-cli-schema.js";
 import type { E2eSandbox } from "./e2e-helpers.js";
 
 /** How one machine of the team runs the CLI: its global options and its environment. */
@@ -32,7 +32,7 @@ export async function createPostgresTeam(cluster: ThrowawayCluster, sandbox: E2e
       await owner.pool.query(`CREATE ROLE ${roles[kind]} LOGIN PASSWORD '${passwords[kind]}'`);
       await owner.pool.query(`GRANT CONNECT ON DATABASE ${database} TO ${roles[kind]}`);
     }
-    await owner.pool.query(cliPostgresTeamGrants(roles));
+    await owner.pool.query(postgresTeamGrants(roles));
   } finally {
     await owner.close();
   }

@@ -1,5 +1,6 @@
 import { emitEvent, type FlowSource, mergeFlowSources } from "@agent/tools";
 import { type AgentEnvironment, DEFAULT_MAX_TURNS, type RunResult } from "./agent-environment.js";
+import { isCallRun } from "./call-run.js";
 import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import { createRunId, RunDriver } from "./run-driver.js";
 import { type PendingCall, RUN_STATE_FORMAT, type RunState, type ToolCallRecord } from "./run-state.js";
@@ -174,6 +175,12 @@ function pendingOnResume(
 }
 
 function assertResumable(state: RunState, options: ResumeRunOptions): void {
+  if (isCallRun(state)) {
+    throw new LoopError(
+      LOOP_ERROR_CODES.runNotResumable,
+      `Run ${state.runId} is a one-call run (no model drives it): its caller replays its call (claimCallRun, settleCallRun).`,
+    );
+  }
   if (state.status === "completed" || state.status === "max_turns") {
     throw new LoopError(
       LOOP_ERROR_CODES.runNotResumable,

@@ -2,6 +2,7 @@ import type { ModelMessage } from "@agent/models";
 import { emitEvent } from "@agent/tools";
 import { type AgentEnvironment, DEFAULT_MAX_TURNS, type RunResult } from "./agent-environment.js";
 import { assertPositiveInteger, assertTurnLimits } from "./agent-run.js";
+import { isCallRun } from "./call-run.js";
 import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
 import { RunDriver } from "./run-driver.js";
 import { type PendingCall, RUN_STATE_FORMAT, type RunState, type ToolCallRecord } from "./run-state.js";
@@ -90,6 +91,7 @@ function assertContinuable(state: RunState): void {
   const refuse = (why: string): never => {
     throw new LoopError(LOOP_ERROR_CODES.runNotContinuable, `Run ${state.runId} ${why}`);
   };
+  if (isCallRun(state)) refuse("is a one-call run (no model drives it): it takes no prompt.");
   if (state.status === "waiting") {
     refuse(
       `is waiting for approval of ${state.requestIds.length === 1 ? "a held call" : `${state.requestIds.length} held calls`} (${state.requestIds.join(", ")}): decide them and resume it; it takes a new prompt once it has stopped.`,

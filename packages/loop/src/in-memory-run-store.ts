@@ -72,8 +72,13 @@ export class InMemoryRunStore implements RunStore {
     return summaries.slice(0, options.limit ?? summaries.length);
   }
 
-  /** Compare-and-set on the version; synchronous, so no other update can interleave (and no promise is made). */
-  updateRun(runId: string, expectedVersion: number, change: RunChange, now?: Date): number | undefined {
+  /** Compare-and-set on the version; applied synchronously when called, so no other update can interleave. */
+  async updateRun(
+    runId: string,
+    expectedVersion: number,
+    change: RunChange,
+    now?: Date,
+  ): Promise<number | undefined> {
     const run = this.#runs.get(runId);
     if (!run || run.header.version !== expectedVersion) return undefined;
     const at = now === undefined ? Date.now() : now.getTime();

@@ -7,6 +7,16 @@ export {
   type RunResult,
 } from "./agent-environment.js";
 export { type ResumeRunOptions, resumeRun, type StartRunOptions, startRun } from "./agent-run.js";
+export {
+  type CallRunAnswer,
+  type CallRunCall,
+  callOfCallRun,
+  claimCallRun,
+  isCallRun,
+  type StartCallRunOptions,
+  settleCallRun,
+  startCallRun,
+} from "./call-run.js";
 export { type ContinueRunOptions, continueRun } from "./continue-run.js";
 export { LOOP_ERROR_CODES, LoopError, type LoopErrorCode } from "./errors.js";
 export { InMemoryRunStore } from "./in-memory-run-store.js";

@@ -149,11 +149,9 @@ export class RunDriver {
           const call = state.pending[sole] as PendingCall;
           const outcome = await runCall(call, this.#calls, this.#taint.taintOf(sole));
           const settlement = settleCall(sole, call, outcome, this.#calls);
-          // Awaited only when the store went asynchronous: an await is a turn of the event loop.
           // Interrupted by the run's signal: it did not complete, and runs again on resume.
           if (!settlement) this.#calls.unsaved.delete(call.callId);
-          const saved = settlement && this.#settled(settlement, outcome);
-          if (saved) await saved;
+          else await this.#settled(settlement, outcome);
         } else await this.#answerPending();
         if (state.pending.length > 0) return this.#stopUnanswered();
       }
@@ -201,8 +199,7 @@ export class RunDriver {
       // Over budget: the turn is saved with its calls unrun, so a resume with a bigger budget runs them.
       if (isOverBudget(state)) return this.#stop("failed", budgetError(state), turn);
       // Saved before any tool runs: a resume after this point never asks the model for this turn again.
-      const saved = this.#writer.commit(turn);
-      if (saved) await saved;
+      await this.#writer.commit(turn);
     }
   }
 
@@ -232,7 +229,7 @@ export class RunDriver {
   }
 
   /** One call of the turn settled: saved before anything else, so a crash never runs it again. */
-  #settled({ index, pending, record }: CallSettlement, outcome: ToolCallOutcome): Promise<void> | undefined {
+  #settled({ index, pending, record }: CallSettlement, outcome: ToolCallOutcome): Promise<void> {
     const state = this.#state;
     this.#env.onToolCall?.(pending, outcome);
     state.pending[index] = pending;
@@ -251,20 +248,16 @@ export class RunDriver {
     return this.#saved(pending.callId, this.#writer.commit(change));
   }
 
-  /** Forgets `callId` as unsaved once `saving` is done (at once for a store that answered at once). */
-  #saved(callId: string, saving: Promise<void> | undefined): Promise<void> | undefined {
+  /** Forgets `callId` as unsaved once `saving` is done. */
+  #saved(callId: string, saving: Promise<void>): Promise<void> {
     const { unsaved } = this.#calls;
-    if (!saving) {
-      unsaved.delete(callId);
-      return undefined;
-    }
     return saving.then(() => {
       unsaved.delete(callId);
     });
   }
 
   /** Moves the answered calls' results into the transcript, saving that (and the taint, if it grew) with `record` if given. */
-  #flushResults(record: ToolCallRecord | undefined, tainted = false): Promise<void> | undefined {
+  #flushResults(record: ToolCallRecord | undefined, tainted = false): Promise<void> {
     const state = this.#state;
     const { pending } = state;
     const results = new Array<ModelMessage>(pending.length);

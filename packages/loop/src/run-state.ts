@@ -57,7 +57,7 @@ export interface PendingCall {
    * the call for one still to run: only the next format bump (which older loops refuse) closes that.
    */
   status: "queued" | "held" | "done" | "outcome_unknown";
-  /** The approval request holding it, when held. */
+  /** The approval request holding it, when held (a one-call run keeps the last one through its answer). */
   requestId?: string;
   /** What the model will read, capped, once done. */
   result?: { content: string; isError: boolean };
@@ -68,7 +68,7 @@ export interface ToolCallRecord {
   callId: string;
   toolCallId: string;
   toolName: string;
-  /** The model turn that made the call, from 1. */
+  /** The model turn that made the call, from 1; 0 in a one-call run (no model turn). */
   turn: number;
   /** The whole observation, output uncut. */
   observation: Observation;
@@ -104,7 +104,10 @@ export interface RunHeader {
   /** Model turns completed. */
   turns: number;
   usage: ModelUsage;
-  /** sha256 of the tools offered to the model at its latest request (names and definition fingerprints). */
+  /**
+   * sha256 of the tools offered to the model at its latest request (names and definition
+   * fingerprints); in a one-call run (`startCallRun`), the called tool's definition fingerprint.
+   */
   toolSetFingerprint: string | null;
   /**
    * The untrusted sources the run has taken in, each with the turn it entered at, in that order;
@@ -139,9 +142,11 @@ export interface RunSummary {
   provider: string;
   model: string;
   turns: number;
-  /** The first user message, as typed. */
+  /** The first user message, as typed (empty for a one-call run, which has none). */
   prompt: string;
   requestIds: string[];
+  /** Set for a one-call run (`startCallRun`): the tool its call calls, and the request that last held it. */
+  call?: { toolName: string; requestId?: string };
 }
 
 /** The {@link RunSummary} of a run. */
@@ -152,7 +157,7 @@ export function summarizeRun(state: RunState): RunSummary {
 
 /** The {@link RunSummary} of a run's header and first prompt, for stores that keep the two apart. */
 export function summarizeRunHeader(header: RunHeader, prompt: string): RunSummary {
-  return {
+  const summary: RunSummary = {
     runId: header.runId,
     status: header.status,
     createdAt: header.createdAt,
@@ -163,4 +168,13 @@ export function summarizeRunHeader(header: RunHeader, prompt: string): RunSummar
     prompt,
     requestIds: [...header.requestIds],
   };
+  // A one-call run allows no model turn (see call-run.ts); its one call is what lists show of it.
+  const call = header.maxTurns === 0 ? header.pending[0] : undefined;
+  if (call) {
+    summary.call =
+      call.requestId === undefined
+        ? { toolName: call.toolName }
+        : { toolName: call.toolName, requestId: call.requestId };
+  }
+  return summary;
 }

@@ -35,17 +35,17 @@ export interface RunStore {
   /**
    * Applies `change` and sets `updatedAt` (to `now`, or the store's clock when not given) if the
    * run's version is `expectedVersion`, incrementing it;
-   * returns the new version, or `undefined` (changing nothing) when the run is missing or its
-   * version differs: someone else updated it first. A store that completes at once (in memory,
-   * a synchronous SQLite driver) may return the answer itself rather than a promise of it: the
-   * loop then goes on without waiting a turn of the event loop, twice per turn.
+   * resolves to the new version, or `undefined` (changing nothing) when the run is missing or its
+   * version differs: someone else updated it first. Always a promise, also from a store that
+   * completes at once (in memory, a synchronous SQLite driver): such a store does its work
+   * synchronously inside and answers with a settled promise. A failure is a rejection.
    */
   updateRun(
     runId: string,
     expectedVersion: number,
     change: RunChange,
     now?: Date,
-  ): number | undefined | Promise<number | undefined>;
+  ): Promise<number | undefined>;
 }
 
 /** The header `change` produces from `header`, at version + 1 (shared by stores that keep a header as a whole). */

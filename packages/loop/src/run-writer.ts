@@ -16,7 +16,7 @@ export class RunWriter {
   /** The environment's clock; without one the store takes its own time (no Date made per update here). */
   readonly #now: (() => Date) | undefined;
   #version: number;
-  /** The latest update that went asynchronous, the one a new update waits behind while any is in flight. */
+  /** The latest update, the one a new update waits behind while any is in flight. */
   #tail: Promise<void> = Promise.resolve();
   /** Updates committed and not yet applied (waiting in the queue or for the store). */
   #inFlight = 0;
@@ -41,17 +41,16 @@ export class RunWriter {
   }
 
   /**
-   * Saves `change` after every earlier one. Returns `undefined` when the store applied it at once
-   * (nothing to wait for), else a promise of it; a failure, `run_conflict` when the run changed
+   * Saves `change` after every earlier one. A failure, `run_conflict` when the run changed
    * elsewhere, is always a rejected promise, never a throw.
    */
-  commit(change: RunChange, at?: Date): Promise<void> | undefined {
+  commit(change: RunChange, at?: Date): Promise<void> {
     if (this.#closed) return Promise.reject(this.#closedError());
     this.#inFlight += 1;
     // Most updates find nothing in flight (one call per turn): no need to wait behind the queue. A
     // failed update fails its own caller; later ones still wait for it, then are kept unsent too.
     const applied = this.#inFlight === 1 ? this.#apply(change, at) : this.#queued(change, at);
-    if (applied !== undefined) this.#tail = applied;
+    this.#tail = applied;
     return applied;
   }
 
@@ -75,32 +74,22 @@ export class RunWriter {
     }
   }
 
-  // Not an async function: a store that answers at once costs no promise here, one that answers
-  // later one `then`.
-  #apply(change: RunChange, at: Date | undefined): Promise<void> | undefined {
+  // Not an async function: one `then` on the store's promise, no second promise around it.
+  #apply(change: RunChange, at: Date | undefined): Promise<void> {
     if (this.#failed || this.#closed) {
       this.#inFlight -= 1;
       if (this.#closed) return Promise.reject(this.#closedError());
       this.#unsaved.push(change);
       return Promise.reject(this.#failure);
     }
-    let update: number | undefined | Promise<number | undefined>;
+    let update: Promise<number | undefined>;
     try {
       update = this.#store.updateRun(this.#runId, this.#version, change, at ?? this.#now?.());
     } catch (error) {
+      // A store that throws rather than rejects (against its contract) fails the same way.
       update = Promise.reject(error);
     }
-    if (typeof update !== "number" && update !== undefined) {
-      return Promise.resolve(update).then(this.#applied, (error: unknown) =>
-        this.#storeFailed(change, error),
-      );
-    }
-    try {
-      this.#applied(update);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return undefined;
+    return Promise.resolve(update).then(this.#applied, (error: unknown) => this.#storeFailed(change, error));
   }
 
   readonly #applied = (version: number | undefined): void => {
@@ -125,7 +114,7 @@ export class RunWriter {
   }
 
   #queued(change: RunChange, at: Date | undefined): Promise<void> {
-    const apply = (): Promise<void> | undefined => this.#apply(change, at);
+    const apply = (): Promise<void> => this.#apply(change, at);
     return this.#tail.then(apply, apply);
   }
 

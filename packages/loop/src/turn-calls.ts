@@ -73,7 +73,7 @@ export interface CallSettlement {
 }
 
 /** Hands a settled call to its run, which saves it before anything else happens. */
-export type SettleCall = (settlement: CallSettlement, outcome: ToolCallOutcome) => Promise<void> | undefined;
+export type SettleCall = (settlement: CallSettlement, outcome: ToolCallOutcome) => Promise<void>;
 
 /**
  * Runs every call of `pending` that is not done, at most `concurrency` at a time, each through

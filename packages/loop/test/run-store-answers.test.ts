@@ -33,7 +33,8 @@ function takenOverAfter(inner: InMemoryRunStore, afterUpdates: number, later: bo
     updateRun(runId: string, expectedVersion: number, change: RunChange, now?: Date) {
       updates += 1;
       // Another process claims the run: its version moves on, this one's update finds it gone.
-      if (updates === afterUpdates + 1) inner.updateRun(runId, expectedVersion, { set: { owner: "other" } });
+      if (updates === afterUpdates + 1)
+        void inner.updateRun(runId, expectedVersion, { set: { owner: "other" } });
       return inner.updateRun(runId, expectedVersion, change, now);
     },
   };

@@ -21,7 +21,7 @@ function failingUpdates(inner: InMemoryRunStore, from: number, until = Number.PO
     createRun: (state) => inner.createRun(state),
     loadRun: (runId) => inner.loadRun(runId),
     listRuns: (options) => inner.listRuns(options),
-    updateRun(runId: string, expectedVersion: number, change: RunChange, now?: Date) {
+    async updateRun(runId: string, expectedVersion: number, change: RunChange, now?: Date) {
       updates += 1;
       if (updates >= from && updates <= until) throw new Error("connection terminated unexpectedly");
       return inner.updateRun(runId, expectedVersion, change, now);

@@ -29,7 +29,7 @@ export {
   readAuditRecords,
   verifyAuditChain,
 } from "./postgres-audit-trail.js";
-export { PostgresRunStore } from "./postgres-run-store.js";
+export { insertRun, PostgresRunStore } from "./postgres-run-store.js";
 export { PostgresTaintedFileStore } from "./postgres-tainted-files.js";
 export {
   auditRowMessage,

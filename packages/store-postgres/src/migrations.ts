@@ -9,6 +9,11 @@ export interface PostgresMigration {
   version: number;
   description: string;
   sql: string;
+  /**
+   * Rows the step rewrites in TypeScript, where SQL cannot say how: run before `sql`, on the
+   * migrating client, inside its transaction.
+   */
+  rewrite?: (client: PoolClient) => Promise<void>;
 }
 
 /** Every schema step, oldest first. */
@@ -252,6 +257,7 @@ export async function migrate(
       )`);
     for (const step of migrations) {
       if (step.version <= current) continue;
+      await step.rewrite?.(client);
       await client.query(step.sql);
       await client.query(
         "INSERT INTO agent_schema_migrations (component, version, description) VALUES ($1, $2, $3)",

@@ -38,27 +38,7 @@ export class PostgresRunStore implements RunStore {
   /** Saves a new run; throws `LoopError` `run_exists` if the id is taken. */
   async createRun(state: RunState): Promise<void> {
     assertRunFormat(state);
-    const { messages, calls, ...header } = state;
-    const first = messages[0];
-    await this.#transaction("save a run", async (client) => {
-      const inserted = await client.query(
-        `INSERT INTO agent_runs (run_id, version, status, created_at, updated_at, prompt, header_json)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (run_id) DO NOTHING`,
-        [
-          header.runId,
-          header.version,
-          header.status,
-          header.createdAt,
-          header.updatedAt,
-          first?.role === "user" ? first.content : "",
-          JSON.stringify(header),
-        ],
-      );
-      if (inserted.rowCount !== 1)
-        throw new LoopError(LOOP_ERROR_CODES.runExists, `A run with id ${state.runId} already exists.`);
-      await appendRows(client, "agent_run_messages", "message_json", state.runId, 0, messages);
-      await appendRows(client, "agent_run_calls", "call_json", state.runId, 0, calls);
-    });
+    await this.#transaction("save a run", (client) => insertRun(client, state));
   }
 
   /** The run's whole record, as it was saved. */
@@ -160,6 +140,32 @@ export class PostgresRunStore implements RunStore {
       client?.release();
     }
   }
+}
+
+/**
+ * Writes a new run's rows on `client`, inside the caller's transaction (`createRun`'s, or a
+ * migration step's); throws `LoopError` `run_exists` if the id is taken.
+ */
+export async function insertRun(client: PoolClient, state: RunState): Promise<void> {
+  const { messages, calls, ...header } = state;
+  const first = messages[0];
+  const inserted = await client.query(
+    `INSERT INTO agent_runs (run_id, version, status, created_at, updated_at, prompt, header_json)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (run_id) DO NOTHING`,
+    [
+      header.runId,
+      header.version,
+      header.status,
+      header.createdAt,
+      header.updatedAt,
+      first?.role === "user" ? first.content : "",
+      JSON.stringify(header),
+    ],
+  );
+  if (inserted.rowCount !== 1)
+    throw new LoopError(LOOP_ERROR_CODES.runExists, `A run with id ${state.runId} already exists.`);
+  await appendRows(client, "agent_run_messages", "message_json", state.runId, 0, messages);
+  await appendRows(client, "agent_run_calls", "call_json", state.runId, 0, calls);
 }
 
 async function nextSeq(

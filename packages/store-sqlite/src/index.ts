@@ -1,4 +1,5 @@
 export { STORE_SQLITE_ERROR_CODES, StoreSqliteError, type StoreSqliteErrorCode } from "./errors.js";
+export { callRunOfLegacyRow, type LegacyCallRunRow } from "./legacy-call-runs.js";
 export {
   migrateSqliteDatabase,
   SQLITE_MIGRATIONS,

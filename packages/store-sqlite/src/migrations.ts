@@ -3,6 +3,8 @@
 // databases the `agent` CLI wrote before this package existed. Change it only by appending a step.
 import type Database from "better-sqlite3";
 import { STORE_SQLITE_ERROR_CODES, StoreSqliteError } from "./errors.js";
+import { callRunOfLegacyRow, type LegacyCallRunRow } from "./legacy-call-runs.js";
+import { insertRun } from "./run-rows.js";
 
 /** One step of the state schema: applied once, in order, inside a write transaction. */
 export interface SqliteMigration {
@@ -10,12 +12,17 @@ export interface SqliteMigration {
   version: number;
   description: string;
   sql: string;
+  /**
+   * Rows the step rewrites in TypeScript, where SQL cannot say how (run before `sql`, in the same
+   * transaction).
+   */
+  rewrite?: (database: Database.Database) => void;
 }
 
 /**
  * Every schema step, oldest first. Append only: a released step is never edited, since databases
- * that already ran it would not run it again. The table `runs` (steps 1 and 2) holds the one-call
- * runs of the `agent` CLI, which keeps it; it is part of the chain because the chain was released so.
+ * that already ran it would not run it again. The table `runs` (steps 1 and 2) held the one-call
+ * runs of the `agent` CLI until step 8 moved them into the run tables of step 3.
  */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -176,6 +183,20 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX taint_windows_by_start ON taint_windows (started_at);
     `,
   },
+  {
+    version: 8,
+    description: "one-call runs are runs of @agent/loop: the table runs moves into agent_runs",
+    // Same ids, call ids, statuses and approval requests, so a held call resumes as before; oldest
+    // first, as the table listed them. Then the old table goes: one saved format of a run.
+    rewrite: (database) => {
+      const rows = database.prepare("SELECT * FROM runs ORDER BY created_at, rowid").all();
+      const prepare = (sql: string) => database.prepare(sql);
+      for (const row of rows as LegacyCallRunRow[]) insertRun(callRunOfLegacyRow(row), prepare);
+    },
+    sql: `
+      DROP TABLE runs;
+    `,
+  },
 ];
 
 /** The schema version this build writes; a database with a higher one is refused, never downgraded. */
@@ -212,6 +233,7 @@ export function migrateSqliteDatabase(database: Database.Database): void {
       const current = readSchemaVersion(database);
       for (const migration of SQLITE_MIGRATIONS) {
         if (migration.version <= current) continue;
+        migration.rewrite?.(database);
         database.exec(migration.sql);
         database.pragma(`user_version = ${migration.version}`);
       }

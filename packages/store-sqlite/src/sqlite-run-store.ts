@@ -11,6 +11,7 @@ import {
   summarizeRunHeader,
 } from "@agent/loop";
 import type Database from "better-sqlite3";
+import { appendItems, insertRun } from "./run-rows.js";
 
 interface AgentRunRow {
   id: string;
@@ -49,29 +50,12 @@ export class SqliteRunStore implements RunStore {
   /** Saves a new run; throws `LoopError` `run_exists` if the id is taken. */
   async createRun(state: RunState): Promise<void> {
     assertRunFormat(state);
-    const { messages, calls, ...header } = state;
-    const first = messages[0];
-    const insert = this.#database.transaction(() => {
-      this.#prepare(
-        `INSERT INTO agent_runs (id, created_at, updated_at, status, version, prompt, header_json)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        header.runId,
-        header.createdAt,
-        header.updatedAt,
-        header.status,
-        header.version,
-        first?.role === "user" ? first.content : "",
-        JSON.stringify(header),
-      );
-      this.#append(header.runId, "agent_run_messages", "message_json", messages);
-      this.#append(header.runId, "agent_run_calls", "call_json", calls);
-    });
+    const insert = this.#database.transaction(() => insertRun(state, (sql) => this.#prepare(sql)));
     try {
       insert.immediate();
     } catch (cause) {
       if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
-        throw new LoopError(LOOP_ERROR_CODES.runExists, `A run with id ${header.runId} already exists.`, {
+        throw new LoopError(LOOP_ERROR_CODES.runExists, `A run with id ${state.runId} already exists.`, {
           cause,
         });
       }
@@ -103,10 +87,14 @@ export class SqliteRunStore implements RunStore {
 
   /**
    * Compare-and-set on the version, in one IMMEDIATE transaction (it takes the write lock first).
-   * Answered at once, not with a promise: better-sqlite3 is synchronous, and the loop then saves a
-   * turn without waiting for the event loop (a failure throws, which the loop takes as a rejection).
+   * better-sqlite3 is synchronous: the transaction is done when this returns its (settled) promise.
    */
-  updateRun(runId: string, expectedVersion: number, change: RunChange, now = new Date()): number | undefined {
+  async updateRun(
+    runId: string,
+    expectedVersion: number,
+    change: RunChange,
+    now = new Date(),
+  ): Promise<number | undefined> {
     const update = this.#database.transaction((): number | undefined => {
       const row = this.#row(runId);
       if (!row || row.version !== expectedVersion) return undefined;
@@ -115,8 +103,9 @@ export class SqliteRunStore implements RunStore {
         "UPDATE agent_runs SET updated_at = ?, status = ?, version = ?, header_json = ? WHERE id = ? AND version = ?",
       ).run(header.updatedAt, header.status, header.version, JSON.stringify(header), runId, expectedVersion);
       if (changed.changes !== 1) return undefined;
-      this.#append(runId, "agent_run_messages", "message_json", change.appendMessages ?? []);
-      this.#append(runId, "agent_run_calls", "call_json", change.appendCalls ?? []);
+      const prepare = (sql: string) => this.#prepare(sql);
+      appendItems(prepare, runId, "agent_run_messages", "message_json", change.appendMessages ?? []);
+      appendItems(prepare, runId, "agent_run_calls", "call_json", change.appendCalls ?? []);
       return header.version;
     });
     return update.immediate();
@@ -124,22 +113,6 @@ export class SqliteRunStore implements RunStore {
 
   #row(runId: string): AgentRunRow | undefined {
     return this.#prepare("SELECT * FROM agent_runs WHERE id = ?").get(runId) as AgentRunRow | undefined;
-  }
-
-  #append(
-    runId: string,
-    table: "agent_run_messages" | "agent_run_calls",
-    column: "message_json" | "call_json",
-    items: readonly unknown[],
-  ): void {
-    if (items.length === 0) return;
-    const next = this.#prepare(
-      `SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM ${table} WHERE run_id = ?`,
-    ).get(runId) as { next: number };
-    const insert = this.#prepare(`INSERT INTO ${table} (run_id, seq, ${column}) VALUES (?, ?, ?)`);
-    items.forEach((item, index) => {
-      insert.run(runId, next.next + index, JSON.stringify(item));
-    });
   }
 
   #list(runId: string, table: string, column: string): unknown[] {

@@ -10,6 +10,8 @@ import { useScratchDirectory } from "./scratch.js";
 const SOURCES = [
   "errors",
   "migrations",
+  "legacy-call-runs",
+  "run-rows",
   "grant-consumption",
   "file/regular-files",
   "file/open-sqlite-database",

@@ -45,7 +45,6 @@ describe("opening a state database file", () => {
         { name: "agent_run_messages" },
         { name: "agent_runs" },
         { name: "approvals" },
-        { name: "runs" },
         { name: "taint_windows" },
         { name: "tainted_files" },
       ]);

@@ -1,3 +1,4 @@
+import { type CallRunCall, callOfCallRun, isCallRun } from "@agent/loop";
 import { serverOfToolName } from "@agent/mcp-client";
 import { type ApprovalRecord, computeActionDigest, type NetworkPolicy } from "@agent/policy";
 import { canonicalJson, type FlowSource, flowSourceKey, type JsonValue } from "@agent/tools";
@@ -69,7 +70,7 @@ export async function bindingOf(
   record: ApprovalRecord,
   runtime: Pick<StateRuntime, "state">,
 ): Promise<ApprovalBinding> {
-  const run = record.input === undefined ? await runtime.state.getRun(record.runId) : undefined;
+  const run = record.input === undefined ? await askingCall(runtime, record.runId) : undefined;
   const input = record.input ?? run?.input;
   const cwd = record.cwd ?? run?.cwd;
   const { network } = record;
@@ -107,6 +108,15 @@ export async function bindingOf(
     digestVerified,
     source: record.input === undefined ? "run" : "request",
   };
+}
+
+/** The call of the one-call run that asked, if the run is one (requests saved before their input were only made by those). */
+async function askingCall(
+  runtime: Pick<StateRuntime, "state">,
+  runId: string,
+): Promise<CallRunCall | undefined> {
+  const run = await runtime.state.runs.loadRun(runId);
+  return run && isCallRun(run) ? callOfCallRun(run) : undefined;
 }
 
 function printApproval(io: CliIo, record: ApprovalRecord, binding: ApprovalBinding): void {

@@ -1,6 +1,8 @@
+import { startCallRun } from "@agent/loop";
 import type { JsonValue } from "@agent/tools";
 import type { ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { currentRunOwner } from "../state/index.js";
 import type { CliIo } from "../terminal/io.js";
 import { readCallInput } from "./call-input.js";
 import { runGovernedCall } from "./governed-call.js";
@@ -27,14 +29,13 @@ export async function startGovernedCall(
   options: { toolName: string; input: JsonValue; json: boolean },
   signal: AbortSignal,
 ): Promise<ExitCode> {
-  const { input } = options;
   // The workspace root's real path is the call's cwd: approvals bind to it, so re-pointing a
   // symbolic link at another root makes the same call a different action.
-  const run = await runtime.state.createRun({
+  const run = await startCallRun(runtime.state.runs, {
     toolName: options.toolName,
-    input,
+    input: options.input,
     cwd: runtime.workspaceRealPath,
+    owner: currentRunOwner(),
   });
-  const call = { runId: run.id, callId: run.callId, toolName: run.toolName, input, cwd: run.cwd };
-  return runGovernedCall(runtime, io, call, { json: options.json, signal });
+  return runGovernedCall(runtime, io, run, { json: options.json, signal });
 }

@@ -8,6 +8,7 @@ import type {
   RunPort,
   ServersPort,
 } from "@agent/console";
+import { isCallRun } from "@agent/loop";
 import type { Redactor } from "@agent/mcp-transport";
 import {
   type ApprovalRecord,
@@ -17,7 +18,7 @@ import {
   PolicyError,
 } from "@agent/policy";
 import { assertMayGrant, type StateRuntime } from "../runtime/state-runtime.js";
-import { currentRunOwner, type RunOwner, StateError } from "../state/index.js";
+import { callRunView, currentRunOwner, type RunOwner, StateError } from "../state/index.js";
 import { bindingOf } from "./approvals-show.js";
 import { readAuditEntries } from "./audit.js";
 import { parseSince, parseTail } from "./audit-filter.js";
@@ -87,8 +88,11 @@ export function createRunPort(
 ): RunPort & { settled(): Promise<void> } {
   // The resumes this console started: `agent serve` waits for them before it exits.
   const resumes = new Set<Promise<void>>();
-  const load = async (runId: string) =>
-    (await runtime.state.agentRuns.loadRun(runId)) ?? (await runtime.state.getRun(runId));
+  // A one-call run is shown as `agent runs show` shows it.
+  const load = async (runId: string) => {
+    const run = await runtime.state.runs.loadRun(runId);
+    return run && isCallRun(run) ? callRunView(run) : run;
+  };
   return {
     list: async () =>
       redactDeep(await listRunSummaries(runtime), redact) as Awaited<ReturnType<RunPort["list"]>>,

@@ -1,4 +1,5 @@
 import { messageOf } from "@agent/base";
+import { callOfCallRun, type RunState } from "@agent/loop";
 import { serverOfToolName } from "@agent/mcp-client";
 import { executeToolCall, type ToolCallOutcome, type WaitingOutcome } from "@agent/tools";
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
@@ -15,7 +16,8 @@ import { type RunCall, recordRun } from "./record-run.js";
 export type { RunCall } from "./record-run.js";
 
 /**
- * Runs a call through the one gate and records the run: connects only the server that owns the
+ * Runs the call of a one-call run through the one gate and records the run (`cwd`: where it runs
+ * now, when that differs from where it was recorded): connects only the server that owns the
  * tool, executes, and on a terminal asks to approve a held call (then re-checks it, consuming the
  * fresh grant once). Prints the outcome and returns the exit code. Whatever happens (an error, a
  * Ctrl-C at the prompt), the run is left in a state `resume` can pick up.
@@ -23,9 +25,10 @@ export type { RunCall } from "./record-run.js";
 export async function runGovernedCall(
   runtime: Runtime,
   io: CliIo,
-  call: RunCall,
-  options: { json: boolean; signal: AbortSignal },
+  run: RunState,
+  options: { json: boolean; signal: AbortSignal; cwd?: string },
 ): Promise<ExitCode> {
+  const call: RunCall = { ...callOfCallRun(run), ...(options.cwd !== undefined && { cwd: options.cwd }) };
   let outcome: ToolCallOutcome | undefined;
   try {
     const server = serverOfToolName(call.toolName);
@@ -37,7 +40,7 @@ export async function runGovernedCall(
       outcome = await askOperator(runtime, io, call, outcome, options.signal);
     }
   } catch (error) {
-    await recordRun(runtime, call, undefined, options.signal);
+    await recordRun(runtime, run, { outcome: undefined }, options.signal);
     throw error;
   }
   // Redacted and capped once: the terminal, --json and the run record all get the same outcome.
@@ -53,7 +56,7 @@ export async function runGovernedCall(
     const reason = `the result could not be shown or kept: ${messageOf(error)}`;
     capped = { outcome: placeholderOutcome(outcome, reason), warning: reason };
   }
-  await recordRun(runtime, call, capped.outcome, options.signal);
+  await recordRun(runtime, run, capped, options.signal);
   if (capped.warning) writeLine(io.stderr, `warning: ${safeText(capped.warning)}`);
   renderOutcome(io, call.runId, capped.outcome, options.json);
   if (

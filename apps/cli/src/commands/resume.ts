@@ -1,10 +1,11 @@
-import type { UnknownOutcomeDecision } from "@agent/loop";
+import { claimCallRun, isCallRun, type RunState, type UnknownOutcomeDecision } from "@agent/loop";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { currentRunOwner, isRunOwnerGone, type RunRecord } from "../state/index.js";
+import { currentRunOwner, isRunOwnerGone, type RunOwner, runOwnerOf } from "../state/index.js";
 import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { runGovernedCall } from "./governed-call.js";
 import { resumeAgentRunCommand } from "./run.js";
+import { canTakeOver } from "./run-session.js";
 
 /**
  * `agent resume <runId>`: an agent run continues its loop (see `resumeAgentRunCommand`); a one-call run replays the run's call through the gate, exactly as recorded (tool, input,
@@ -19,34 +20,32 @@ export async function resumeCommand(
   options: { runId: string; json: boolean; unknownOutcomes: Record<string, UnknownOutcomeDecision> },
   signal: AbortSignal,
 ): Promise<ExitCode> {
-  const run = await runtime.state.getRun(options.runId);
-  if (!run && (await runtime.state.agentRuns.loadRun(options.runId))) {
-    return resumeAgentRunCommand(runtime, io, options, signal);
-  }
+  const run = await runtime.state.runs.loadRun(options.runId);
   if (!run)
     throw new CliExit(
       EXIT_CODES.usage,
       `No run "${options.runId}". "${agentCommand(io)} approvals list" shows the runs waiting.`,
     );
+  if (!isCallRun(run)) return resumeAgentRunCommand(runtime, io, options, signal);
   if (Object.keys(options.unknownOutcomes).length > 0) {
     throw new CliExit(
       EXIT_CODES.usage,
-      `Run "${run.id}" is a one-call run; --rerun and --answer-unknown decide about calls of an agent run whose outcome is unknown.`,
+      `Run "${run.runId}" is a one-call run; --rerun and --answer-unknown decide about calls of an agent run whose outcome is unknown.`,
     );
   }
-  assertResumable(run);
-  // Claim the run (compare-and-set on its status and owner), so two resumes never run it side by side.
-  const claimed = await runtime.state.claimRun(run);
+  const owner = assertResumable(run);
+  // Claim the run (compare-and-set on its version), so two resumes never run it side by side.
+  const claimed = await claimCallRun(runtime.state.runs, run, { owner: currentRunOwner(), canTakeOver });
   if (!claimed) {
     throw new CliExit(
       EXIT_CODES.usage,
-      `Run "${run.id}" was claimed by another process just now; nothing was run here.`,
+      `Run "${run.runId}" was claimed by another process just now; nothing was run here.`,
     );
   }
-  if (run.status === "running" && run.owner) {
+  if (owner) {
     writeLine(
       io.stderr,
-      safeText(`agent: taking over run ${run.id}: its process ${run.owner.pid} on this host is gone.`),
+      safeText(`agent: taking over run ${run.runId}: its process ${owner.pid} on this host is gone.`),
     );
   }
   // The cwd is where the workspace root leads now: if it was re-pointed since the call was held,
@@ -58,33 +57,35 @@ export async function resumeCommand(
       safeText(`agent: the workspace root now resolves to ${cwd} (the run was recorded in ${run.cwd}).`),
     );
   }
-  const call = { runId: run.id, callId: run.callId, toolName: run.toolName, input: run.input, cwd };
-  return runGovernedCall(runtime, io, call, { json: options.json, signal });
+  return runGovernedCall(runtime, io, claimed, { json: options.json, signal, cwd });
 }
 
-/** Refuses (exit 2) a run that must not be replayed now, saying why and what to do instead. */
-function assertResumable(run: RunRecord): void {
+/**
+ * Refuses (exit 2) a run that must not be replayed now, saying why and what to do instead; returns
+ * the owner whose run it takes over (a `running` run whose process is gone), if so.
+ */
+function assertResumable(run: RunState): RunOwner | undefined {
   if (run.status === "completed") {
     throw new CliExit(
       EXIT_CODES.usage,
-      `Run "${run.id}" already completed; its outcome is kept. Start a new call to run it again.`,
+      `Run "${run.runId}" already completed; its outcome is kept. Start a new call to run it again.`,
     );
   }
-  if (run.status !== "running") return;
-  const { owner } = run;
+  if (run.status !== "running") return undefined;
+  const owner = runOwnerOf(run.owner);
   if (!owner) {
     // Recorded by an agent before owners were; nobody can tell whether its process still runs it.
     throw new CliExit(
       EXIT_CODES.usage,
-      `Run "${run.id}" is marked running by an earlier agent version that did not record its process, so it cannot be taken over safely. Start a new call to run it again.`,
+      `Run "${run.runId}" is marked running by an earlier agent version that did not record its process, so it cannot be taken over safely. Start a new call to run it again.`,
     );
   }
   const here = currentRunOwner();
-  if (isRunOwnerGone(owner, here)) return;
+  if (isRunOwnerGone(owner, here)) return owner;
   // Only the owner's host can tell whether its process is gone.
   const where = owner.host === here.host ? "" : " (only that host can take it over once it is gone)";
   throw new CliExit(
     EXIT_CODES.usage,
-    `Run "${run.id}" is running in process ${owner.pid} on ${owner.host}${where}; try again when it ends.`,
+    `Run "${run.runId}" is running in process ${owner.pid} on ${owner.host}${where}; try again when it ends.`,
   );
 }

@@ -6,7 +6,7 @@ import type { ModelPrices } from "../config/model-config.js";
 import { createConfiguredModel, requireModelConfig } from "../runtime/configured-model.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serverFailureDetails } from "../runtime/server-failure-details.js";
-import { currentRunOwner, isRunOwnerGone, type RunOwner } from "../state/index.js";
+import { currentRunOwner, isRunOwnerGone, runOwnerOf } from "../state/index.js";
 import { decideHeldCall } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeText, writeLine } from "../terminal/io.js";
 import { createRunDisplay, type RunDisplay, SILENT_RUN_DISPLAY } from "../terminal/run-display.js";
@@ -51,7 +51,7 @@ export async function openAgentSession(
     model,
     tools: runtime.registry,
     gate: runtime.gate,
-    store: runtime.state.agentRuns,
+    store: runtime.state.runs,
     // The real path, as every other call binds it: re-pointing a symlinked root holds calls again.
     cwd: runtime.workspaceRealPath,
     isOffered: (tool) => resolvePolicyDecision(policy, tool).decision !== "deny",
@@ -61,7 +61,7 @@ export async function openAgentSession(
     ...(modelConfig.maxArgumentChars === undefined ? {} : { maxArgumentChars: modelConfig.maxArgumentChars }),
     events: fanOutEvents(runtime.events, display.events),
     signal: options.signal,
-    owner: currentRunOwner() as unknown as JsonValue,
+    owner: currentRunOwner(),
     // What a local tool read (a .env file) may hold a configured secret: neither the model nor the
     // run's record gets it. MCP results are redacted at their transport already.
     filterObservation: (observation) => redactJson(observation, runtime.redactor) as Observation,
@@ -113,9 +113,8 @@ export async function settleHeldCalls(
 
 /** Whether a `running` run's process is known to be gone (on this host, no such pid). */
 export function canTakeOver(state: { owner: JsonValue }): boolean {
-  const owner = state.owner as Partial<RunOwner> | null;
-  if (typeof owner?.pid !== "number" || typeof owner.host !== "string") return false;
-  return isRunOwnerGone({ pid: owner.pid, host: owner.host });
+  const owner = runOwnerOf(state.owner);
+  return owner !== undefined && isRunOwnerGone(owner);
 }
 
 function parseArguments(text: string | undefined): unknown {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   continueRun,
+  isCallRun,
   LOOP_ERROR_CODES,
   LoopError,
   type RunResult,
@@ -77,12 +78,11 @@ export async function continueRunCommand(
 
 /** Refuses (exit 2) what `--continue` cannot go on with, saying what to do instead. */
 async function assertContinuable(runtime: Runtime, runId: string): Promise<void> {
-  const run = await runtime.state.agentRuns.loadRun(runId);
-  if (!run) {
-    const oneCall = await runtime.state.getRun(runId);
+  const run = await runtime.state.runs.loadRun(runId);
+  if (!run || isCallRun(run)) {
     throw new CliExit(
       EXIT_CODES.usage,
-      oneCall
+      run
         ? `Run "${runId}" is a one-call run ("agent call"); only an agent run takes a new prompt. Start one with: agent run <prompt>`
         : `No agent run "${runId}". "agent runs list" shows the runs.`,
     );
@@ -127,7 +127,7 @@ export async function resumeAgentRunCommand(
  * instead of answering the model that the tool does not exist.
  */
 async function assertToolsPresent(runtime: Runtime, runId: string): Promise<void> {
-  const run = await runtime.state.agentRuns.loadRun(runId);
+  const run = await runtime.state.runs.loadRun(runId);
   const missing = [
     ...new Set(
       (run?.pending ?? [])

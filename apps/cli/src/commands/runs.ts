@@ -1,7 +1,8 @@
-import type { RunState } from "@agent/loop";
+import { isCallRun, type RunState } from "@agent/loop";
 import type { ModelMessage } from "@agent/models";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { StateRuntime } from "../runtime/state-runtime.js";
+import { callRunView } from "../state/index.js";
 import {
   agentCommand,
   type CliIo,
@@ -68,23 +69,23 @@ export async function runsShowCommand(
   io: CliIo,
   options: { runId: string; json: boolean },
 ): Promise<ExitCode> {
-  const agentRun = await runtime.state.agentRuns.loadRun(options.runId);
-  const callRun = agentRun ? undefined : await runtime.state.getRun(options.runId);
-  if (!agentRun && !callRun) {
+  const run = await runtime.state.runs.loadRun(options.runId);
+  if (!run) {
     throw new CliExit(
       EXIT_CODES.usage,
       `No run "${options.runId}". "${agentCommand(io)} runs list" shows them.`,
     );
   }
+  const callRun = isCallRun(run) ? callRunView(run) : undefined;
   if (options.json) {
-    writeJson(io, agentRun ? { kind: "agent", run: agentRun } : { kind: "call", run: callRun });
+    writeJson(io, callRun ? { kind: "call", run: callRun } : { kind: "agent", run });
     return EXIT_CODES.ok;
   }
   if (callRun) {
     writeLine(io.stdout, safeText(JSON.stringify(callRun, null, 2)));
     return EXIT_CODES.ok;
   }
-  showAgentRun(io, agentRun as RunState);
+  showAgentRun(io, run);
   return EXIT_CODES.ok;
 }
 
@@ -156,29 +157,15 @@ function cut(text: string): string {
 
 /** Every run, newest first, agent runs and one-call runs alike: what `agent runs list` lists. */
 export async function listRunSummaries(runtime: Pick<StateRuntime, "state">): Promise<RunListing[]> {
-  const agentRuns = (await runtime.state.agentRuns.listRuns()).map(
-    (run): RunListing => ({
-      runId: run.runId,
-      kind: "agent",
-      status: run.status,
-      createdAt: run.createdAt,
-      updatedAt: run.updatedAt,
-      what: run.prompt,
-      turns: run.turns,
-      requestIds: run.requestIds,
-    }),
-  );
-  const callRuns = (await runtime.state.listRuns()).map(
-    (run): RunListing => ({
-      runId: run.id,
-      kind: "call",
-      status: run.status,
-      createdAt: run.createdAt,
-      updatedAt: run.updatedAt,
-      what: run.toolName,
-      requestIds: run.requestId === undefined ? [] : [run.requestId],
-    }),
-  );
-  const runs = [...agentRuns, ...callRuns].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-  return runs;
+  return (await runtime.state.runs.listRuns()).map((run): RunListing => {
+    const { runId, status, createdAt, updatedAt } = run;
+    if (!run.call) {
+      const { prompt: what, turns, requestIds } = run;
+      return { runId, kind: "agent", status, createdAt, updatedAt, what, turns, requestIds };
+    }
+    // A one-call run lists the request that held its call, also once it was answered.
+    const { toolName: what, requestId } = run.call;
+    const requestIds = requestId === undefined ? [] : [requestId];
+    return { runId, kind: "call", status, createdAt, updatedAt, what, requestIds };
+  });
 }

@@ -5,6 +5,7 @@ export {
   followAuditLog,
   readAuditLog,
 } from "./audit-log-reader.js";
+export { type CallRunView, callRunView, runOwnerOf } from "./call-run-view.js";
 export {
   createFileCredentialStore,
   OAUTH_TOKENS_FILE,
@@ -14,11 +15,7 @@ export {
 export { readPostgresAudit } from "./postgres-audit-reader.js";
 export { openPostgresStateBackend, type PostgresStateBackend } from "./postgres-state.js";
 export { currentRunOwner, isRunOwnerGone, type RunOwner } from "./run-owner.js";
-export {
-  type RunRecord,
-  type RunStatus,
-  SqliteStateStore,
-} from "./sqlite-state-store.js";
+export { SqliteStateStore } from "./sqlite-state-store.js";
 export { ensureStateDirectory } from "./state-directory.js";
 export { STATE_ERROR_CODES, StateError } from "./state-error.js";
 export { assertRegularStateFileIfPresent, notRegular, openRegularStateFile } from "./state-files.js";

@@ -7,7 +7,7 @@ import {
 import { createEd25519Verifier } from "@agent/store-postgres/keys";
 import type { Pool } from "pg";
 import type { StateTeamConfig } from "../config/index.js";
-import { CLI_POSTGRES_MIGRATIONS, PostgresCallRuns } from "./postgres-call-runs.js";
+import { CLI_POSTGRES_MIGRATIONS } from "./postgres-cli-schema.js";
 import type { RunOwner } from "./run-owner.js";
 import { loadSigningKeyFile } from "./signing-key-file.js";
 import type { StateStore } from "./state-store.js";
@@ -48,7 +48,6 @@ export async function openPostgresStateBackend(options: {
     ...(approvers && { trustedApprovers: createEd25519Verifier(approvers) }),
   });
   try {
-    const runs = new PostgresCallRuns(state.pool, options.owner);
     const audit = createPostgresAuditSink(state.pool, {
       host: options.owner.host,
       onError: options.onAuditError,
@@ -59,14 +58,9 @@ export async function openPostgresStateBackend(options: {
       kind: "postgres",
       approvals: state.approvals,
       // A database restart while a call of `agent run` runs must not cost the call's outcome.
-      agentRuns: retryingRunStore(state.runs),
+      runs: retryingRunStore(state.runs),
       taintedFiles: state.taintedFiles,
       taintWindows: state.taintedFiles,
-      createRun: (run) => runs.createRun(run),
-      getRun: (id) => runs.getRun(id),
-      updateRun: (id, patch) => runs.updateRun(id, patch),
-      claimRun: (seen) => runs.claimRun(seen),
-      listRuns: (filter) => runs.listRuns(filter),
       async close() {
         await audit.close().catch(options.onAuditError);
         await state.close();

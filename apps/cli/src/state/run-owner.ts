@@ -1,10 +1,10 @@
 import { hostname } from "node:os";
 
-/** The process that runs a `running` run: its pid on its host. */
-export interface RunOwner {
+/** The process that runs a `running` run: its pid on its host (a type, so it is JSON a run can record). */
+export type RunOwner = {
   pid: number;
   host: string;
-}
+};
 
 /** This process, as the owner of the runs it starts or claims. */
 export function currentRunOwner(): RunOwner {

@@ -6,8 +6,6 @@ export const STATE_ERROR_CODES = {
   tooNew: "state_too_new",
   unavailable: "state_unavailable",
   notRegular: "state_not_regular",
-  runNotFound: "run_not_found",
-  runExists: "run_exists",
   /** The approver's signing key (`state.signingKey`) cannot be used. */
   signingKey: "state_signing_key",
   /** An approval this machine would give unsigned, or signed by a key the agents do not trust. */

@@ -33,6 +33,6 @@ export function retryingRunStore(store: RunStore): RunStore {
     loadRun: (runId) => whileUnavailable(() => store.loadRun(runId)),
     listRuns: (options) => whileUnavailable(() => store.listRuns(options)),
     updateRun: (runId, expectedVersion, change, now) =>
-      whileUnavailable(async () => store.updateRun(runId, expectedVersion, change, now)),
+      whileUnavailable(() => store.updateRun(runId, expectedVersion, change, now)),
   };
 }

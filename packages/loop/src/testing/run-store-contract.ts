@@ -139,6 +139,22 @@ export const RUN_STORE_CONTRACT: readonly RunStoreScenario[] = [
     assert.equal(loaded?.calls.length, 2);
     assert.equal(await store.updateRun("run_1", 2, {}, now), 3);
   }),
+  scenario("answers every method with a promise, also an update that applies nothing", async ({ store }) => {
+    const isPromise = (value: unknown) => typeof (value as { then?: unknown } | null)?.then === "function";
+    const created = store.createRun(sampleRunState("run_1"));
+    assert.ok(isPromise(created), "createRun returned no promise");
+    await created;
+    for (const answer of [
+      store.updateRun("run_1", 1, { set: { turns: 2 } }),
+      store.updateRun("run_1", 1, { set: { turns: 3 } }),
+      store.updateRun("run_missing", 1, {}),
+      store.loadRun("run_1"),
+      store.listRuns(),
+    ]) {
+      assert.ok(isPromise(answer), "a RunStore method answered without a promise");
+      await answer;
+    }
+  }),
   scenario("changes nothing at a stale version or for a missing run", async ({ store }) => {
     await store.createRun(sampleRunState("run_1"));
     assert.equal(await store.updateRun("run_1", 1, { set: { turns: 2 } }), 2);
