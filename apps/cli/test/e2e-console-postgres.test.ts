@@ -142,8 +142,14 @@ describe("the console on the team's PostgreSQL store", () => {
           expect(body.error.message).toContain(String(record.decidedBy));
           expect(body.error.approval).toMatchObject({ status: record.status, decidedAt: record.decidedAt });
         }
-        // A late shell is told the request is no longer pending, and what it became.
-        if (shell.code !== 0) expect(shell.stderr).toContain(`is already ${String(record.status)}`);
+        // A late shell is told the request is no longer pending, what it became and who decided it.
+        if (shell.code !== 0) {
+          expect(shell.code).toBe(2);
+          expect(shell.stderr).toContain("[approval_not_pending]");
+          expect(shell.stderr).toContain(
+            `was already ${String(record.status)} by ${String(record.decidedBy)} at ${String(record.decidedAt)}`,
+          );
+        }
       } finally {
         for (const served of consoles) await stopConsole(served);
       }
