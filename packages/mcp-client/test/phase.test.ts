@@ -4,7 +4,9 @@ import { createPhaseContext, delay } from "../src/phase.js";
 describe("createPhaseContext", () => {
   it("aborts the phase when its own deadline passes, and says the deadline ended it", async () => {
     const phase = createPhaseContext(undefined, 1);
-    await new Promise((resolve) => phase.context.signal?.addEventListener("abort", resolve, { once: true }));
+    await new Promise<void>((resolve) =>
+      phase.context.signal?.addEventListener("abort", () => resolve(), { once: true }),
+    );
     expect(phase.context.signal?.aborted).toBe(true);
     expect(phase.timedOut()).toBe(true);
   });
