@@ -8,6 +8,8 @@ import {
   DEFAULT_SERVER_TIMEOUTS,
   MAX_TIMEOUT_MS,
   type McpServerConnectionOptions,
+  type McpServerTimeouts,
+  type ReconnectPolicy,
   resolveIdleTimeout,
   resolveListingLimits,
   resolveReconnectPolicy,
@@ -21,7 +23,9 @@ const base = { name: "docs" } as McpServerConnectionOptions;
 describe("resolveTimeouts", () => {
   it("fills what the caller leaves unset, an explicit undefined included, and keeps what it sets", () => {
     expect(resolveTimeouts()).toEqual(DEFAULT_SERVER_TIMEOUTS);
-    expect(resolveTimeouts({ initializeMs: undefined, callMs: 250 })).toEqual({
+    // An explicit undefined, as a JavaScript caller (or a spread of unset options) may pass it.
+    const unset = { initializeMs: undefined, callMs: 250 } as unknown as Partial<McpServerTimeouts>;
+    expect(resolveTimeouts(unset)).toEqual({
       ...DEFAULT_SERVER_TIMEOUTS,
       callMs: 250,
     });
@@ -33,7 +37,8 @@ describe("resolveReconnectPolicy", () => {
     expect(resolveReconnectPolicy(undefined)).toBeUndefined();
     expect(resolveReconnectPolicy(false)).toBeUndefined();
     expect(resolveReconnectPolicy(true)).toEqual(DEFAULT_RECONNECT_POLICY);
-    expect(resolveReconnectPolicy({ maxAttempts: 2, maxDelayMs: undefined })).toEqual({
+    const partial = { maxAttempts: 2, maxDelayMs: undefined } as unknown as Partial<ReconnectPolicy>;
+    expect(resolveReconnectPolicy(partial)).toEqual({
       ...DEFAULT_RECONNECT_POLICY,
       maxAttempts: 2,
     });
