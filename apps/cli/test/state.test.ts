@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import {
-  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -16,6 +15,10 @@ import { sampleApprovalRequest } from "@agent/policy/testing";
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from "@agent/store-sqlite";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  readReleasedState,
+  writeReleasedDatabase,
+} from "../../../packages/store-sqlite/test/fixtures/released-database.js";
 import {
   auditLogPath,
   currentRunOwner,
@@ -141,19 +144,9 @@ describe("opening the state database", () => {
 
   it("opens a state directory of the release before @agent/store-sqlite, its one-call runs included", async () => {
     // Written and read back by that release's own code: see packages/store-sqlite/test/fixtures.
-    const fixtures = join(
-      import.meta.dirname,
-      "..",
-      "..",
-      "..",
-      "packages",
-      "store-sqlite",
-      "test",
-      "fixtures",
-    );
-    const released = JSON.parse(readFileSync(join(fixtures, "released-state.json"), "utf8"));
+    const released = readReleasedState();
     mkdirSync(stateDir, { mode: 0o700 });
-    copyFileSync(join(fixtures, "released-state.db"), stateDatabasePath(stateDir));
+    writeReleasedDatabase(stateDatabasePath(stateDir));
     const store = openAs(OWNER_A);
     expect(store.listRuns()).toEqual(released.callRuns);
     expect(await store.approvals.listApprovals()).toEqual(released.approvals);
