@@ -20,14 +20,14 @@ import {
 
 const V2_SERVER = fileURLToPath(new URL("./fixtures/sdk-v2-server.mjs", import.meta.url));
 
-async function v2HttpHarness() {
+async function v2HttpHarness(callTimeoutMs?: number) {
   const records = join(temporaryDirectory(), "records.jsonl");
   const server = await startLoopbackHttpServer(V2_SERVER, ["http"], {
     env: { MCP_TESTING_RECORD_FILE: records },
   });
   const harness = createClientHarness(
     () => createStreamableHttpTransport({ url: server.url, closeTimeoutMs: 1_000 }),
-    { name: "v2", allow: ["echo", "wait"] },
+    { name: "v2", allow: ["echo", "wait"], ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }) },
   );
   onTestFinished(async () => {
     await harness.connection.close();
@@ -57,10 +57,8 @@ describe("a real 2026-07-28 server (SDK v2) over Streamable HTTP", () => {
     );
   });
 
-  // Found by this test: on 2026-07-28 HTTP the server's handler never sees the abort (the waitFor
-  // below times out). The spec's cancellation there is closing the call's response stream; to fix
-  // in @agent/mcp-transport/http before this test is turned on.
-  it.skip("cancels a call: the server's handler sees its abort", async () => {
+  // On 2026-07-28 HTTP the cancellation is closing the call's response stream: no notification.
+  it("cancels a call: the server's handler sees its abort", async () => {
     const { harness, records } = await v2HttpHarness();
     await harness.connection.start();
     const controller = new AbortController();
@@ -81,6 +79,33 @@ describe("a real 2026-07-28 server (SDK v2) over Streamable HTTP", () => {
       undefined,
       "the server's abort",
     );
+    // The closed stream was the whole cancellation: no notification, no resumption, no error.
+    const received = records().filter((entry) => entry.event === "received");
+    expect(received).not.toContainEqual(expect.objectContaining({ method: "notifications/cancelled" }));
+    expect(received).not.toContainEqual(expect.objectContaining({ httpMethod: "GET" }));
+    expect(harness.transportErrors).toEqual([]);
+    // The connection is untouched: the next call is answered.
+    const next = await executeToolCall(
+      { name: "mcp__v2__echo", input: { text: "after" }, callId: "call_after" },
+      harness.env,
+    );
+    expect(next).toMatchObject({ type: "observation", ok: true });
+  });
+
+  it("a call that times out closes its stream: the server's handler sees the abort", async () => {
+    const { harness, records } = await v2HttpHarness(300);
+    await harness.connection.start();
+    const outcome = await executeToolCall(
+      { name: "mcp__v2__wait", input: {}, callId: "call_timeout" },
+      harness.env,
+    );
+    expect(outcome).toMatchObject({ type: "observation", ok: false, error: "timeout" });
+    await waitFor(
+      () => records().some((entry) => entry.event === "aborted"),
+      undefined,
+      "the server's abort",
+    );
+    expect(records()).not.toContainEqual(expect.objectContaining({ method: "notifications/cancelled" }));
   });
 });
 
