@@ -25,6 +25,7 @@ interface ApprovalJson {
   status: string;
   toolName: string;
   decidedBy?: string;
+  decidedAt?: string;
 }
 
 async function listApprovals(sandbox: E2eSandbox): Promise<ApprovalJson[]> {
@@ -326,10 +327,15 @@ describe.concurrent("approvals across processes", () => {
       .filter((event) => event.type === "approval_denied");
     expect(denied).toEqual([expect.objectContaining({ requestId, reason: "not on a Friday" })]);
     expect((await sandbox.run(["audit"])).stdout).toContain(`request ${requestId} denied`);
-    // A decided request cannot be decided again.
+    // A decided request cannot be decided again; the late decision is told which one won, and whose.
+    const decided = (await listApprovals(sandbox)).find((approval) => approval.id === requestId);
     const lateApprove = await sandbox.run(["approvals", "approve", requestId]);
     expect(lateApprove.code).toBe(2);
     expect(lateApprove.stderr).toContain("approval_not_pending");
+    expect(lateApprove.stderr).toContain(
+      `approval request "${requestId}" was already denied by ${userInfo().username} at ${decided?.decidedAt}; that decision stands.`,
+    );
+    expect(statusOf(await listApprovals(sandbox), requestId)).toBe("denied");
 
     const resumed = await sandbox.run(["resume", runId, "--json"]);
     expect(resumed.code).toBe(1);

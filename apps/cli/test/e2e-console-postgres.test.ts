@@ -1,11 +1,6 @@
 import { userInfo } from "node:os";
 import { openPostgresState } from "@agent/store-postgres";
-import {
-  reserveThrowawayCluster,
-  THROWAWAY_CLUSTER_TIMEOUT_MS,
-  type ThrowawayCluster,
-  type ThrowawayClusterHandle,
-} from "@agent/store-postgres/testing";
+import { useThrowawayClusterPerFile } from "@agent/store-postgres/testing";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { consoleSession, type ServedConsole, serveConsole, stopConsole } from "./e2e-console-helpers.js";
 import { E2E_TIMEOUT_MS, e2eTest, parseSingleJson } from "./e2e-helpers.js";
@@ -14,13 +9,7 @@ import { createPostgresTeam, type TeamMachine } from "./e2e-postgres-team.js";
 // The console's API (no browser) on the team's PostgreSQL store, as the README's approver role with
 // the approver's signing key: the same records, the same exactly-once decision as the shells'.
 
-let cluster: ThrowawayCluster;
-let throwaway: ThrowawayClusterHandle | undefined;
-beforeAll(async () => {
-  throwaway = reserveThrowawayCluster();
-  cluster = await throwaway.ready;
-}, THROWAWAY_CLUSTER_TIMEOUT_MS);
-afterAll(() => throwaway?.stop(), THROWAWAY_CLUSTER_TIMEOUT_MS);
+const cluster = useThrowawayClusterPerFile({ beforeAll, afterAll });
 
 const user = userInfo().username;
 
@@ -51,7 +40,7 @@ describe("the console on the team's PostgreSQL store", () => {
     "a grant taken in the console is the record the shells see, signed as the approver, and runs the call once",
     async ({ sandbox }) => {
       const { agent, approver, approverMachine, executions, ownerUrl } = await createPostgresTeam(
-        cluster,
+        cluster(),
         sandbox,
       );
       const held = await agent([
@@ -102,7 +91,7 @@ describe("the console on the team's PostgreSQL store", () => {
   e2eTest(
     "two consoles and a shell racing for one request: one decision, and the late ones are told who won",
     async ({ sandbox }) => {
-      const { agent, approver, approverMachine, executions } = await createPostgresTeam(cluster, sandbox);
+      const { agent, approver, approverMachine, executions } = await createPostgresTeam(cluster(), sandbox);
       const held = await agent(["call", "mcp__s__echo", "--input", '{"message":"raced"}', "--json"]);
       expect(held.code, held.stderr).toBe(3);
       const { runId, requestId } = parseSingleJson(held.stdout) as { runId: string; requestId: string };
@@ -142,8 +131,14 @@ describe("the console on the team's PostgreSQL store", () => {
           expect(body.error.message).toContain(String(record.decidedBy));
           expect(body.error.approval).toMatchObject({ status: record.status, decidedAt: record.decidedAt });
         }
-        // A late shell is told the request is no longer pending, and what it became.
-        if (shell.code !== 0) expect(shell.stderr).toContain(`is already ${String(record.status)}`);
+        // A late shell is told the request is no longer pending, what it became and who decided it.
+        if (shell.code !== 0) {
+          expect(shell.code).toBe(2);
+          expect(shell.stderr).toContain("[approval_not_pending]");
+          expect(shell.stderr).toContain(
+            `was already ${String(record.status)} by ${String(record.decidedBy)} at ${String(record.decidedAt)}`,
+          );
+        }
       } finally {
         for (const served of consoles) await stopConsole(served);
       }

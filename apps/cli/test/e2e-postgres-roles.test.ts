@@ -1,24 +1,12 @@
 import { openPostgresState } from "@agent/store-postgres";
-import {
-  reserveThrowawayCluster,
-  THROWAWAY_CLUSTER_TIMEOUT_MS,
-  type ThrowawayCluster,
-  type ThrowawayClusterHandle,
-} from "@agent/store-postgres/testing";
+import { useThrowawayClusterPerFile } from "@agent/store-postgres/testing";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { E2E_TIMEOUT_MS, type E2eSandbox, e2eTest } from "./e2e-helpers.js";
 import { createPostgresTeam } from "./e2e-postgres-team.js";
 
-// The handle is taken before the start is awaited, so a hook that times out cannot orphan the server.
-let cluster: ThrowawayCluster;
-let throwaway: ThrowawayClusterHandle | undefined;
-beforeAll(async () => {
-  throwaway = reserveThrowawayCluster();
-  cluster = await throwaway.ready;
-}, THROWAWAY_CLUSTER_TIMEOUT_MS);
-afterAll(() => throwaway?.stop(), THROWAWAY_CLUSTER_TIMEOUT_MS);
+const cluster = useThrowawayClusterPerFile({ beforeAll, afterAll });
 
-const team = (sandbox: E2eSandbox) => createPostgresTeam(cluster, sandbox);
+const team = (sandbox: E2eSandbox) => createPostgresTeam(cluster(), sandbox);
 
 // One statement on a migrated database as the role of `url` (roles go with this file's cluster).
 async function query(url: string, sql: string): Promise<void> {

@@ -2,29 +2,17 @@ import { randomBytes } from "node:crypto";
 import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
 import { openPostgresState } from "@agent/store-postgres";
-import {
-  reserveThrowawayCluster,
-  THROWAWAY_CLUSTER_TIMEOUT_MS,
-  type ThrowawayCluster,
-  type ThrowawayClusterHandle,
-} from "@agent/store-postgres/testing";
+import { useThrowawayClusterPerFile } from "@agent/store-postgres/testing";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { type AgentResult, E2E_TIMEOUT_MS, type E2eSandbox, e2eTest, waitFor } from "./e2e-helpers.js";
 
 // One throwaway PostgreSQL server for this file (these tests restart it); each test gets a database.
-// The handle is taken before the start is awaited, so a hook that times out cannot orphan the server.
-let cluster: ThrowawayCluster;
-let throwaway: ThrowawayClusterHandle | undefined;
+const cluster = useThrowawayClusterPerFile({ beforeAll, afterAll });
 let databases = 0;
-beforeAll(async () => {
-  throwaway = reserveThrowawayCluster();
-  cluster = await throwaway.ready;
-}, THROWAWAY_CLUSTER_TIMEOUT_MS);
-afterAll(() => throwaway?.stop(), THROWAWAY_CLUSTER_TIMEOUT_MS);
 
 function freshDatabase(): Promise<string> {
   databases += 1;
-  return cluster.createDatabase(`cli_${process.pid}_${databases}`);
+  return cluster().createDatabase(`cli_${process.pid}_${databases}`);
 }
 
 /**
@@ -150,7 +138,7 @@ describe("a team on one PostgreSQL state", () => {
       const held = await a(["call", "mcp__s__slow", "--input", '{"maxMs":1500}', "--json"]);
       const { runId, requestId } = JSON.parse(held.stdout) as { runId: string; requestId: string };
 
-      await cluster.restart(async () => {
+      await cluster().restart(async () => {
         const refused = noSecret(await b(["approvals", "approve", requestId]));
         expect(refused.code).toBe(2);
         expect(refused.stderr).toMatch(/store_unavailable/);
@@ -161,7 +149,7 @@ describe("a team on one PostgreSQL state", () => {
       // The database restarts while the approved call runs: its outcome is recorded all the same.
       const resuming = start("a", ["resume", runId, "--json"]);
       await waitFor("the approved call to reach the server", () => executions() === 1);
-      await cluster.restart();
+      await cluster().restart();
       const resumed = noSecret(await resuming.exited);
       expect(resumed.code, resumed.stderr).toBe(0);
       const shown = JSON.parse((await b(["runs", "show", runId, "--json"])).stdout) as { status?: string };

@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import {
-  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -17,6 +16,10 @@ import { sampleApprovalRequest } from "@agent/policy/testing";
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from "@agent/store-sqlite";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  readReleasedState,
+  writeReleasedDatabase,
+} from "../../../packages/store-sqlite/test/fixtures/released-database.js";
 import {
   auditLogPath,
   callRunView,
@@ -144,19 +147,27 @@ describe("opening the state database", () => {
 
   it("opens a state directory of the release before @agent/store-sqlite, its one-call runs included", async () => {
     // Written and read back by that release's own code: see packages/store-sqlite/test/fixtures.
-    const fixtures = join(
-      import.meta.dirname,
-      "..",
-      "..",
-      "..",
-      "packages",
-      "store-sqlite",
-      "test",
-      "fixtures",
-    );
-    const released = JSON.parse(readFileSync(join(fixtures, "released-state.json"), "utf8"));
+    const released = readReleasedState();
     mkdirSync(stateDir, { mode: 0o700 });
+<<<<<<< HEAD
     copyFileSync(join(fixtures, "released-state.db"), stateDatabasePath(stateDir));
+=======
+    writeReleasedDatabase(stateDatabasePath(stateDir));
+    const store = openAs(OWNER_A);
+    expect(store.listRuns()).toEqual(released.callRuns);
+    expect(await store.approvals.listApprovals()).toEqual(released.approvals);
+    expect(await store.agentRuns.loadRun("run_agent")).toEqual(released.agentRun);
+    // Its waiting call can be resumed as before: claimed once, by this process.
+    const waiting = store.getRun("run_call");
+    if (!waiting) throw new Error("run_call is missing");
+    expect(store.claimRun(waiting)).toMatchObject({ status: "running", owner: OWNER_A });
+    expect(openAs(OWNER_B).claimRun(waiting)).toBeUndefined();
+  });
+});
+
+describe("runs", () => {
+  it("creates, reads, updates and lists runs", () => {
+>>>>>>> h-house27
     const store = open();
     // `runs show --json` shows its one-call runs as that release did (an outcome that was no
     // observation, as only a test wrote, is kept whole as the output of one).

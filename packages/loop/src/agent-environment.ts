@@ -46,7 +46,7 @@ export interface AgentEnvironment {
   toolTimeoutMs?: number;
   /** The most characters of one tool result the model reads (see `capToolOutput`). */
   maxToolOutputChars?: number;
-  /** How many calls of one turn may run at once; default {@link DEFAULT_MAX_CONCURRENT_CALLS}. */
+  /** How many calls of one turn may run at once; default 4 (`DEFAULT_MAX_CONCURRENT_CALLS`). */
   maxConcurrentCalls?: number;
   /**
    * How many tool calls one model turn may make; default {@link DEFAULT_MAX_CALLS_PER_TURN}. The

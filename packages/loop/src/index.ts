@@ -2,7 +2,6 @@ export {
   type AgentEnvironment,
   DEFAULT_MAX_ARGUMENT_CHARS,
   DEFAULT_MAX_CALLS_PER_TURN,
-  DEFAULT_MAX_CONCURRENT_CALLS,
   DEFAULT_MAX_TURNS,
   type RunResult,
 } from "./agent-environment.js";
@@ -20,9 +19,9 @@ export {
 export { type ContinueRunOptions, continueRun } from "./continue-run.js";
 export { LOOP_ERROR_CODES, LoopError, type LoopErrorCode } from "./errors.js";
 export { InMemoryRunStore } from "./in-memory-run-store.js";
-export { type OfferedTools, OfferedToolsCache, type ToolSource, toModelTool } from "./offered-tools.js";
+export { type OfferedTools, OfferedToolsCache, type ToolSource } from "./offered-tools.js";
 export { RUN_ERROR_CODES } from "./run-budget.js";
-export { broughtContent, EXTERNAL_TOOLS_UNTRUSTED, type FlowCall, type RunFlow } from "./run-flow.js";
+export { EXTERNAL_TOOLS_UNTRUSTED, type FlowCall, type RunFlow } from "./run-flow.js";
 export {
   type PendingCall,
   READABLE_RUN_STATE_FORMATS,
@@ -35,7 +34,6 @@ export {
   type RunStatus,
   type RunStopReason,
   type RunSummary,
-  summarizeRun,
   summarizeRunHeader,
   type ToolCallRecord,
 } from "./run-state.js";

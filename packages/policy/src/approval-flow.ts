@@ -8,7 +8,7 @@ export interface ApprovalFlow {
 }
 
 /** The flow fields of `request` as one value to store, or `undefined` for a request of a clean run. */
-export function approvalFlowOf(request: ApprovalRequest): ApprovalFlow | undefined {
+export function approvalFlowOf(request: Pick<ApprovalRequest, "heldBy" | "taint">): ApprovalFlow | undefined {
   if (request.heldBy === undefined && (request.taint === undefined || request.taint.length === 0)) {
     return undefined;
   }

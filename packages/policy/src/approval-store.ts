@@ -43,6 +43,24 @@ export interface ApprovalRequest {
 }
 
 /**
+ * A held call as `authorize` describes it: everything of an {@link ApprovalRequest} but its id, which
+ * the store mints when it saves the request (a call the policy allows or denies gets no id).
+ */
+export type ApprovalDraft = Omit<ApprovalRequest, "id">;
+
+/**
+ * What {@link ApprovalStore.saveApprovalRequest} takes: a draft, and an id only where the record
+ * already has one (carried over from another store); otherwise the store mints `apr_<uuid>`.
+ */
+export type NewApprovalRequest = ApprovalDraft & { id?: string };
+
+/** The pending record a save ends with, and whether this save created it (else it was already pending). */
+export interface SavedApproval {
+  record: ApprovalRecord;
+  created: boolean;
+}
+
+/**
  * Where a request stands. `consumed`: its grant was used by one execution and cannot be used again.
  * `voided`: its tool's definition changed while it was pending or granted (or it was digested under
  * an older digest version), so it can never apply, not even if the old definition comes back.
@@ -75,8 +93,12 @@ export interface ApprovalRecord extends ApprovalRequest {
  * (processes included) for one grant, exactly one gets `true`.
  */
 export interface ApprovalStore {
-  /** Saves a new pending request. If one is already pending for the same run and digest, returns it instead. */
-  saveApprovalRequest(request: ApprovalRequest): Promise<ApprovalRecord>;
+  /**
+   * Saves a new pending request under the id it mints (`apr_<uuid>`, unless the request brings one;
+   * a reused id throws `PolicyError` `approval_id_taken`). If one is already pending for the same run
+   * and digest, answers that one instead, with `created: false`.
+   */
+  saveApprovalRequest(request: NewApprovalRequest): Promise<SavedApproval>;
   getApproval(id: string): Promise<ApprovalRecord | undefined>;
   /** The newest request for this run and digest, whatever its status. */
   findLatestApproval(runId: string, actionDigest: string): Promise<ApprovalRecord | undefined>;

@@ -6,7 +6,7 @@ import {
   type RegisteredTool,
 } from "@agent/tools";
 import { ACTION_DIGEST_VERSION, computeActionDigest } from "./action-digest.js";
-import type { ApprovalRequest } from "./approval-store.js";
+import type { ApprovalDraft } from "./approval-store.js";
 import { previewInput, summarizeAction } from "./approval-summary.js";
 import {
   DECISION_STRENGTH,
@@ -28,8 +28,6 @@ export interface PolicyContext {
   network?: NetworkPolicy;
   /** The clock for `createdAt`; defaults to the system clock. */
   now?: () => Date;
-  /** Makes approval request ids; defaults to `apr_<uuid>`. */
-  createId?: () => string;
   /** The untrusted sources the call's run has taken in; absent or empty for a clean run. */
   taint?: readonly FlowSource[] | undefined;
   /**
@@ -39,11 +37,14 @@ export interface PolicyContext {
   sink?: boolean;
 }
 
-/** What {@link authorize} decides: run the call, refuse it, or hold it until a person approves `request`. */
+/**
+ * What {@link authorize} decides: run the call, refuse it, or hold it until a person approves `request`
+ * (a draft: the approval store mints its id when the request is saved).
+ */
 export type Authorization =
   | { type: "allow" }
   | { type: "deny"; reason: string }
-  | { type: "ask"; request: ApprovalRequest };
+  | { type: "ask"; request: ApprovalDraft };
 
 /** Which decision the policy makes for a tool, and which rule (if any) made it. */
 export interface PolicyMatch {
@@ -110,7 +111,7 @@ function strongerOf(first: PolicyDecision, second: PolicyDecision): PolicyDecisi
 }
 
 /**
- * Decides one validated call. `ask` carries a new approval request bound by its action digest to the
+ * Decides one validated call. `ask` carries a draft approval request (no id yet) bound by its action digest to the
  * tool's name and fingerprint, the input, cwd and network policy. The tool's annotations never relax
  * the decision: they only appear in the request's summary, marked unverified.
  */
@@ -128,8 +129,7 @@ export function authorize(tool: RegisteredTool, input: unknown, context: PolicyC
   if (match.decision === "deny") return { type: "deny", reason: denyReason(tool, match, taint) };
 
   const network = context.network ?? policy.network;
-  const request: ApprovalRequest = {
-    id: (context.createId ?? createApprovalId)(),
+  const request: ApprovalDraft = {
     runId: context.runId,
     callId: context.callId,
     toolName: tool.name,
@@ -179,10 +179,6 @@ function ruleGoverns(rule: PolicyRule, toolName: string, wholeServer: string | u
   if (matchesToolPattern(rule.tool, toolName)) return true;
   // An allow of a server's tools must not also let it read resources or spend the model (sampling).
   return wholeServer !== undefined && rule.decision !== "allow" && matchesToolPattern(rule.tool, wholeServer);
-}
-
-function createApprovalId(): string {
-  return `apr_${globalThis.crypto.randomUUID()}`;
 }
 
 function systemNow(): Date {

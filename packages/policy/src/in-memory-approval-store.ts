@@ -1,10 +1,20 @@
 import { approvalIdTaken, approvalNotFound, assertDecidable } from "./approval-errors.js";
-import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore } from "./approval-store.js";
+import { createApprovalId } from "./approval-id.js";
+import type {
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalStatus,
+  ApprovalStore,
+  NewApprovalRequest,
+  SavedApproval,
+} from "./approval-store.js";
 
 /** Options of {@link InMemoryApprovalStore}. */
 export interface InMemoryApprovalStoreOptions {
   /** The clock for `decidedAt` and `consumedAt`; defaults to the system clock. */
   now?: () => Date;
+  /** Mints the id of each saved request that brings none; defaults to `apr_<uuid>`. */
+  createId?: () => string;
 }
 
 /**
@@ -17,23 +27,24 @@ export class InMemoryApprovalStore implements ApprovalStore {
   // A Map keeps insertion order, which is the order requests were saved.
   readonly #records = new Map<string, ApprovalRecord>();
   readonly #now: () => Date;
+  readonly #createId: () => string;
 
   constructor(options: InMemoryApprovalStoreOptions = {}) {
     this.#now = options.now ?? (() => new Date());
+    this.#createId = options.createId ?? createApprovalId;
   }
 
-  /** Saves a pending request, or returns the one already pending for its run and digest. */
-  async saveApprovalRequest(request: ApprovalRequest): Promise<ApprovalRecord> {
+  /** Saves a pending request under a new id, or answers the one already pending for its run and digest. */
+  async saveApprovalRequest(request: NewApprovalRequest): Promise<SavedApproval> {
     const pending = this.#find(
       (record) => isFor(record, request.runId, request.actionDigest) && record.status === "pending",
     );
-    if (pending) return copy(pending);
-    if (this.#records.has(request.id)) {
-      throw approvalIdTaken(request.id);
-    }
-    const record: ApprovalRecord = { ...copy(request), status: "pending" };
-    this.#records.set(record.id, record);
-    return copy(record);
+    if (pending) return { record: copy(pending), created: false };
+    const id = request.id ?? this.#createId();
+    if (this.#records.has(id)) throw approvalIdTaken(id);
+    const record: ApprovalRecord = { ...copy(request), id, status: "pending" };
+    this.#records.set(id, record);
+    return { record: copy(record), created: true };
   }
 
   /** The request with this id, if any. */
@@ -107,6 +118,6 @@ function isFor(record: ApprovalRecord, runId: string, actionDigest: string): boo
   return record.runId === runId && record.actionDigest === actionDigest;
 }
 
-function copy<T extends ApprovalRequest>(record: T): T {
+function copy<T extends Omit<ApprovalRequest, "id">>(record: T): T {
   return structuredClone(record);
 }

@@ -15,7 +15,16 @@ export {
 } from "./approval-decisions.js";
 export { approvalIdTaken, approvalNotFound, assertDecidable } from "./approval-errors.js";
 export { type ApprovalFlow, approvalFlowOf, restoreApprovalFlow } from "./approval-flow.js";
-export type { ApprovalRecord, ApprovalRequest, ApprovalStatus, ApprovalStore } from "./approval-store.js";
+export { createApprovalId } from "./approval-id.js";
+export type {
+  ApprovalDraft,
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalStatus,
+  ApprovalStore,
+  NewApprovalRequest,
+  SavedApproval,
+} from "./approval-store.js";
 export {
   isCutPreview,
   MAX_INPUT_PREVIEW_CHARS,

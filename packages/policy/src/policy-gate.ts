@@ -10,7 +10,7 @@ import {
 } from "@agent/tools";
 import { createAllowMemo } from "./allow-memo.js";
 import { approvalFields } from "./approval-decisions.js";
-import type { ApprovalRecord, ApprovalRequest, ApprovalStore } from "./approval-store.js";
+import type { ApprovalDraft, ApprovalRecord, ApprovalRequest, ApprovalStore } from "./approval-store.js";
 import { authorize } from "./authorize.js";
 import { isFlowSink } from "./flow-sink.js";
 import type { NetworkPolicy, Policy } from "./policy.js";
@@ -36,8 +36,6 @@ export interface PolicyGateOptions {
   /** Receives `approval_requested` and `approval_consumed`. */
   events?: EventSink;
   now?: () => Date;
-  /** Makes approval request ids; defaults to `apr_<uuid>`. */
-  createId?: () => string;
 }
 
 /**
@@ -134,7 +132,6 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
       cwd: request.cwd,
       network: placement.network,
       now,
-      ...(options.createId ? { createId: options.createId } : {}),
       ...(taint ? { taint, sink: isFlowSink(request.tool, placement) } : {}),
     });
     if (authorization.type === "deny") return { type: "deny", reason: authorization.reason };
@@ -152,7 +149,7 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
   };
 
   /** A call the policy asks about: a grant for exactly this action admits it once, else it waits (or is denied). */
-  async function holdOrGrant(approvalRequest: ApprovalRequest, placement: Placement): Promise<GateVerdict> {
+  async function holdOrGrant(approvalRequest: ApprovalDraft, placement: Placement): Promise<GateVerdict> {
     await voidOlderDigests();
     await voidOtherDefinitions({
       name: approvalRequest.toolName,
@@ -177,16 +174,17 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
     }
     if (latest?.status === "pending") return waitingOn(latest);
 
-    const saved = await approvals.saveApprovalRequest(approvalRequest);
-    // A concurrent identical call may have saved first; the store then returns its request instead.
-    if (saved.id === approvalRequest.id) {
+    // The store mints the request's id; a concurrent identical call may have saved first, and then
+    // the store answers with its request instead (and this call announces nothing).
+    const { record, created } = await approvals.saveApprovalRequest(approvalRequest);
+    if (created) {
       emitEvent(
         events,
-        { type: "approval_requested", effect: saved.effect, ...approvalFields(saved) },
+        { type: "approval_requested", effect: record.effect, ...approvalFields(record) },
         now(),
       );
     }
-    return waitingOn(saved);
+    return waitingOn(record);
   }
 }
 

@@ -19,14 +19,15 @@ import { countingTool, FIXED_NOW, sequentialIds } from "./helpers.js";
 
 const NAME = "mcp__docs__search";
 
-function world(store: ApprovalStore = new InMemoryApprovalStore({ now: FIXED_NOW })) {
+function world(
+  store: ApprovalStore = new InMemoryApprovalStore({ now: FIXED_NOW, createId: sequentialIds() }),
+) {
   const events = createMemoryEventSink();
   const gate = createPolicyGate({
     policy: definePolicy(),
     approvals: store,
     events,
     now: FIXED_NOW,
-    createId: sequentialIds(),
   });
   const call = async (tool: RegisteredTool) => {
     const registry = new ToolRegistry();

@@ -25,7 +25,7 @@ const WEB: FlowSource = { kind: "tool", name: "mcp__web__fetch", server: "web", 
 const MAIL: FlowSource = { kind: "tool", name: "mcp__mail__read", server: "mail", turn: 2 };
 
 function guarded(policy: Policy, sandbox?: Sandbox) {
-  const store = new InMemoryApprovalStore({ now: FIXED_NOW });
+  const store = new InMemoryApprovalStore({ now: FIXED_NOW, createId: sequentialIds() });
   const events = createMemoryEventSink();
   const send = countingTool("mcp__mail__send", "external");
   const read = countingTool("mcp__mail__read", "external");
@@ -37,7 +37,6 @@ function guarded(policy: Policy, sandbox?: Sandbox) {
     approvals: store,
     events,
     now: FIXED_NOW,
-    createId: sequentialIds(),
     ...(sandbox ? { sandbox } : {}),
   });
   const env: ExecutionEnvironment = { registry, gate, runId: "run_1", cwd: "/work", events };

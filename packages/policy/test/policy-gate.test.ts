@@ -32,7 +32,7 @@ function harness(
   tools: RegisteredTool[],
   options: { sandbox?: Sandbox; runId?: string; network?: "deny" | "allow" } = {},
 ): Harness {
-  const store = new InMemoryApprovalStore({ now: FIXED_NOW });
+  const store = new InMemoryApprovalStore({ now: FIXED_NOW, createId: sequentialIds() });
   const events = createMemoryEventSink();
   const registry = new ToolRegistry();
   registry.registerAll(tools);
@@ -41,7 +41,6 @@ function harness(
     approvals: store,
     events,
     now: FIXED_NOW,
-    createId: sequentialIds(),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.network ? { network: options.network } : {}),
   });
@@ -98,6 +97,36 @@ describe("createPolicyGate with executeToolCall", () => {
     });
     expect(search.executions).toEqual([]);
     expect(await store.listApprovals()).toEqual([]);
+  });
+
+  it("mints an approval id only when it stores a request: allowed, denied, repeated and granted calls mint none", async () => {
+    const minted: string[] = [];
+    const mint = sequentialIds();
+    const createId = (): string => {
+      const id = mint();
+      minted.push(id);
+      return id;
+    };
+    const store = new InMemoryApprovalStore({ createId });
+    const search = countingTool("mcp__docs__search", "external");
+    const blocked = countingTool("mcp__docs__delete", "external");
+    const notes = countingTool("read_notes", "read");
+    const registry = new ToolRegistry();
+    registry.registerAll([search.tool, blocked.tool, notes.tool]);
+    const policy = definePolicy({ rules: [{ tool: "mcp__docs__delete", decision: "deny" }] });
+    const gate = createPolicyGate({ policy, approvals: store });
+    const env: ExecutionEnvironment = { registry, gate, runId: "run_1", cwd: "/work" };
+    await executeToolCall({ name: "read_notes", input: { q: "x" } }, env);
+    await executeToolCall({ name: "mcp__docs__delete", input: { q: "x" } }, env);
+    expect(minted).toEqual([]);
+    const held = await executeToolCall({ name: "mcp__docs__search", input: { q: "x" } }, env);
+    await executeToolCall({ name: "mcp__docs__search", input: { q: "x" } }, env);
+    expect(minted).toEqual(["apr_1"]);
+    expect(held).toMatchObject({ type: "waiting", requestId: "apr_1" });
+    await grantApprovalRequest(store, "apr_1");
+    const admitted = await executeToolCall({ name: "mcp__docs__search", input: { q: "x" } }, env);
+    expect(admitted).toMatchObject({ type: "observation", ok: true });
+    expect(minted).toEqual(["apr_1"]);
   });
 
   it("holds an ask call as waiting and never executes it; repeating it waits on the same request", async () => {
@@ -348,9 +377,8 @@ describe("admit, the async port (issue 27)", () => {
   const gateFor = (decision: "allow" | "deny" | "ask") =>
     createPolicyGate({
       policy: definePolicy({ rules: [{ tool: "search", decision }] }),
-      approvals: new InMemoryApprovalStore({ now: FIXED_NOW }),
+      approvals: new InMemoryApprovalStore({ now: FIXED_NOW, createId: sequentialIds() }),
       now: FIXED_NOW,
-      createId: sequentialIds(),
     });
 
   it("answers with a promise of the verdict for calls the policy decides alone and for held ones", async () => {

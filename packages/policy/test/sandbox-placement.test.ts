@@ -95,12 +95,11 @@ describe("createPolicyGate with a sandbox per tool", () => {
     const registry = new ToolRegistry();
     registry.registerAll([remote.tool, local.tool]);
     const events = createMemoryEventSink();
-    const approvals = new InMemoryApprovalStore();
+    const approvals = new InMemoryApprovalStore({ createId: sequentialIds() });
     const gate = createPolicyGate({
       policy: definePolicy({ sandbox: "required" }),
       approvals,
       events,
-      createId: sequentialIds(),
       sandboxFor: (tool) => (tool.name.startsWith("mcp__docs__") ? docsJail : null),
     });
     const env = { registry, gate, runId: "run_1", cwd: "/work", events };

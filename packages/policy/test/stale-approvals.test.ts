@@ -76,7 +76,7 @@ describe("voidStaleApprovals: the one sweep of stale approvals", () => {
 
 describe("staleReasonOf", () => {
   it("puts an older digest version first: such a request can match no call at all", async () => {
-    const record = await new InMemoryApprovalStore({ now: FIXED_NOW }).saveApprovalRequest(
+    const { record } = await new InMemoryApprovalStore({ now: FIXED_NOW }).saveApprovalRequest(
       sampleApprovalRequest("apr_1", { toolFingerprint: OLD, digestVersion: ACTION_DIGEST_VERSION - 1 }),
     );
     expect(staleReasonOf(record, { registry })).toBe(DIGEST_VERSION_CHANGED_REASON);

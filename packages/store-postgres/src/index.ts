@@ -4,7 +4,7 @@ export {
   type StorePostgresErrorCode,
   translateDatabaseError,
 } from "./errors.js";
-export { migrate, POSTGRES_MIGRATIONS, type PostgresMigration, STORE_COMPONENT } from "./migrations.js";
+export { migrate, type PostgresMigration } from "./migrations.js";
 export {
   assertPostgresUrl,
   type OpenPostgresStateOptions,
@@ -17,7 +17,6 @@ export {
   UNSIGNED_GRANT_REASON,
 } from "./postgres-approval-store.js";
 export {
-  AUDIT_CHAIN_ORIGIN,
   type AuditChainExpectations,
   type AuditChainHead,
   type AuditChainVerdict,

@@ -1,14 +1,16 @@
 import {
   type ApprovalRecord,
-  type ApprovalRequest,
   type ApprovalStatus,
   type ApprovalStore,
   approvalFlowOf,
   approvalIdTaken,
   approvalNotFound,
   assertDecidable,
+  createApprovalId,
   type NetworkPolicy,
+  type NewApprovalRequest,
   restoreApprovalFlow,
+  type SavedApproval,
 } from "@agent/policy";
 import type { JsonValue, ToolEffect } from "@agent/tools";
 import type { Pool } from "pg";
@@ -59,6 +61,8 @@ export interface PostgresApprovalStoreOptions {
    * the action asked about; any other grant (forged in the table, or unsigned) is voided instead.
    */
   trustedApprovers?: SignatureVerifier;
+  /** Mints the id of each saved request that brings none; defaults to `apr_<uuid>`. */
+  createId?: () => string;
 }
 
 /** The `void_reason` of a grant whose signature no trusted approver key verifies. */
@@ -81,6 +85,7 @@ export class PostgresApprovalStore implements ApprovalStore {
   readonly #decidedBy: string | null;
   readonly #signer: RecordSigner | undefined;
   readonly #trustedApprovers: SignatureVerifier | undefined;
+  readonly #createId: () => string;
 
   /** Wraps a pool on a database migrated with {@link migrate}. */
   constructor(pool: Pool, options: PostgresApprovalStoreOptions = {}) {
@@ -90,10 +95,12 @@ export class PostgresApprovalStore implements ApprovalStore {
     this.#decidedBy = options.decidedBy ?? null;
     this.#signer = options.signer;
     this.#trustedApprovers = options.trustedApprovers;
+    this.#createId = options.createId ?? createApprovalId;
   }
 
-  /** Saves a pending request, or returns the one already pending for its run and digest. */
-  async saveApprovalRequest(request: ApprovalRequest): Promise<ApprovalRecord> {
+  /** Saves a pending request under a new id, or answers the one already pending for its run and digest. */
+  async saveApprovalRequest(request: NewApprovalRequest): Promise<SavedApproval> {
+    const id = request.id ?? this.#createId();
     // A request pending for the same action may be decided between our insert and our look-up; then
     // the insert succeeds the next time round. Two rounds always suffice unless an operator decides
     // within microseconds, so a few are plenty.
@@ -108,7 +115,7 @@ export class PostgresApprovalStore implements ApprovalStore {
          ON CONFLICT DO NOTHING
          RETURNING *`,
         [
-          request.id,
+          id,
           request.runId,
           request.callId,
           request.toolName,
@@ -127,14 +134,14 @@ export class PostgresApprovalStore implements ApprovalStore {
           jsonOrNull(approvalFlowOf(request)),
         ],
       );
-      if (inserted[0]) return toRecord(inserted[0]);
+      if (inserted[0]) return { record: toRecord(inserted[0]), created: true };
       const pending = await this.#query<ApprovalRow>(
         "look up a pending approval request",
         `SELECT * FROM agent_approvals WHERE run_id = $1 AND action_digest = $2 AND status = 'pending' ${OLDEST_FIRST} LIMIT 1`,
         [request.runId, request.actionDigest],
       );
-      if (pending[0]) return toRecord(pending[0]);
-      if (await this.getApproval(request.id)) throw approvalIdTaken(request.id);
+      if (pending[0]) return { record: toRecord(pending[0]), created: false };
+      if (await this.getApproval(id)) throw approvalIdTaken(id);
     }
     throw new StorePostgresError(
       STORE_POSTGRES_ERROR_CODES.unavailable,

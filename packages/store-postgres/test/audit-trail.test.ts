@@ -2,7 +2,6 @@ import { emitEvent } from "@agent/tools";
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import {
-  AUDIT_CHAIN_ORIGIN,
   type AuditChainHead,
   chainHash,
   createPostgresAuditSink,
@@ -11,6 +10,7 @@ import {
   verifyAuditChain,
 } from "../src/index.js";
 import { createEd25519Signer, createEd25519Verifier, generateEd25519KeyPair } from "../src/keys/index.js";
+import { AUDIT_CHAIN_ORIGIN } from "../src/postgres-audit-trail.js";
 import { createTestDatabase } from "./databases.js";
 
 const cleanups: Array<() => Promise<void>> = [];

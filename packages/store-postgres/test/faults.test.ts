@@ -2,31 +2,18 @@ import { createServer, type Server, Socket } from "node:net";
 import { sampleApprovalRequest } from "@agent/policy/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPostgresState } from "../src/index.js";
-import {
-  reserveThrowawayCluster,
-  startThrowawayCluster,
-  THROWAWAY_CLUSTER_TIMEOUT_MS,
-  type ThrowawayCluster,
-  type ThrowawayClusterHandle,
-} from "../src/testing/index.js";
+import { startThrowawayCluster, useThrowawayClusterPerFile } from "../src/testing/index.js";
 
 // A cluster of this file's own: these tests restart it, which other files must not feel.
-// The handle is taken before the start is awaited, so a hook that times out cannot orphan the server.
-let cluster: ThrowawayCluster;
-let throwaway: ThrowawayClusterHandle | undefined;
-beforeAll(async () => {
-  throwaway = reserveThrowawayCluster();
-  cluster = await throwaway.ready;
-}, THROWAWAY_CLUSTER_TIMEOUT_MS);
-afterAll(() => throwaway?.stop(), THROWAWAY_CLUSTER_TIMEOUT_MS);
+const cluster = useThrowawayClusterPerFile({ beforeAll, afterAll });
 
 const DIGEST = "a".repeat(64);
 
 it("survives a database restart between commands: the request is still there and the pool reconnects", async () => {
-  const state = await openPostgresState({ url: cluster.url });
+  const state = await openPostgresState({ url: cluster().url });
   try {
     await state.approvals.saveApprovalRequest(sampleApprovalRequest("apr_restart"));
-    await cluster.restart();
+    await cluster().restart();
     // The pooled connection died with the server: the first query may fail, structured, or succeed
     // on a fresh connection; it never hangs and never loses the row.
     const first = await state.approvals.getApproval("apr_restart").catch((error: unknown) => error);
@@ -41,7 +28,7 @@ it("survives a database restart between commands: the request is still there and
 });
 
 it("fails clearly while the database is down, without the URL or its password", async () => {
-  const state = await openPostgresState({ url: cluster.url });
+  const state = await openPostgresState({ url: cluster().url });
   const down = await startThrowawayCluster();
   const downUrl = down.url;
   await down.stop();
@@ -57,9 +44,9 @@ it("fails clearly while the database is down, without the URL or its password", 
 });
 
 it("a connection dropped while a grant is consumed never allows a second execution", async () => {
-  const setup = await openPostgresState({ url: cluster.url });
-  const proxy = await startDroppingProxy(cluster.port);
-  const url = new URL(cluster.url);
+  const setup = await openPostgresState({ url: cluster().url });
+  const proxy = await startDroppingProxy(cluster().port);
+  const url = new URL(cluster().url);
   url.port = String(proxy.port);
   const state = await openPostgresState({ url: url.toString() });
   try {

@@ -1,15 +1,17 @@
 import type {
   ApprovalRecord,
-  ApprovalRequest,
   ApprovalStatus,
   ApprovalStore,
   NetworkPolicy,
+  NewApprovalRequest,
+  SavedApproval,
 } from "@agent/policy";
 import {
   approvalFlowOf,
   approvalIdTaken,
   approvalNotFound,
   assertDecidable,
+  createApprovalId,
   restoreApprovalFlow,
 } from "@agent/policy";
 import type { JsonValue, ToolEffect } from "@agent/tools";
@@ -51,6 +53,8 @@ export interface SqliteApprovalStoreOptions {
   now?: () => Date;
   /** Who takes this process's decisions (e.g. the OS user), recorded on each one; nobody by default. */
   decidedBy?: string;
+  /** Mints the id of each saved request that brings none; defaults to `apr_<uuid>`. */
+  createId?: () => string;
 }
 
 /**
@@ -64,6 +68,7 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #decidedBy: string | null;
   readonly #statements: ReturnType<typeof prepareStatements>;
   readonly #consumeGrant: GrantConsumer;
+  readonly #createId: () => string;
 
   /** Wraps an open, migrated state database (see `migrateSqliteDatabase`). */
   constructor(database: Database.Database, options: SqliteApprovalStoreOptions = {}) {
@@ -72,20 +77,20 @@ export class SqliteApprovalStore implements ApprovalStore {
     this.#decidedBy = options.decidedBy ?? null;
     this.#statements = prepareStatements(database);
     this.#consumeGrant = createGrantConsumer(database);
+    this.#createId = options.createId ?? createApprovalId;
   }
 
-  /** Saves a pending request, or returns the one already pending for its run and digest. */
-  async saveApprovalRequest(request: ApprovalRequest): Promise<ApprovalRecord> {
-    const save = this.#database.transaction((): ApprovalRecord => {
+  /** Saves a pending request under a new id, or answers the one already pending for its run and digest. */
+  async saveApprovalRequest(request: NewApprovalRequest): Promise<SavedApproval> {
+    const save = this.#database.transaction((): SavedApproval => {
       const pending = this.#statements.pendingFor.get(request.runId, request.actionDigest) as
         | ApprovalRow
         | undefined;
-      if (pending) return toRecord(pending);
-      if (this.#statements.byId.get(request.id)) {
-        throw approvalIdTaken(request.id);
-      }
+      if (pending) return { record: toRecord(pending), created: false };
+      const id = request.id ?? this.#createId();
+      if (this.#statements.byId.get(id)) throw approvalIdTaken(id);
       this.#statements.insert.run({
-        id: request.id,
+        id,
         run_id: request.runId,
         call_id: request.callId,
         tool_name: request.toolName,
@@ -103,7 +108,7 @@ export class SqliteApprovalStore implements ApprovalStore {
         network: request.network === undefined ? null : JSON.stringify(request.network),
         flow_json: jsonOrNull(approvalFlowOf(request)),
       });
-      return toRecord(this.#statements.byId.get(request.id) as ApprovalRow);
+      return { record: toRecord(this.#statements.byId.get(id) as ApprovalRow), created: true };
     });
     return save.immediate();
   }

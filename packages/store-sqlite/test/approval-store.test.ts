@@ -43,11 +43,13 @@ describe("SqliteApprovalStore: the ApprovalStore contract, in memory (the root e
 describe("SqliteApprovalStore", () => {
   it("keeps unverified hints, and leaves them out when there are none", async () => {
     const { approvals } = scratch.open();
-    const saved = await approvals.saveApprovalRequest(
+    const { record: saved } = await approvals.saveApprovalRequest(
       request("apr_1", { unverifiedHints: { readOnlyHint: true } }),
     );
     expect(saved.unverifiedHints).toEqual({ readOnlyHint: true });
-    const plain = await approvals.saveApprovalRequest(request("apr_2", { actionDigest: DIGEST_B }));
+    const { record: plain } = await approvals.saveApprovalRequest(
+      request("apr_2", { actionDigest: DIGEST_B }),
+    );
     expect("unverifiedHints" in plain).toBe(false);
   });
 

@@ -1,6 +1,6 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createLineChildren, type LineChild } from "@agent/base/testing";
 import { sampleApprovalRequest } from "@agent/policy/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compileSources } from "./compiled-sources.js";
@@ -37,7 +37,7 @@ process.stdin.once("data", () => {
 `;
 
 const scratch = useScratchDirectory();
-const children: ChildProcessWithoutNullStreams[] = [];
+const children = createLineChildren();
 let moduleDir: string;
 
 beforeEach(() => {
@@ -46,36 +46,10 @@ beforeEach(() => {
   writeFileSync(join(moduleDir, "child.mjs"), CHILD);
 });
 
-afterEach(() => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-});
+afterEach(() => children.killAll());
 
-function startChild(file: string, digest: string, when: "early" | "late"): ChildProcessWithoutNullStreams {
-  const child = spawn(process.execPath, [join(moduleDir, "child.mjs"), file, "run_race", digest, when], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  children.push(child);
-  return child;
-}
-
-function nextLine(child: ChildProcessWithoutNullStreams): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let output = "";
-    let errors = "";
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString("utf8");
-      const newline = output.indexOf("\n");
-      if (newline === -1) return;
-      child.stdout.off("data", onData);
-      resolve(output.slice(0, newline));
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", (chunk: Buffer) => {
-      errors += chunk.toString("utf8");
-    });
-    child.once("exit", (code) => reject(new Error(`child exited (${code}) before answering: ${errors}`)));
-  });
+function startChild(file: string, digest: string, when: "early" | "late"): LineChild {
+  return children.start(join(moduleDir, "child.mjs"), [file, "run_race", digest, when]);
 }
 
 const request = (id: string, digest: string) =>
@@ -83,9 +57,9 @@ const request = (id: string, digest: string) =>
 
 async function race(file: string, digest: string, when: "early" | "late" = "early"): Promise<number[]> {
   const racers = Array.from({ length: 8 }, () => startChild(file, digest, when));
-  expect(await Promise.all(racers.map(nextLine))).toEqual(racers.map(() => "ready"));
-  const answers = racers.map(nextLine);
-  for (const child of racers) child.stdin.write("go\n");
+  expect(await Promise.all(racers.map((racer) => racer.nextLine()))).toEqual(racers.map(() => "ready"));
+  const answers = racers.map((racer) => racer.nextLine());
+  for (const racer of racers) racer.send("go");
   return (await Promise.all(answers)).map((line) => (JSON.parse(line) as { consumed: number }).consumed);
 }
 

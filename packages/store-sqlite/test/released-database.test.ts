@@ -1,20 +1,20 @@
-import { copyFileSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { SQLITE_SCHEMA_VERSION } from "../src/index.js";
+import { readReleasedState, writeReleasedDatabase } from "./fixtures/released-database.js";
 import { useScratchDirectory } from "./scratch.js";
 
-// released-state.db was written by the `agent` CLI's own state code, at the last commit before these
-// stores moved into this package (fixtures/make-released-database.mjs), and released-state.json is
-// what that code read back from it (fixtures/read-released-database.mjs). Never regenerate them with
-// this package: they stand for the databases users already have.
-const FIXTURES = join(import.meta.dirname, "fixtures");
-const released = JSON.parse(readFileSync(join(FIXTURES, "released-state.json"), "utf8"));
+// released-state.sql is, as text, the database the `agent` CLI's own state code wrote at the last
+// commit before these stores moved into this package (fixtures/make-released-database.mjs, dumped by
+// fixtures/dump-released-database.mjs: schema, user_version and rows, round-trip exact), and
+// released-state.json is what that code read back from it (fixtures/read-released-database.mjs).
+// Never regenerate them with this package: they stand for the databases users already have.
+const released = readReleasedState();
 const scratch = useScratchDirectory();
 
+/** The released database, rebuilt from its dump in a scratch file, opened by this package's stores. */
 function openReleased() {
-  copyFileSync(join(FIXTURES, "released-state.db"), scratch.file());
+  writeReleasedDatabase(scratch.file());
   return scratch.open({ decidedBy: "bob" });
 }
 

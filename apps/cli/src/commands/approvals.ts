@@ -11,6 +11,7 @@ import {
   writeLine,
 } from "../terminal/io.js";
 import { formatTable, terminalWidth, truncate } from "../terminal/table.js";
+import { isLateDecision, lateDecisionError } from "./late-decision.js";
 
 /** `agent approvals list [--pending]`: pending requests first, then (without `--pending`) decided ones. */
 export async function approvalsListCommand(
@@ -61,15 +62,20 @@ export async function approvalsDecideCommand(
 ): Promise<ExitCode> {
   if (options.decision === "approve") assertMayGrant(runtime);
   const { approvals } = runtime.state;
-  const record =
+  const decide = (): Promise<ApprovalRecord> =>
     options.decision === "approve"
-      ? await grantApprovalRequest(approvals, options.id, runtime.events)
-      : await denyApprovalRequest(
+      ? grantApprovalRequest(approvals, options.id, runtime.events)
+      : denyApprovalRequest(
           approvals,
           options.id,
           runtime.events,
           options.reason === undefined ? {} : { reason: options.reason },
         );
+  const record = await decide().catch(async (error: unknown) => {
+    // The store's atomic decision answered "not pending": another decision won; say whose.
+    if (!isLateDecision(error)) throw error;
+    throw await lateDecisionError(approvals, options.id, { cause: error, agent: agentCommand(io) });
+  });
   if (options.decision === "approve") {
     writeLine(
       io.stdout,

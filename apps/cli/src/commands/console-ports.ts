@@ -22,6 +22,7 @@ import { callRunView, currentRunOwner, type RunOwner, StateError } from "../stat
 import { bindingOf } from "./approvals-show.js";
 import { readAuditEntries } from "./audit.js";
 import { parseSince, parseTail } from "./audit-filter.js";
+import { describeWinningDecision } from "./late-decision.js";
 import { listRunSummaries } from "./runs.js";
 
 /** How the console reaches this CLI again: the `agent` entry (for `resume` and `mcp list`) and its global options. */
@@ -72,7 +73,7 @@ export function createApprovalPort(runtime: StateRuntime, redact: Redactor): App
         return {
           ok: false,
           code: "already_decided",
-          message: `Already ${record?.status ?? "decided"}${record?.decidedBy ? ` by ${record.decidedBy}` : ""}${record?.decidedAt ? ` at ${record.decidedAt}` : ""}.`,
+          message: `Already ${describeWinningDecision(record)}.`,
           ...(record && { record: redactDeep(record, redact) as ConsoleRecord }),
         };
       }

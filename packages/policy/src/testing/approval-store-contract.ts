@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ACTION_DIGEST_VERSION } from "../action-digest.js";
-import type { ApprovalRequest, ApprovalStore } from "../approval-store.js";
+import type { ApprovalDraft, ApprovalRequest, ApprovalStore } from "../approval-store.js";
 import { PolicyError, type PolicyErrorCode } from "../errors.js";
 import { DIGEST_VERSION_CHANGED_REASON, voidApprovalsOfOlderDigestVersion } from "../stale-approvals.js";
 
@@ -16,13 +16,22 @@ export interface ApprovalStoreScenario {
 const DIGEST_A = "a".repeat(64);
 const DIGEST_B = "b".repeat(64);
 const NOW = "2030-01-02T04:00:00.000Z";
+// The public shape of a minted id: the CLI prints these and takes them back.
+const APPROVAL_ID = /^apr_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A request for run `run_1`, digest A, unless overridden. */
+/** A request for run `run_1`, digest A, unless overridden, under the id `id` (a record carried over). */
 export function sampleApprovalRequest(id: string, overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
+  return { ...sampleApprovalDraft(`call_${id}`), id, ...overrides };
+}
+
+/** A request as `authorize` drafts it (no id: the store mints one), for run `run_1` and digest A unless overridden. */
+export function sampleApprovalDraft(
+  callId = "call_1",
+  overrides: Partial<ApprovalDraft> = {},
+): ApprovalDraft {
   return {
-    id,
     runId: "run_1",
-    callId: `call_${id}`,
+    callId,
     toolName: "mcp__docs__search",
     effect: "external",
     actionDigest: DIGEST_A,
@@ -43,24 +52,53 @@ export function sampleApprovalRequest(id: string, overrides: Partial<ApprovalReq
  * own) can run in its own test framework: `for (const s of APPROVAL_STORE_CONTRACT) it(s.name, () => s.run(factory))`.
  */
 export const APPROVAL_STORE_CONTRACT: readonly ApprovalStoreScenario[] = [
+  scenario(
+    "mints an apr_<uuid> id for a request that brings none, a new one per saved request",
+    async (store) => {
+      const first = await store.saveApprovalRequest(sampleApprovalDraft("call_1"));
+      assert.equal(first.created, true);
+      assert.match(first.record.id, APPROVAL_ID);
+      assert.deepEqual(first.record, {
+        ...sampleApprovalDraft("call_1"),
+        id: first.record.id,
+        status: "pending",
+      });
+      assert.deepEqual(await store.getApproval(first.record.id), first.record);
+      const second = await store.saveApprovalRequest(sampleApprovalDraft("call_2", { runId: "run_2" }));
+      assert.match(second.record.id, APPROVAL_ID);
+      assert.notEqual(second.record.id, first.record.id);
+    },
+  ),
+  scenario("mints nothing for a request already pending: it answers that one, not created", async (store) => {
+    const first = await store.saveApprovalRequest(sampleApprovalDraft("call_1"));
+    const again = await store.saveApprovalRequest(sampleApprovalDraft("call_2"));
+    assert.deepEqual(again, { record: first.record, created: false });
+    assert.deepEqual(
+      (await store.listApprovals()).map((record) => record.id),
+      [first.record.id],
+    );
+  }),
   scenario("saves a request as pending and finds it by id and by run and digest", async (store) => {
     const saved = await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
-    assert.deepEqual(saved, { ...sampleApprovalRequest("apr_1"), status: "pending" });
-    assert.deepEqual(await store.getApproval("apr_1"), saved);
-    assert.deepEqual(await store.findLatestApproval("run_1", DIGEST_A), saved);
+    assert.deepEqual(saved, {
+      record: { ...sampleApprovalRequest("apr_1"), status: "pending" },
+      created: true,
+    });
+    assert.deepEqual(await store.getApproval("apr_1"), saved.record);
+    assert.deepEqual(await store.findLatestApproval("run_1", DIGEST_A), saved.record);
     assert.equal(await store.findLatestApproval("run_1", DIGEST_B), undefined);
     assert.equal(await store.findLatestApproval("run_2", DIGEST_A), undefined);
     assert.equal(await store.getApproval("apr_missing"), undefined);
   }),
   scenario("returns the pending request when one exists for the same run and digest", async (store) => {
     await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
-    assert.equal((await store.saveApprovalRequest(sampleApprovalRequest("apr_2"))).id, "apr_1");
+    assert.equal((await store.saveApprovalRequest(sampleApprovalRequest("apr_2"))).record.id, "apr_1");
     assert.equal(await store.getApproval("apr_2"), undefined);
     // Another digest or another run is another action.
     const otherDigest = sampleApprovalRequest("apr_3", { actionDigest: DIGEST_B });
-    assert.equal((await store.saveApprovalRequest(otherDigest)).id, "apr_3");
+    assert.equal((await store.saveApprovalRequest(otherDigest)).record.id, "apr_3");
     assert.equal(
-      (await store.saveApprovalRequest(sampleApprovalRequest("apr_4", { runId: "run_2" }))).id,
+      (await store.saveApprovalRequest(sampleApprovalRequest("apr_4", { runId: "run_2" }))).record.id,
       "apr_4",
     );
     assert.deepEqual(
@@ -175,8 +213,9 @@ export const APPROVAL_STORE_CONTRACT: readonly ApprovalStoreScenario[] = [
       assert.equal(await store.consumeApprovalGrant("run_1", DIGEST_A), false);
       // A new request for the same action is a new, pending one: the voided record is not revived.
       const again = await store.saveApprovalRequest(sampleApprovalRequest("apr_2"));
-      assert.equal(again.id, "apr_2");
-      assert.equal(again.status, "pending");
+      assert.equal(again.created, true);
+      assert.equal(again.record.id, "apr_2");
+      assert.equal(again.record.status, "pending");
       assert.equal((await store.getApproval("apr_1"))?.status, "voided");
     },
   ),
@@ -260,7 +299,7 @@ export const APPROVAL_STORE_CONTRACT: readonly ApprovalStoreScenario[] = [
     },
   ),
   scenario("hands out copies: changing a returned record changes nothing stored", async (store) => {
-    const saved = await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
+    const { record: saved } = await store.saveApprovalRequest(sampleApprovalRequest("apr_1"));
     saved.status = "granted";
     saved.actionDigest = DIGEST_B;
     assert.equal(await store.consumeApprovalGrant("run_1", DIGEST_B), false);

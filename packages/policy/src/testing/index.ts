@@ -2,6 +2,7 @@ export {
   APPROVAL_STORE_CONTRACT,
   type ApprovalStoreFactory,
   type ApprovalStoreScenario,
+  sampleApprovalDraft,
   sampleApprovalRequest,
 } from "./approval-store-contract.js";
 export {

@@ -1,3 +1,4 @@
+export { type FileHooks, useThrowawayClusterPerFile } from "./cluster-per-file.js";
 export {
   reserveThrowawayCluster,
   startThrowawayCluster,

@@ -1,0 +1,1 @@
+export { createLineChildren, type LineChild, type LineChildren } from "./line-children.js";
