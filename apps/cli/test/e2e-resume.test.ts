@@ -1,9 +1,12 @@
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
 import { startCallRun } from "@agent/loop";
 import { describe, expect } from "vitest";
+import {
+  readReleasedState,
+  writeReleasedDatabase,
+} from "../../../packages/store-sqlite/test/fixtures/released-database.js";
 import { type RunOwner, SqliteStateStore, stateDatabasePath } from "../src/state/index.js";
 import {
   E2E_TIMEOUT_MS,
@@ -118,19 +121,9 @@ describe("a state directory of the last release, its one-call runs moved into th
     timeout: E2E_TIMEOUT_MS,
   }, async ({ sandbox }) => {
     configure(sandbox);
-    const fixtures = join(
-      import.meta.dirname,
-      "..",
-      "..",
-      "..",
-      "packages",
-      "store-sqlite",
-      "test",
-      "fixtures",
-    );
-    const released = JSON.parse(readFileSync(join(fixtures, "released-state.json"), "utf8"));
+    const released = readReleasedState();
     mkdirSync(sandbox.stateDir, { recursive: true, mode: 0o700 });
-    copyFileSync(join(fixtures, "released-state.db"), stateDatabasePath(sandbox.stateDir));
+    writeReleasedDatabase(stateDatabasePath(sandbox.stateDir));
 
     const listed = await sandbox.run(["runs", "list", "--json"]);
     expect(listed.code, listed.stderr).toBe(0);

@@ -31,12 +31,12 @@ describe.concurrent("tool listings", () => {
     const { servers } = parseSingleJson(json.stdout) as {
       servers: { name: string; tools: { name: string; policy: string }[] }[];
     };
-    const policies = Object.fromEntries(
-      servers.flatMap((server) => server.tools.map((tool) => [tool.name, tool.policy])),
+    const policies = new Map(
+      servers.flatMap((server) => server.tools.map((tool) => [tool.name, tool.policy] as const)),
     );
-    expect(policies["mcp__s__search"]).toBe("allow");
-    expect(policies["mcp__s__env"]).toBe("deny");
-    expect(policies["mcp__s__echo"]).toBe("ask");
+    expect(policies.get("mcp__s__search")).toBe("allow");
+    expect(policies.get("mcp__s__env")).toBe("deny");
+    expect(policies.get("mcp__s__echo")).toBe("ask");
 
     expect(human.code, human.stderr).toBe(0);
     const lines = human.stdout.split("\n");

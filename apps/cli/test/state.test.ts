@@ -149,25 +149,7 @@ describe("opening the state database", () => {
     // Written and read back by that release's own code: see packages/store-sqlite/test/fixtures.
     const released = readReleasedState();
     mkdirSync(stateDir, { mode: 0o700 });
-<<<<<<< HEAD
-    copyFileSync(join(fixtures, "released-state.db"), stateDatabasePath(stateDir));
-=======
     writeReleasedDatabase(stateDatabasePath(stateDir));
-    const store = openAs(OWNER_A);
-    expect(store.listRuns()).toEqual(released.callRuns);
-    expect(await store.approvals.listApprovals()).toEqual(released.approvals);
-    expect(await store.agentRuns.loadRun("run_agent")).toEqual(released.agentRun);
-    // Its waiting call can be resumed as before: claimed once, by this process.
-    const waiting = store.getRun("run_call");
-    if (!waiting) throw new Error("run_call is missing");
-    expect(store.claimRun(waiting)).toMatchObject({ status: "running", owner: OWNER_A });
-    expect(openAs(OWNER_B).claimRun(waiting)).toBeUndefined();
-  });
-});
-
-describe("runs", () => {
-  it("creates, reads, updates and lists runs", () => {
->>>>>>> h-house27
     const store = open();
     // `runs show --json` shows its one-call runs as that release did (an outcome that was no
     // observation, as only a test wrote, is kept whole as the output of one).

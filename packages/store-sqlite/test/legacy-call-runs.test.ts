@@ -1,13 +1,11 @@
-import { copyFileSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { callOfCallRun, claimCallRun, isCallRun, type RunState, settleCallRun } from "@agent/loop";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { SQLITE_MIGRATIONS } from "../src/index.js";
+import { readReleasedState, writeReleasedDatabase } from "./fixtures/released-database.js";
 import { useScratchDirectory } from "./scratch.js";
 
-const FIXTURES = join(import.meta.dirname, "fixtures");
-const released = JSON.parse(readFileSync(join(FIXTURES, "released-state.json"), "utf8"));
+const released = readReleasedState();
 const scratch = useScratchDirectory();
 
 /** The schema as the last release left it (every step before 8), built from the steps themselves. */
@@ -131,7 +129,7 @@ describe("step 8: the one-call runs of the CLI's table become runs of the loop",
   });
 
   it("a held call of a database the last release wrote resumes once, through the run's version", async () => {
-    copyFileSync(join(FIXTURES, "released-state.db"), scratch.file());
+    writeReleasedDatabase(scratch.file());
     const state = scratch.open();
     for (const legacy of released.callRuns) {
       const run = (await state.runs.loadRun(legacy.id)) as RunState;
