@@ -24,7 +24,7 @@ function descriptor(remoteName: string, overrides: Partial<McpToolDescriptor> = 
 }
 
 function listing(tools: McpToolDescriptor[], rejected: ToolListing["rejected"] = []): ToolListing {
-  return { tools, rejected, pages: 1 };
+  return { tools, rejected, pages: 1, cache: { ttlMs: 0, scope: "private" } };
 }
 
 const everything = { include: () => true, server: port };
