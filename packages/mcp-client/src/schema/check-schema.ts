@@ -7,6 +7,7 @@ import {
 } from "@agent/tools";
 import { describeValue, isRecord } from "../records.js";
 import {
+  checkAnchor,
   checkAnnotation,
   checkBound,
   checkCount,
@@ -39,7 +40,7 @@ export type SchemaRole = "inputSchema" | "outputSchema";
  * Walks a remote JSON Schema and lists every keyword, value or combination the converter does not
  * support; an empty list means the schema converts exactly. The walk covers every place a subschema
  * can sit (properties, items, prefixItems, additionalProperties, contains, propertyNames,
- * anyOf/oneOf/allOf branches, `$defs`, `definitions`).
+ * anyOf/oneOf/allOf branches, if/then/else, `$defs`, `definitions`).
  */
 export function checkJsonSchema(schema: unknown, role: SchemaRole = "inputSchema"): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
@@ -348,14 +349,4 @@ function checkConditional(
     return;
   }
   checkNode(value, pointer, keyword === "if" ? { ...applied, inOneOf: true } : applied, issues);
-}
-
-/** The syntax of a plain-name fragment (JSON Schema 2020-12, section 8.2.2). */
-const ANCHOR_NAME = /^[A-Za-z_][-A-Za-z0-9._]*$/;
-
-/** `$anchor`: a name for a definition. No `$ref` may use it ({@link checkRef} refuses `#name`), so it changes nothing. */
-function checkAnchor(value: unknown, isDefinition: boolean, report: Report): void {
-  if (!isDefinition) report(`keyword "$anchor" is supported only on a schema in "$defs" or "definitions"`);
-  else if (typeof value !== "string" || !ANCHOR_NAME.test(value))
-    report(`"$anchor" must be a name: a letter or "_", then letters, digits, "-", "_" or "."`);
 }

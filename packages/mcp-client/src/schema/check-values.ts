@@ -233,3 +233,13 @@ function isPrimitive(value: unknown): value is string | number | boolean | null 
     value === null || typeof value === "string" || typeof value === "boolean" || typeof value === "number"
   );
 }
+
+/** The syntax of a plain-name fragment (JSON Schema 2020-12, section 8.2.2). */
+const ANCHOR_NAME = /^[A-Za-z_][-A-Za-z0-9._]*$/;
+
+/** `$anchor`: a name for a definition. No `$ref` may use it ({@link checkRef} refuses `#name`), so it changes nothing. */
+export function checkAnchor(value: unknown, isDefinition: boolean, report: Report): void {
+  if (!isDefinition) report(`keyword "$anchor" is supported only on a schema in "$defs" or "definitions"`);
+  else if (typeof value !== "string" || !ANCHOR_NAME.test(value))
+    report(`"$anchor" must be a name: a letter or "_", then letters, digits, "-", "_" or "."`);
+}
