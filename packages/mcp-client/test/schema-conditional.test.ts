@@ -73,6 +73,21 @@ describe("if/then/else, $anchor and typeless applicator branches", () => {
     expect(onlyElse({})).toBe(false);
   });
 
+  it("resolves a $ref inside a conditional branch", () => {
+    const valid = validator(
+      JSON.parse(`{
+        "type": "object",
+        "$defs": { "short": { "type": "string", "maxLength": 2 } },
+        "properties": { "a": { "type": "boolean" }, "b": { "type": "string" } },
+        "if": { "properties": { "a": { "const": true } }, "required": ["a"] },
+        "then": { "properties": { "b": { "$ref": "#/$defs/short" } } }
+      }`),
+    );
+    expect(valid({ a: true, b: "xy" })).toBe(true);
+    expect(valid({ a: true, b: "xyz" })).toBe(false);
+    expect(valid({ a: false, b: "xyz" })).toBe(true);
+  });
+
   it("shows if/then/else and allOf/anyOf in the parameters", () => {
     const converted = convertInputSchema(contactSchema);
     if (!converted.ok) throw new Error(converted.reason);
