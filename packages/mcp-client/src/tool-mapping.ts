@@ -12,7 +12,12 @@ import type { ZodType } from "zod";
 import type { McpToolDescriptor } from "./discovery.js";
 import { mcpToolName, remoteToolNameProblem } from "./names.js";
 import { copyWellFormedJson, describeValue, isRecord } from "./records.js";
-import { checkInputSchema, convertOutputSchemaToZod, zodFromCheckedSchema } from "./schema/index.js";
+import {
+  checkInputSchema,
+  convertOutputSchemaToZod,
+  originalParameters,
+  zodFromCheckedSchema,
+} from "./schema/index.js";
 import { toolHeaderProblem, withoutHeaderAnnotations } from "./tool-headers.js";
 
 /**
@@ -74,8 +79,11 @@ export function toLocalTool(
   const { description, inputSchema, outputSchema } = own.definition;
   const headerProblem = toolHeaderProblem(inputSchema);
   if (headerProblem) return { ok: false, reason: headerProblem };
-  const input = checkInputSchema(withoutHeaderAnnotations(inputSchema));
+  const checkedSchema = withoutHeaderAnnotations(inputSchema);
+  const input = checkInputSchema(checkedSchema);
   if (!input.ok) return { ok: false, reason: `${input.code}: ${input.reason}` };
+  // The model sees the checked schema itself where the generated one would lose its keywords.
+  const original = originalParameters(checkedSchema);
   let output: ZodType | undefined;
   if (outputSchema !== undefined) {
     const converted = convertOutputSchemaToZod(outputSchema);
@@ -88,6 +96,7 @@ export function toLocalTool(
     name: mcpToolName(descriptor.server, descriptor.remoteName),
     description,
     schema: () => zodFromCheckedSchema(input.schema),
+    ...(original ? { parameters: () => original } : {}),
     effect: "external",
     group: mcpToolGroup(descriptor.server),
     ...(hints ? { annotations: hints } : {}),

@@ -36,6 +36,7 @@ const NEW_KEYWORDS = [
   "dependentRequired",
   "exclusiveMinimum/exclusiveMaximum (draft-04)",
   "allOf",
+  "if/then/else",
 ];
 
 const EXEMPT: Record<string, (input: unknown) => boolean> = { uniqueItems: hasInheritedNameKey };
@@ -312,6 +313,43 @@ const CASES: Record<string, object[]> = {
     }),
     field({ type: ["integer", "null"], allOf: [{ type: ["integer", "null"], maximum: 5 }] }),
     field({ allOf: [{ anyOf: [{ type: "string" }, { type: "number" }] }, { type: "number", minimum: 0 }] }),
+  ],
+  // Parsed, because an object literal with a `then` key looks like a promise.
+  "if/then/else": [
+    field(
+      JSON.parse(
+        '{ "type": "string", "if": { "type": "string", "minLength": 3 }, "then": { "type": "string", "maxLength": 5 }, "else": { "type": "string", "pattern": "^a" } }',
+      ),
+    ),
+    field(
+      JSON.parse(
+        '{ "type": "number", "if": { "type": "number", "minimum": 0 }, "then": { "type": "number", "multipleOf": 2 } }',
+      ),
+    ),
+    field(
+      JSON.parse(
+        '{ "type": "string", "if": { "type": "string", "minLength": 2 }, "else": { "const": "x" } }',
+      ),
+    ),
+    JSON.parse(
+      '{ "type": "object", "properties": { "m": { "type": "string", "enum": ["p", "e"] }, "p": { "type": "string" }, "e": { "type": "string" } }, "if": { "properties": { "m": { "const": "p" } }, "required": ["m"] }, "then": { "required": ["p"] }, "else": { "required": ["e"] }, "additionalProperties": false }',
+    ),
+  ],
+  "typeless branches of an object": [
+    {
+      type: "object",
+      properties: { p: { type: "string" }, e: { type: "string" } },
+      allOf: [{ anyOf: [{ required: ["p"] }, { required: ["e"] }] }],
+      additionalProperties: false,
+    },
+    {
+      type: "object",
+      properties: { a: { type: "integer", minimum: 0, maximum: 9 }, b: { type: "string" } },
+      allOf: [
+        { oneOf: [{ required: ["a"] }, { required: ["b"] }] },
+        { properties: { b: { minLength: 2, type: "string" } } },
+      ],
+    },
   ],
   annotations: [
     {

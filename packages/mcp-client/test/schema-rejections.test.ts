@@ -39,10 +39,10 @@ const REJECTED: [string, unknown, string][] = [
     '#/properties/q: keyword "patternProperties" is not supported',
   ],
   [
-    "if/then/else",
+    "then/else without if",
     // Parsed, because an object literal with a `then` key looks like a promise.
-    at(JSON.parse('{ "type": "string", "if": {}, "then": {}, "else": {} }')),
-    '#/properties/q: keyword "if" is not supported; #/properties/q: keyword "then" is not supported; #/properties/q: keyword "else" is not supported',
+    at(JSON.parse('{ "type": "string", "then": {}, "else": {} }')),
+    '#/properties/q: keyword "then" needs "if" beside it; #/properties/q: keyword "else" needs "if" beside it',
   ],
   [
     "dependentSchemas",
@@ -142,7 +142,21 @@ const REJECTED: [string, unknown, string][] = [
     '#/properties/q: keyword "const" is not part of the schema\'s dialect (draft-04)',
   ],
   ["$id", { type: "object", $id: "https://example.com/s" }, '#: keyword "$id" is not supported'],
-  ["$anchor", at({ type: "string", $anchor: "a" }), '#/properties/q: keyword "$anchor" is not supported'],
+  [
+    "$anchor outside $defs",
+    at({ type: "string", $anchor: "a" }),
+    '#/properties/q: keyword "$anchor" is supported only on a schema in "$defs" or "definitions"',
+  ],
+  [
+    "a $ref to an $anchor",
+    { type: "object", $defs: { a: { $anchor: "a", type: "string" } }, properties: { q: { $ref: "#a" } } },
+    '#/properties/q: "$ref" "#a" names an "$anchor", which is not resolved; use a JSON pointer such as "#/$defs/…"',
+  ],
+  [
+    "if with a boolean then",
+    at(JSON.parse('{ "type": "string", "if": {}, "then": false }')),
+    '#/properties/q/then: boolean schemas are supported only as the value of "additionalProperties", and of "items" beside "prefixItems"',
+  ],
   [
     "a remote $ref",
     at({ $ref: "https://example.com/s.json" }),

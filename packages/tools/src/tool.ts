@@ -86,6 +86,13 @@ export interface ToolDefinition<Input> {
   group?: string;
   /** Anything else that identifies this definition; it is part of the fingerprint. */
   identity?: JsonValue;
+  /**
+   * The JSON Schema the model is shown instead of the one generated from `schema`, built on first
+   * use like a deferred schema: for a schema written elsewhere (an MCP server's) whose validator was
+   * built to mean exactly it, where the generated form would lose keywords (`$defs`, `if`, …). It must
+   * describe an object; it takes the generated parameters' place everywhere, the fingerprint included.
+   */
+  parameters?: () => JsonObject;
 }
 
 /** A tool as the registry, the policy and the executor see it. */
@@ -155,7 +162,8 @@ class DeferredTool<Input> implements RegisteredTool<Input> {
   readonly #convert = memoize((): Converted<Input> => {
     const { schema, name } = this.#definition;
     const built = typeof schema === "function" ? buildSchema(schema, name) : schema;
-    return { schema: built, parameters: toParameters(built, name) };
+    const shown = this.#definition.parameters;
+    return { schema: built, parameters: shown ? givenParameters(shown, name) : toParameters(built, name) };
   });
   readonly #strictParameters = memoize(() => toStrictParameters(this.parameters));
   readonly #fingerprint = memoize(() =>
@@ -261,6 +269,12 @@ function describeFailure(error: unknown): string {
   return `${message}${cause}`;
 }
 
+function givenParameters(shown: () => JsonObject, toolName: string): JsonObject {
+  const parameters = shown();
+  assertObjectParameters(parameters, toolName);
+  return parameters;
+}
+
 function toParameters(schema: ZodType, toolName: string): JsonObject {
   let generated: Record<string, unknown>;
   try {
@@ -275,13 +289,17 @@ function toParameters(schema: ZodType, toolName: string): JsonObject {
     );
   }
   const { $schema: _dialect, ...parameters } = generated;
+  assertObjectParameters(parameters, toolName);
+  return parameters as JsonObject;
+}
+
+function assertObjectParameters(parameters: Record<string, unknown>, toolName: string): void {
   if (parameters.type !== "object") {
     throw new ToolsError(
       TOOLS_ERROR_CODES.invalidToolDefinition,
       `Tool "${toolName}": its schema must describe an object (got ${JSON.stringify(parameters.type ?? "any")}). Wrap the input in z.object({ ... }).`,
     );
   }
-  return parameters as JsonObject;
 }
 
 function assertDefinition(definition: ToolDefinition<unknown>): void {

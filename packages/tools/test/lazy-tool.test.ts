@@ -88,3 +88,33 @@ describe("a tool whose schema is a factory", () => {
     expect(factory).not.toHaveBeenCalled();
   });
 });
+
+describe("a tool whose parameters are given", () => {
+  const shown = {
+    type: "object",
+    $defs: { q: { type: "string", minLength: 1 } },
+    properties: { q: { $ref: "#/$defs/q" } },
+    required: ["q"],
+  };
+
+  it("shows them on first use, in place of the generated ones, and fingerprints them", () => {
+    const given = vi.fn(() => shown);
+    const tool = defineTool({ ...base, schema: () => schema, parameters: given });
+    expect(given).not.toHaveBeenCalled();
+    expect(tool.parameters).toEqual(shown);
+    expect(tool.fingerprint).not.toBe(defineTool({ ...base, schema }).fingerprint);
+    expect(given).toHaveBeenCalledTimes(1);
+  });
+
+  it("still validates with the schema", () => {
+    const tool = defineTool({ ...base, schema, parameters: () => shown });
+    expect(tool.prepare({ q: "" }).ok).toBe(false);
+    expect(tool.prepare({ q: "x" }).ok).toBe(true);
+  });
+
+  it("refuses parameters that do not describe an object", () => {
+    expect(() => defineTool({ ...base, schema, parameters: () => ({ type: "string" }) })).toThrowError(
+      expect.objectContaining({ code: "invalid_tool_definition" }),
+    );
+  });
+});

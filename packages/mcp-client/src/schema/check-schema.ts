@@ -7,6 +7,7 @@ import {
 } from "@agent/tools";
 import { describeValue, isRecord } from "../records.js";
 import {
+  checkAnchor,
   checkAnnotation,
   checkBound,
   checkCount,
@@ -39,7 +40,7 @@ export type SchemaRole = "inputSchema" | "outputSchema";
  * Walks a remote JSON Schema and lists every keyword, value or combination the converter does not
  * support; an empty list means the schema converts exactly. The walk covers every place a subschema
  * can sit (properties, items, prefixItems, additionalProperties, contains, propertyNames,
- * anyOf/oneOf/allOf branches, `$defs`, `definitions`).
+ * anyOf/oneOf/allOf branches, if/then/else, `$defs`, `definitions`).
  */
 export function checkJsonSchema(schema: unknown, role: SchemaRole = "inputSchema"): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
@@ -57,7 +58,15 @@ export function checkJsonSchema(schema: unknown, role: SchemaRole = "inputSchema
     });
   }
   const dialect = dialectOf(schema.$schema);
-  checkNode(schema, ROOT_POINTER, { isRoot: true, inOneOf: false, implicitString: false, dialect }, issues);
+  const root: Position = {
+    isRoot: true,
+    inOneOf: false,
+    implicitString: false,
+    dialect,
+    objectProperties: undefined,
+    isDefinition: false,
+  };
+  checkNode(schema, ROOT_POINTER, root, issues);
   return issues;
 }
 
@@ -73,6 +82,14 @@ interface Position {
   implicitString: boolean;
   /** The dialect the root's `$schema` names, if any. */
   dialect: Dialect | undefined;
+  /**
+   * Inside an applicator (allOf/anyOf/oneOf/if/then/else) of a schema that only admits objects: the
+   * properties that schema and its enclosing ones declare. A branch there sees only objects, so its
+   * object keywords apply without a `type`, and its `required` may name these properties.
+   */
+  objectProperties: Readonly<Record<string, unknown>> | undefined;
+  /** A direct entry of `$defs`/`definitions`, where `$anchor` may name it (the name is never resolved). */
+  isDefinition: boolean;
 }
 
 function checkNode(node: unknown, pointer: string, position: Position, issues: SchemaIssue[]): void {
@@ -89,8 +106,7 @@ function checkNode(node: unknown, pointer: string, position: Position, issues: S
     report(`a schema must be a JSON object, got ${describeValue(node)}`);
     return;
   }
-  const types =
-    checkType(node.type, report) ?? (position.implicitString ? new Set<JsonType>(["string"]) : undefined);
+  const types = checkType(node.type, report) ?? implicitTypes(position);
   const isLiteral = node.enum !== undefined || node.const !== undefined;
   if (
     position.inOneOf &&
@@ -105,7 +121,14 @@ function checkNode(node: unknown, pointer: string, position: Position, issues: S
       `an "integer" inside "oneOf" or a bounded "contains" needs "minimum" and "maximum" within ±${Number.MAX_SAFE_INTEGER}, which zod enforces anyway`,
     );
   }
-  const nested: Position = { ...position, isRoot: false, implicitString: false };
+  const nested: Position = {
+    ...position,
+    isRoot: false,
+    implicitString: false,
+    objectProperties: undefined,
+    isDefinition: false,
+  };
+  const applied: Position = { ...nested, objectProperties: appliedProperties(node, types, position) };
   for (const [keyword, value] of Object.entries(node)) {
     if (isAnnotationKeyword(keyword)) {
       checkAnnotation(keyword, value, report);
@@ -119,19 +142,33 @@ function checkNode(node: unknown, pointer: string, position: Position, issues: S
           value,
           childPointer(pointer, keyword),
           keyword,
-          { ...nested, inOneOf: false },
+          { ...nested, inOneOf: false, isDefinition: true },
           issues,
           report,
         );
     } else if (Object.hasOwn(TYPED_KEYWORDS, keyword)) {
-      checkTypedKeyword(node, keyword, value, pointer, types, nested, issues, report);
+      checkTypedKeyword(
+        node,
+        keyword,
+        value,
+        pointer,
+        types,
+        nested,
+        issues,
+        report,
+        position.objectProperties,
+      );
     } else if (keyword === "enum" || keyword === "const") {
       checkDialect(keyword, position.dialect, report);
       checkLiterals(node, keyword, value, types, report);
     } else if (keyword === "anyOf" || keyword === "oneOf") {
-      checkBranches(node, keyword, value, pointer, nested, issues, report);
+      checkBranches(node, keyword, value, pointer, applied, issues, report);
     } else if (keyword === "allOf") {
-      checkSchemaList(value, childPointer(pointer, keyword), keyword, nested, issues, report);
+      checkSchemaList(value, childPointer(pointer, keyword), keyword, applied, issues, report);
+    } else if (keyword === "if" || keyword === "then" || keyword === "else") {
+      checkConditional(node, keyword, value, childPointer(pointer, keyword), applied, issues, report);
+    } else if (keyword === "$anchor") {
+      checkAnchor(value, position.isDefinition, report);
     } else if (keyword === "$ref") {
       checkRef(node, value, report);
     } else if (keyword !== "type") {
@@ -149,6 +186,7 @@ function checkTypedKeyword(
   nested: Position,
   issues: SchemaIssue[],
   report: Report,
+  inheritedProperties: Readonly<Record<string, unknown>> | undefined,
 ): void {
   const kind = TYPED_KEYWORDS[keyword];
   const applies =
@@ -164,7 +202,7 @@ function checkTypedKeyword(
       checkSchemaMap(value, at, keyword, nested, issues, report);
       return;
     case "required":
-      checkRequired(node, value, report);
+      checkRequired(node, value, report, inheritedProperties);
       return;
     case "additionalProperties":
       if (typeof value !== "boolean") checkNode(value, at, nested, issues);
@@ -271,4 +309,44 @@ function checkBranches(
   }
   const branches = { ...nested, inOneOf: nested.inOneOf || keyword === "oneOf" };
   checkSchemaList(value, childPointer(pointer, keyword), keyword, branches, issues, report);
+}
+
+/** The types a node without `type` is known to see: strings under `propertyNames`, objects in an object's applicator. */
+function implicitTypes(position: Position): ReadonlySet<JsonType> | undefined {
+  if (position.implicitString) return new Set<JsonType>(["string"]);
+  return position.objectProperties ? new Set<JsonType>(["object"]) : undefined;
+}
+
+/**
+ * The properties an applicator branch of `node` may name: when `node` admits only objects, its own
+ * declared properties and those of the objects it applies to; otherwise none (a branch may see anything).
+ */
+function appliedProperties(
+  node: Record<string, unknown>,
+  types: ReadonlySet<JsonType> | undefined,
+  position: Position,
+): Readonly<Record<string, unknown>> | undefined {
+  if (types?.size !== 1 || !types.has("object")) return undefined;
+  return { ...position.objectProperties, ...(isRecord(node.properties) ? node.properties : {}) };
+}
+
+/**
+ * `if`/`then`/`else`: each a schema. `then` or `else` without `if` means nothing in JSON Schema, so it
+ * is refused rather than shown. A stricter `if` would send a value to the other branch, so `if` is
+ * held to the rules of a `oneOf` branch.
+ */
+function checkConditional(
+  node: Record<string, unknown>,
+  keyword: "if" | "then" | "else",
+  value: unknown,
+  pointer: string,
+  applied: Position,
+  issues: SchemaIssue[],
+  report: Report,
+): void {
+  if (keyword !== "if" && node.if === undefined) {
+    report(`keyword "${keyword}" needs "if" beside it`);
+    return;
+  }
+  checkNode(value, pointer, keyword === "if" ? { ...applied, inOneOf: true } : applied, issues);
 }

@@ -130,7 +130,12 @@ export function checkCount(keyword: string, value: unknown, report: Report): voi
 }
 
 /** Checks `required`: distinct names, each declared in `properties` (zod ignores undeclared ones). */
-export function checkRequired(node: Record<string, unknown>, value: unknown, report: Report): void {
+export function checkRequired(
+  node: Record<string, unknown>,
+  value: unknown,
+  report: Report,
+  inheritedProperties: Readonly<Record<string, unknown>> = {},
+): void {
   if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) {
     report(`"required" must be an array of property names`);
     return;
@@ -138,7 +143,8 @@ export function checkRequired(node: Record<string, unknown>, value: unknown, rep
   if (new Set(value).size !== value.length) report(`"required" lists a property twice`);
   const declared = isRecord(node.properties) ? node.properties : {};
   for (const name of value) {
-    if (!Object.hasOwn(declared, name)) {
+    // In an object's applicator, the object's own "properties" count: the branch sees the same value.
+    if (!Object.hasOwn(declared, name) && !Object.hasOwn(inheritedProperties, name)) {
       report(`"required" lists ${JSON.stringify(name)}, which "properties" does not declare`);
     }
   }
@@ -191,7 +197,11 @@ export function checkLiterals(
  * converter writes), with no validation keyword beside it. Inlining resolves it later.
  */
 export function checkRef(node: Record<string, unknown>, value: unknown, report: Report): void {
-  if (typeof value !== "string" || parseLocalPointer(value) === undefined) {
+  if (typeof value === "string" && /^#[A-Za-z_]/.test(value)) {
+    report(
+      `"$ref" ${JSON.stringify(value)} names an "$anchor", which is not resolved; use a JSON pointer such as "#/$defs/…"`,
+    );
+  } else if (typeof value !== "string" || parseLocalPointer(value) === undefined) {
     report(`"$ref" ${JSON.stringify(value)} is not supported; only references within the schema ("#/…") are`);
   }
   for (const sibling of Object.keys(node)) {
@@ -222,4 +232,14 @@ function isPrimitive(value: unknown): value is string | number | boolean | null 
   return (
     value === null || typeof value === "string" || typeof value === "boolean" || typeof value === "number"
   );
+}
+
+/** The syntax of a plain-name fragment (JSON Schema 2020-12, section 8.2.2). */
+const ANCHOR_NAME = /^[A-Za-z_][-A-Za-z0-9._]*$/;
+
+/** `$anchor`: a name for a definition. No `$ref` may use it ({@link checkRef} refuses `#name`), so it changes nothing. */
+export function checkAnchor(value: unknown, isDefinition: boolean, report: Report): void {
+  if (!isDefinition) report(`keyword "$anchor" is supported only on a schema in "$defs" or "definitions"`);
+  else if (typeof value !== "string" || !ANCHOR_NAME.test(value))
+    report(`"$anchor" must be a name: a letter or "_", then letters, digits, "-", "_" or "."`);
 }

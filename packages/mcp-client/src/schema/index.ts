@@ -16,3 +16,4 @@ export {
 } from "./convert-schema.js";
 export { type CompiledPattern, compilePattern, MAX_PATTERN_LENGTH } from "./ecma-pattern.js";
 export { MAX_INPUT_DEPTH } from "./own-input.js";
+export { originalParameters } from "./shown-schema.js";

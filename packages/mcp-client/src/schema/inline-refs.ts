@@ -48,7 +48,9 @@ export function inlineRefs(root: SchemaNode): InlineResult {
     const annotations = Object.fromEntries(
       Object.entries(node).filter(([keyword]) => isAnnotationKeyword(keyword)),
     );
-    return { ...visit(target, pointer, [...active, ref]), ...annotations };
+    // The copy leaves "$defs", so the name "$anchor" gave it there goes (no "$ref" may use it anyway).
+    const { $anchor: _name, ...copy } = visit(target, pointer, [...active, ref]);
+    return { ...copy, ...annotations };
   };
   const schema = visit(body, ROOT_POINTER, []);
   if (budget < 0) {

@@ -5,14 +5,22 @@ import { childPointer } from "./json-pointer.js";
 export type SchemaNode = Record<string, unknown>;
 
 /** Keywords whose value is one subschema. */
-const SINGLE_SUBSCHEMA_KEYWORDS = ["items", "additionalProperties", "contains", "propertyNames"] as const;
+const SINGLE_SUBSCHEMA_KEYWORDS = [
+  "items",
+  "additionalProperties",
+  "contains",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+] as const;
 
 /** Keywords whose value is an array of subschemas. */
 const SUBSCHEMA_LIST_KEYWORDS = ["anyOf", "oneOf", "allOf", "prefixItems"] as const;
 
 /**
  * Returns a copy of `node` whose subschemas (in properties, items, additionalProperties, contains,
- * propertyNames, prefixItems and anyOf/oneOf/allOf branches) are replaced by `transform`'s result; boolean subschemas are passed through unchanged.
+ * propertyNames, if/then/else, prefixItems and anyOf/oneOf/allOf branches) are replaced by `transform`'s result; boolean subschemas are passed through unchanged.
  * Definition maps (`$defs`, `definitions`) are not subschema positions and are left as they are.
  */
 export function mapSubschemas(

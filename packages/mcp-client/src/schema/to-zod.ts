@@ -14,7 +14,15 @@ import { isRecord } from "../records.js";
 import { compilePattern } from "./ecma-pattern.js";
 import { ownPropertyValidator } from "./own-input.js";
 import type { SchemaNode } from "./subschemas.js";
-import { allOfGuard, arrayGuard, multipleOfGuard, objectGuard, patternGuard } from "./zod-guards.js";
+import {
+  allOfGuard,
+  arrayGuard,
+  conditionalGuard,
+  multipleOfGuard,
+  objectGuard,
+  patternGuard,
+  requiredGuard,
+} from "./zod-guards.js";
 
 type Metadata = Record<string, unknown>;
 
@@ -25,21 +33,25 @@ interface Built {
 }
 
 /**
- * Converts one node. `implicitString` marks a `propertyNames` subschema, which sees only strings, so
- * its keywords apply without a `type`.
+ * Converts one node. `implicitType` is the one type a node without `type` is known to see: "string" in
+ * a `propertyNames` subschema, "object" in an applicator branch of an object-only schema, so its
+ * keywords apply without a `type` (the checks admit exactly these).
  */
-export function nodeToZod(node: SchemaNode, implicitString = false): ZodType {
+export function nodeToZod(node: SchemaNode, implicitType?: JsonType): ZodType {
   const metadata: Metadata = {};
   for (const [keyword, value] of Object.entries(node)) {
     if (isAnnotationKeyword(keyword)) metadata[keyword] = value;
   }
+  const types = typesOf(node, implicitType);
+  // A branch of an object-only schema sees only objects, as the checks assume.
+  const applied = types.length === 1 && types[0] === "object" ? "object" : undefined;
+  const branch = (subschema: SchemaNode): ZodType => nodeToZod(subschema, applied);
   let schema: ZodType;
   if (node.enum !== undefined) schema = enumSchema(node.enum as Primitive[]);
   else if (node.const !== undefined) schema = z.literal(node.const as Primitive);
-  else if (Array.isArray(node.anyOf)) schema = z.union(node.anyOf.map((branch) => nodeToZod(branch)));
-  else if (Array.isArray(node.oneOf)) schema = z.xor(node.oneOf.map((branch) => nodeToZod(branch)));
+  else if (Array.isArray(node.anyOf)) schema = z.union(node.anyOf.map(branch));
+  else if (Array.isArray(node.oneOf)) schema = z.xor(node.oneOf.map(branch));
   else {
-    const types = typesOf(node, implicitString);
     if (types.length === 0) schema = z.any();
     else if (types.length === 1) {
       const built = typed(node, types[0] as JsonType);
@@ -50,11 +62,33 @@ export function nodeToZod(node: SchemaNode, implicitString = false): ZodType {
     }
   }
   if (Array.isArray(node.allOf)) {
-    const branches = node.allOf.map((branch: SchemaNode) => nodeToZod(branch));
+    const branches = node.allOf.map(branch);
     schema = schema.check(allOfGuard(branches.map(ownPropertyValidator)));
     metadata.allOf = branches.map(shown);
   }
+  if (isRecord(node.if)) schema = conditional(schema, node, branch, metadata);
   return registered({ schema, metadata });
+}
+
+/** `if`/`then`/`else` beside the rest of a schema, checked by {@link conditionalGuard} and shown as converted. */
+function conditional(
+  schema: ZodType,
+  node: SchemaNode,
+  branch: (subschema: SchemaNode) => ZodType,
+  metadata: Metadata,
+): ZodType {
+  const parts: Partial<Record<"if" | "then" | "else", ZodType>> = {};
+  for (const keyword of ["if", "then", "else"] as const) {
+    const subschema = node[keyword];
+    if (!isRecord(subschema)) continue;
+    const converted = branch(subschema);
+    parts[keyword] = converted;
+    metadata[keyword] = shown(converted);
+  }
+  const [test, then, otherwise] = [parts.if, parts.then, parts.else].map((part) =>
+    part ? ownPropertyValidator(part) : undefined,
+  );
+  return schema.check(conditionalGuard(test as (value: unknown) => boolean, then, otherwise));
 }
 
 /** What the model is shown for `schema`: its JSON Schema as `defineTool` generates it, without `$schema`. */
@@ -77,8 +111,8 @@ function enumSchema(values: Primitive[]): ZodType {
   return z.union(values.map((value) => z.literal(value)));
 }
 
-function typesOf(node: SchemaNode, implicitString: boolean): JsonType[] {
-  if (node.type === undefined) return implicitString ? ["string"] : [];
+function typesOf(node: SchemaNode, implicitType: JsonType | undefined): JsonType[] {
+  if (node.type === undefined) return implicitType ? [implicitType] : [];
   return (Array.isArray(node.type) ? node.type : [node.type]).filter((type): type is JsonType =>
     JSON_TYPES.includes(type as JsonType),
   );
@@ -132,7 +166,8 @@ function numberSchema(node: SchemaNode, integer: boolean): Built {
 
 function objectSchema(node: SchemaNode): Built {
   const properties = isRecord(node.properties) ? node.properties : {};
-  const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
+  const requiredList = Array.isArray(node.required) ? (node.required as string[]) : [];
+  const required = new Set(requiredList);
   const shape: Record<string, ZodType> = {};
   for (const [name, subschema] of Object.entries(properties)) {
     const property = nodeToZod(subschema as SchemaNode);
@@ -148,7 +183,14 @@ function objectSchema(node: SchemaNode): Built {
         ? object.catchall(nodeToZod(additional))
         : object.passthrough();
   const metadata: Metadata = {};
-  const names = isRecord(node.propertyNames) ? nodeToZod(node.propertyNames, true) : undefined;
+  // An applicator branch may require a property only the object it applies to declares; zod's shape
+  // cannot say so, so a guard checks the key and the metadata shows the whole list.
+  const undeclared = requiredList.filter((name) => !Object.hasOwn(properties, name));
+  if (undeclared.length > 0) {
+    schema = schema.check(requiredGuard(undeclared));
+    metadata.required = requiredList;
+  }
+  const names = isRecord(node.propertyNames) ? nodeToZod(node.propertyNames, "string") : undefined;
   if (names) metadata.propertyNames = shown(names);
   const counts = { minProperties: node.minProperties, maxProperties: node.maxProperties };
   for (const [keyword, value] of Object.entries(counts))
@@ -157,7 +199,12 @@ function objectSchema(node: SchemaNode): Built {
     ? (node.dependentRequired as Record<string, string[]>)
     : undefined;
   if (dependentRequired) metadata.dependentRequired = dependentRequired;
-  if (Object.keys(metadata).length > 0) {
+  if (
+    names ||
+    counts.minProperties !== undefined ||
+    counts.maxProperties !== undefined ||
+    dependentRequired
+  ) {
     schema = schema.check(
       objectGuard({
         ...(typeof counts.minProperties === "number" ? { minProperties: counts.minProperties } : {}),

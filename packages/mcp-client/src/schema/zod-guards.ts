@@ -128,6 +128,35 @@ export function allOfGuard(branches: readonly ((value: unknown) => boolean)[]): 
   };
 }
 
+/** `if`/`then`/`else`: a value `test` accepts must pass `then`, any other `otherwise`; an absent branch passes all. */
+export function conditionalGuard(
+  test: (value: unknown) => boolean,
+  then: ((value: unknown) => boolean) | undefined,
+  otherwise: ((value: unknown) => boolean) | undefined,
+): Guard {
+  return (payload) => {
+    const matched = test(payload.value);
+    const branch = matched ? then : otherwise;
+    if (branch && !branch(payload.value)) {
+      fail(
+        payload,
+        `must match "${matched ? "then" : "else"}", as it ${matched ? "matches" : "does not match"} "if"`,
+      );
+    }
+  };
+}
+
+/** `required` naming properties the schema's own shape does not declare: each must be an own key of an object. */
+export function requiredGuard(names: readonly string[]): Guard {
+  return (payload) => {
+    const value = payload.value;
+    if (!isRecord(value)) return;
+    for (const name of names) {
+      if (!Object.hasOwn(value, name)) fail(payload, `must have the property "${name}"`);
+    }
+  };
+}
+
 /**
  * A string that two JSON values share exactly when JSON Schema calls them equal: object keys sorted,
  * numbers by value (so 0 and -0 are one), strings quoted. The input's depth is bounded before any
