@@ -4,6 +4,7 @@ import {
   type AgentEventInput,
   DEFAULT_TOOL_OUTPUT_MAX_CHARS,
   emitEvent,
+  type JsonValue,
   type ToolCallOutcome,
 } from "@agent/tools";
 import {
@@ -80,6 +81,7 @@ export class RunDriver {
       filterObservation: env.filterObservation,
       taintOf: (index) => this.#taint.taintOf(index),
       unsaved: new Set(),
+      checkpoint: (callId, checkpoint) => this.#checkpoint(callId, checkpoint),
     };
     this.#limits = {
       maxCalls: env.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN,
@@ -249,6 +251,16 @@ export class RunDriver {
     };
     if (record) change.appendCalls = [record];
     return this.#saved(pending.callId, this.#writer.commit(change));
+  }
+
+  /** A running call saved where it stands: kept in its pending entry and saved before it goes on. */
+  #checkpoint(callId: string, checkpoint: JsonValue): Promise<void> | undefined {
+    const state = this.#state;
+    const index = state.pending.findIndex((call) => call.callId === callId && call.status === "queued");
+    const call = state.pending[index];
+    if (!call) return undefined;
+    state.pending[index] = { ...call, checkpoint };
+    return this.#writer.commit({ set: { pending: state.pending.slice() } });
   }
 
   /** Forgets `callId` as unsaved once `saving` is done (at once for a store that answered at once). */
