@@ -70,7 +70,7 @@ describe("a tool call the server runs as a task (tasks extension, 2026-07-28)", 
     expect(received("tools/call").filter((record) => record.tool === "job")).toHaveLength(1);
     expect(received("tasks/cancel")).toEqual([]);
     expect(received("tasks/get").every((record) => record.taskId === taskId)).toBe(true);
-    expect(toolResultsSent(model, 1).join("")).toContain('\\"finished\\":true');
+    expect(toolResultsSent(model, 1)).toEqual(['{"job":"durable","finished":true}']);
     const trail = sandbox.auditEvents();
     expect(trail.filter((event) => event.type === "tool_call_resumed")).toEqual([
       expect.objectContaining({ runId, toolName: "mcp__modern__job" }),
