@@ -70,7 +70,11 @@ describe("a checkpointed call whose process vanished", () => {
         store,
       },
     );
-    void startRun({ ...first, gate: gate(first.gate) }, { prompt: "build it", runId: "run_job" });
+    const gone = new AbortController();
+    const firstRun = startRun(
+      { ...first, gate: gate(first.gate), signal: gone.signal },
+      { prompt: "build it", runId: "run_job" },
+    );
     await expect.poll(() => vanished.now).toBe(true);
     const saved = await harness.store.loadRun("run_job");
     expect(saved).toMatchObject({ status: "running", format: RUN_STATE_FORMAT });
@@ -97,6 +101,9 @@ describe("a checkpointed call whose process vanished", () => {
     expect(result.state.pending).toEqual([]);
     const types = harness.events.events.map((event) => event.type);
     expect(types).toContain("tool_call_resumed");
+    // The first "process" is stopped for good: it no longer owns the run.
+    gone.abort();
+    await expect(firstRun).rejects.toMatchObject({ code: "run_conflict" });
   });
 
   it("a call of the same run without a checkpoint is still held as outcome_unknown", async () => {
@@ -107,10 +114,14 @@ describe("a checkpointed call whose process vanished", () => {
       { id: "tc_1", name: "job", input: { name: "build" } },
       { id: "tc_2", name: "slow", input: {} },
     ]);
-    void startRun(harness.env(createScriptedModel([turn]), { store, maxConcurrentCalls: 2 }), {
-      prompt: "go",
-      runId: "run_mixed",
-    });
+    const gone = new AbortController();
+    const firstRun = startRun(
+      harness.env(createScriptedModel([turn]), { store, maxConcurrentCalls: 2, signal: gone.signal }),
+      {
+        prompt: "go",
+        runId: "run_mixed",
+      },
+    );
     await expect.poll(() => vanished.now).toBe(true);
     await expect.poll(() => harness.executed.slow?.length ?? 0).toBe(1);
     const result = await resumeRun(harness.env(createScriptedModel([textTurn("done")])), {
@@ -124,6 +135,36 @@ describe("a checkpointed call whose process vanished", () => {
       expect.objectContaining({ status: "outcome_unknown" }),
     ]);
     expect(started).toHaveLength(1);
+    gone.abort();
+    await expect(firstRun).rejects.toMatchObject({ code: "run_conflict" });
+  });
+
+  it("an interrupted run drops the checkpoint it gave up: a resume runs the call anew", async () => {
+    const { harness, started, resumed } = setUp();
+    const controller = new AbortController();
+    const model = createScriptedModel([
+      toolCallTurn([{ id: "tc_1", name: "job", input: { name: "build" } }]),
+    ]);
+    const running = startRun(harness.env(model, { signal: controller.signal }), {
+      prompt: "go",
+      runId: "run_cut",
+    });
+    await expect
+      .poll(async () => (await harness.store.loadRun("run_cut"))?.pending[0]?.checkpoint)
+      .toEqual({ task: "t-1" });
+    controller.abort();
+    const stopped = await running;
+    expect(stopped.status).toBe("cancelled");
+    expect(stopped.state.pending).toEqual([expect.not.objectContaining({ checkpoint: expect.anything() })]);
+    expect((await harness.store.loadRun("run_cut"))?.pending[0]?.checkpoint).toBeUndefined();
+    const again = new AbortController();
+    const rerun = resumeRun(harness.env(createScriptedModel([textTurn("done")]), { signal: again.signal }), {
+      runId: "run_cut",
+    });
+    await expect.poll(() => started.length).toBe(2);
+    expect(resumed).toEqual([]);
+    again.abort();
+    expect((await rerun).status).toBe("cancelled");
   });
 
   it("a tool that is not resumable is refused a resumption, and nothing runs", async () => {
