@@ -9,9 +9,7 @@ import { type EventSink, emitEvent, type JsonValue, type ToolContext } from "@ag
 import { isRecord } from "./records.js";
 
 /** What a call checkpoints once its `tools/call` became a task. */
-export interface McpTaskCheckpoint {
-  mcpTask: { server: string; taskId: string };
-}
+export type McpTaskCheckpoint = { mcpTask: { server: string; taskId: string } };
 
 /** The checkpoint of the task `taskId` on `server`. */
 export function taskCheckpoint(server: string, taskId: string): McpTaskCheckpoint {
@@ -55,8 +53,7 @@ export function followTaskOf(
   const ids = { runId: context.runId, callId: context.callId, toolName, server };
   requestContext.onTask = (event: McpTaskEvent) => {
     emitEvent(events, taskEvent(ids, event));
-    if (event.kind === "created")
-      return context.checkpoint?.(taskCheckpoint(server, event.taskId) as unknown as JsonValue);
+    if (event.kind === "created") return context.checkpoint?.(taskCheckpoint(server, event.taskId));
     return undefined;
   };
 }
