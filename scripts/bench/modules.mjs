@@ -67,21 +67,35 @@ export async function loadLoopModules() {
 
 /** Imports everything the suites need; throws with a hint when the packages are not built. */
 export async function loadModules() {
-  const [tools, toolsNode, policy, bwrap, transport, stdio, client, sdkClient, sdkStdio, loop, zod, testing] =
-    await Promise.all([
-      import(distEntry("packages/tools/dist/index.js")),
-      import(distEntry("packages/tools/dist/node/index.js")),
-      import(distEntry("packages/policy/dist/index.js")),
-      import(distEntry("packages/policy/dist/bwrap/index.js")),
-      import(distEntry("packages/mcp-transport/dist/index.js")),
-      import(distEntry("packages/mcp-transport/dist/stdio/index.js")),
-      import(distEntry("packages/mcp-client/dist/index.js")),
-      import(sdkEntry("client/index.js")),
-      import(sdkEntry("client/stdio.js")),
-      import(distEntry("packages/loop/dist/index.js")),
-      import(zodEntry()),
-      import(distEntry("packages/mcp-testing/dist/index.js")),
-    ]);
+  const [
+    tools,
+    toolsNode,
+    policy,
+    bwrap,
+    transport,
+    stdio,
+    http,
+    client,
+    sdkClient,
+    sdkStdio,
+    loop,
+    zod,
+    testing,
+  ] = await Promise.all([
+    import(distEntry("packages/tools/dist/index.js")),
+    import(distEntry("packages/tools/dist/node/index.js")),
+    import(distEntry("packages/policy/dist/index.js")),
+    import(distEntry("packages/policy/dist/bwrap/index.js")),
+    import(distEntry("packages/mcp-transport/dist/index.js")),
+    import(distEntry("packages/mcp-transport/dist/stdio/index.js")),
+    import(distEntry("packages/mcp-transport/dist/http/index.js")),
+    import(distEntry("packages/mcp-client/dist/index.js")),
+    import(sdkEntry("client/index.js")),
+    import(sdkEntry("client/stdio.js")),
+    import(distEntry("packages/loop/dist/index.js")),
+    import(zodEntry()),
+    import(distEntry("packages/mcp-testing/dist/index.js")),
+  ]);
   if (!existsSync(BENCH_SERVER_PATH)) {
     throw new Error(`${BENCH_SERVER_PATH} is missing: build @agent/mcp-testing first.`);
   }
@@ -103,6 +117,7 @@ export async function loadModules() {
     MCP_ERROR_CODES: transport.MCP_ERROR_CODES,
     createStdioTransport: stdio.createStdioTransport,
     StdioProcessTransport: stdio.StdioProcessTransport,
+    createStreamableHttpTransport: http.createStreamableHttpTransport,
     McpServerConnection: client.McpServerConnection,
     listTools: client.listTools,
     initializeServer: client.initializeServer,

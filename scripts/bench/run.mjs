@@ -7,7 +7,9 @@
 // file, sequential and 100 concurrent; the full gate's top allocation sites; the agent loop's bytes
 // per turn against a bare loop's. Timings on a shared machine swing too much to show a regression of
 // a few µs; these figures move by ~1%), discovery, servers, sandbox, stores, loop, peers (the gate
-// against openai-agents-js, the Vercel AI SDK and LangChain), audit (where the audit file's cost goes).
+// against openai-agents-js, the Vercel AI SDK and LangChain), audit (where the audit file's cost goes),
+// eras (our transport in the era it negotiates against the raw official client of that era, over
+// stdio and Streamable HTTP, against the SDK v2 server).
 import { cpus, platform, release } from "node:os";
 import { allocReport, allocRows, benchAlloc } from "./alloc.mjs";
 import { auditCostReport, benchAuditCost } from "./audit-cost.mjs";
@@ -15,6 +17,7 @@ import { benchCalls } from "./calls.mjs";
 import { createCleanup } from "./cleanup.mjs";
 import { echoCallers, openAuditSink, openGate, openRawClient, openTransport } from "./clients.mjs";
 import { benchDiscovery } from "./discovery.mjs";
+import { benchEras, eraRows } from "./eras.mjs";
 import { benchLoop } from "./loop.mjs";
 import { loadModules } from "./modules.mjs";
 import { benchPeers, peerRows, peersReport } from "./peers.mjs";
@@ -47,6 +50,8 @@ const PEERS = {
   concurrentBatches: 6,
   warmupCalls: 100,
 };
+// The same shape as the peers' (six interleaved rounds, one run); six clients take turns.
+const ERAS = { ...PEERS };
 
 const progress = (message) => process.stderr.write(`bench: ${message}\n`);
 
@@ -252,6 +257,7 @@ function selectedSuites() {
     "loop",
     "peers",
     "audit",
+    "eras",
   ];
   const option = process.argv.slice(2).find((argument) => argument.startsWith("--only="));
   if (!option) return new Set(all);
@@ -278,6 +284,11 @@ async function main() {
       const peers = await benchPeers(modules, cleanup, { progress, calls: PEERS });
       rows.push(...peerRows(peers, row, formatMs, formatRate));
       extra.push(...peersReport(peers));
+    }
+    if (suites.has("eras")) {
+      rows.push(
+        ...eraRows(await benchEras(modules, cleanup, { progress, calls: ERAS }), row, formatMs, formatRate),
+      );
     }
     if (suites.has("audit"))
       extra.push(...auditCostReport(await benchAuditCost(modules, cleanup, { progress, calls: PEERS })));

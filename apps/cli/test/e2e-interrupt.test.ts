@@ -135,7 +135,9 @@ describe.concurrent("Ctrl-C during a call", () => {
     });
     const agent = sandbox.start(["call", "mcp__h__lookup", "--json"]);
     await waitFor("the handshake to start", () =>
-      sandbox.records("h").some((record) => record.event === "received" && record.method === "initialize"),
+      sandbox
+        .records("h")
+        .some((record) => record.event === "received" && record.method === "server/discover"),
     );
     const tree = processTreeOf(agent.pid);
     expect(tree.length).toBeGreaterThanOrEqual(2);
@@ -149,7 +151,7 @@ describe.concurrent("Ctrl-C during a call", () => {
     expect(observationOf(result.stdout)).toMatchObject({ ok: false, error: "cancelled" });
   });
 
-  /** Three servers that never answer the handshake; resolves once each is waiting on it. */
+  /** Three servers that never answer the handshake; resolves once each is waiting on it (on its era probe, server/discover). */
   async function threeSlowServers(sandbox: E2eSandbox): Promise<void> {
     const names = ["a", "b", "c"];
     const slow = (name: string) => sandbox.misbehavingServer(name, "hang-initialize", { timeoutMs: 30_000 });
@@ -158,7 +160,9 @@ describe.concurrent("Ctrl-C during a call", () => {
 
   function allWaitingOnHandshake(sandbox: E2eSandbox): boolean {
     return ["a", "b", "c"].every((name) =>
-      sandbox.records(name).some((record) => record.event === "received" && record.method === "initialize"),
+      sandbox
+        .records(name)
+        .some((record) => record.event === "received" && record.method === "server/discover"),
     );
   }
 

@@ -108,8 +108,8 @@ describe("the token file", () => {
     const stateDir = temporaryDirectory();
     writeFileSync(oauthTokensPath(stateDir), "not json at all", { mode: 0o600 });
     const store = createFileCredentialStore(stateDir);
-    expect(() => store.load("a")).toThrow(StateError);
-    expect(() => store.save("a", { url: "https://a.example/mcp" })).toThrow(/left untouched/);
+    await expect(store.load("a")).rejects.toThrow(StateError);
+    await expect(store.save("a", { url: "https://a.example/mcp" })).rejects.toThrow(/left untouched/);
     expect(readFileSync(oauthTokensPath(stateDir), "utf8")).toBe("not json at all");
   });
 

@@ -1,6 +1,7 @@
 import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent, type RegisteredTool } from "@agent/tools";
 import { createCoalescingRunner } from "./coalescing-runner.js";
+import { type CacheHints, combineOptionalHints } from "./list-freshness.js";
 import { createPhaseContext } from "./phase.js";
 import {
   listPrompts,
@@ -50,6 +51,11 @@ export class ConnectionCatalog {
   #templates: McpResourceTemplate[] = [];
   #prompts: McpPrompt[] = [];
   #rejected: { resources: RejectedEntry[]; prompts: RejectedEntry[] } = { resources: [], prompts: [] };
+  /** The caching hints of the last listing of each kind (resources with their templates). */
+  #hints: { resources: CacheHints | undefined; prompts: CacheHints | undefined } = {
+    resources: undefined,
+    prompts: undefined,
+  };
   readonly #resourceTools: RegisteredTool[];
   readonly #promptTool: RegisteredTool;
   readonly #server: string;
@@ -93,6 +99,11 @@ export class ConnectionCatalog {
     return [...this.#rejected.resources, ...this.#rejected.prompts];
   }
 
+  /** The caching hints of the listings kept now, combined; undefined when none is kept. */
+  get cacheHints(): CacheHints | undefined {
+    return combineOptionalHints(this.#hints.resources, this.#hints.prompts);
+  }
+
   /** The built-in tools for the kinds the server offers. */
   tools(kinds: CatalogKinds): RegisteredTool[] {
     return [...(kinds.resources ? this.#resourceTools : []), ...(kinds.prompts ? [this.#promptTool] : [])];
@@ -113,6 +124,7 @@ export class ConnectionCatalog {
       this.#resources = resources.entries;
       this.#templates = templates.entries;
       this.#rejected.resources = [...resources.rejected, ...templates.rejected];
+      this.#hints.resources = combineOptionalHints(resources.cache, templates.cache);
       emitEvent(this.#events, {
         type: "mcp_resources_listed",
         server: this.#server,
@@ -127,6 +139,7 @@ export class ConnectionCatalog {
       const prompts = await listPrompts(this.#server, transport, context);
       this.#prompts = prompts.entries;
       this.#rejected.prompts = prompts.rejected;
+      this.#hints.prompts = prompts.cache;
       emitEvent(this.#events, {
         type: "mcp_prompts_listed",
         server: this.#server,
@@ -188,10 +201,12 @@ export class ConnectionCatalog {
     this.#resources = [];
     this.#templates = [];
     this.#rejected.resources = [];
+    this.#hints.resources = undefined;
   }
 
   #clearPrompts(): void {
     this.#prompts = [];
     this.#rejected.prompts = [];
+    this.#hints.prompts = undefined;
   }
 }

@@ -6,10 +6,12 @@ import {
   type McpServerConnectionOptions,
   type McpServerTimeouts,
   resolveListingLimits,
+  resolveListTtlBounds,
 } from "./connection-options.js";
 import { type PhaseRun, runHandshakePhase } from "./connection-phases.js";
 import { DEFAULT_CLIENT_INFO, type InitializeResult } from "./handshake.js";
 import { instrumentTransport } from "./instrumented-transport.js";
+import { combineOptionalHints, ListFreshness } from "./list-freshness.js";
 import { createPhaseContext } from "./phase.js";
 import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
 import type { ServerCalls } from "./server-calls.js";
@@ -45,11 +47,13 @@ export class ConnectionDiscovery {
   readonly #connection: DiscoveryConnection;
   #initialized: InitializeResult | undefined;
   #wire: McpWireProtocol | undefined;
+  readonly #freshness: ListFreshness;
 
   constructor(options: McpServerConnectionOptions, calls: ServerCalls, connection: DiscoveryConnection) {
     this.#server = options.name;
     this.#options = options;
     this.#connection = connection;
+    this.#freshness = new ListFreshness(resolveListTtlBounds(options));
     this.tools = new ServerToolGroup({
       server: options.name,
       registry: options.registry,
@@ -97,6 +101,7 @@ export class ConnectionDiscovery {
   /** Performs the handshake on a new transport within `initializeMs`; throws `McpClientError` on failure. */
   async handshake(transport: McpTransport, signal: AbortSignal | undefined): Promise<void> {
     this.#wire = undefined;
+    this.#freshness.clear();
     this.#initialized = await runHandshakePhase(
       this.#phase(transport, signal, this.#connection.timeouts.initializeMs),
       this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
@@ -108,10 +113,19 @@ export class ConnectionDiscovery {
   }
 
   /**
-   * Lists the tools (and, `withCatalog`, the resources and prompts) within `listToolsMs` each, then
-   * replaces the server's registry group atomically; returns what changed.
+   * Whether a stateless server's listing outlived its `ttlMs` (clamped to `listTtl`): the catalog
+   * must be listed again before it is used. Never for a handshake-era server (`list_changed` is its way).
    */
-  discover(
+  isStale(): boolean {
+    return this.#freshness.isStale();
+  }
+
+  /**
+   * Lists the tools (and, `withCatalog`, the resources and prompts) within `listToolsMs` each, then
+   * replaces the server's registry group atomically; returns what changed. The shortest `ttlMs` of
+   * the listings sets when a stateless server's catalog goes stale.
+   */
+  async discover(
     transport: McpTransport,
     signal: AbortSignal | undefined,
     withCatalog = false,
@@ -119,7 +133,7 @@ export class ConnectionDiscovery {
     const kinds = this.#kinds();
     const { listToolsMs } = this.#connection.timeouts;
     const run = this.#phase(transport, signal, listToolsMs);
-    return this.tools.discover(run, this.features(), async () => {
+    const change = await this.tools.discover(run, this.features(), async () => {
       if (withCatalog) {
         const phase = createPhaseContext(signal, listToolsMs);
         await this.catalog.refresh(this.#instrument(transport), phase.context, kinds);
@@ -128,6 +142,10 @@ export class ConnectionDiscovery {
       this.#connection.throwIfClosed();
       return this.catalog.tools(kinds);
     });
+    // The catalog is as current as its least current listing: tools, resources and prompts together.
+    const hints = combineOptionalHints(this.tools.cacheHints, this.catalog.cacheHints);
+    if (hints) this.#freshness.listed(hints, this.#wire?.era === "stateless");
+    return change;
   }
 
   #kinds(): CatalogKinds {

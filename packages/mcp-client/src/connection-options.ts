@@ -4,6 +4,7 @@ import type { McpClientFeatures } from "./client-features.js";
 import type { ListToolsOptions, RejectedTool } from "./discovery.js";
 import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
 import type { ClientInfo, InitializeResult } from "./handshake.js";
+import { DEFAULT_MAX_LIST_TTL_MS, DEFAULT_MIN_LIST_TTL_MS, type FreshnessBounds } from "./list-freshness.js";
 import { parseMcpToolName } from "./names.js";
 import type { RejectedEntry } from "./server-catalog.js";
 
@@ -85,6 +86,12 @@ export interface McpServerConnectionOptions {
   /** Reconnect automatically after the server goes away; off by default. */
   reconnect?: Partial<ReconnectPolicy> | boolean;
   maxPages?: number;
+  /**
+   * How long a stateless (2026-07-28) server's listing is trusted, whatever its `ttlMs` says: at least
+   * `minMs` (default 1,000, so `ttlMs: 0` cannot turn every call into a re-listing) and at most `maxMs`
+   * (default one hour). Once it expires, the next call lists the tools again first.
+   */
+  listTtl?: Partial<FreshnessBounds>;
   /** Bytes of `tools/list` results one discovery may read in all pages together (default 32 MiB). */
   maxListingBytes?: number;
 }
@@ -150,6 +157,18 @@ export function resolveListingLimits(options: McpServerConnectionOptions): ListT
     limits.maxBytes = options.maxListingBytes;
   }
   return limits;
+}
+
+/** The bounds on a stateless server's `ttlMs` in effect; whole milliseconds from 0 to {@link MAX_TIMEOUT_MS}, `minMs <= maxMs`, else `invalid_option`. */
+export function resolveListTtlBounds(options: McpServerConnectionOptions): FreshnessBounds {
+  const bounds = {
+    minMs: DEFAULT_MIN_LIST_TTL_MS,
+    maxMs: DEFAULT_MAX_LIST_TTL_MS,
+    ...definedOnly(options.listTtl ?? {}),
+  };
+  assertWholeNumber("listTtl.minMs", bounds.minMs, 0, MAX_TIMEOUT_MS, "milliseconds");
+  assertWholeNumber("listTtl.maxMs", bounds.maxMs, bounds.minMs, MAX_TIMEOUT_MS, "milliseconds");
+  return bounds;
 }
 
 /** Throws `invalid_option` unless `value` is a whole number within `[min, max]`. */

@@ -1,6 +1,7 @@
 import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
 import type { JsonValue } from "@agent/tools";
 import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
+import { type CacheHints, readCacheHints } from "./list-freshness.js";
 import { remoteToolNameProblem } from "./names.js";
 import { listAllPages } from "./paginate.js";
 import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
@@ -29,6 +30,8 @@ export interface ToolListing {
   tools: McpToolDescriptor[];
   rejected: RejectedTool[];
   pages: number;
+  /** The pages' caching hints combined (2026-07-28: how long the listing may be taken as current). */
+  cache: CacheHints;
 }
 
 /** Options of {@link listTools}. */
@@ -68,7 +71,7 @@ export async function listTools(
   context: McpRequestContext,
   options: ListToolsOptions = {},
 ): Promise<ToolListing> {
-  const { entries, pages } = await listAllPages(transport, context, {
+  const { entries, pages, cache } = await listAllPages(transport, context, {
     server,
     method: "tools/list",
     key: "tools",
@@ -86,6 +89,8 @@ export async function listTools(
       entries.map((entry) => withinVersion(entry, features)),
     ),
     pages,
+    // tools/list is not optional: an answered listing always has hints.
+    cache: cache ?? readCacheHints(undefined),
   };
 }
 

@@ -1,5 +1,6 @@
 import { MCP_ERROR_CODES, type McpRequestContext, type McpTransport } from "@agent/mcp-transport";
 import { McpClientError, type McpClientErrorCode } from "./errors.js";
+import { type CacheHints, combineCacheHints, readCacheHints } from "./list-freshness.js";
 import { describeValue, isRecord } from "./records.js";
 
 /** What one paginated listing (`tools/list`, `resources/list`, ...) reads and how it fails. */
@@ -32,13 +33,14 @@ export interface PaginatedListing {
 /**
  * Reads every page of a listing, following `nextCursor` to the end. A repeated cursor, too many
  * pages or entries, a page without its array or a non-string cursor fail the whole listing; the
- * entries themselves are returned unvalidated, for the caller to check one by one.
+ * entries themselves are returned unvalidated, for the caller to check one by one, with the pages'
+ * caching hints combined (`ttlMs`, `cacheScope`; none for an optional method the server lacks).
  */
 export async function listAllPages(
   transport: McpTransport,
   context: McpRequestContext,
   listing: PaginatedListing,
-): Promise<{ entries: unknown[]; pages: number }> {
+): Promise<{ entries: unknown[]; pages: number; cache: CacheHints | undefined }> {
   const { server, method, key, maxPages, maxItems, maxBytes } = listing;
   const invalid = (message: string): McpClientError =>
     new McpClientError(listing.invalidCode, message, { server });
@@ -47,6 +49,7 @@ export async function listAllPages(
   let cursor: string | undefined;
   let pages = 0;
   let bytes = 0;
+  let cache: CacheHints | undefined;
   do {
     if (pages >= maxPages) throw invalid(`${method} did not end within ${maxPages} pages.`);
     const response = await transport.request(method, cursor === undefined ? {} : { cursor }, context);
@@ -57,7 +60,8 @@ export async function listAllPages(
       pages === 1 &&
       response.error.code === MCP_ERROR_CODES.methodNotFound
     ) {
-      return { entries: [], pages };
+      // No listing at all: it says nothing of how long anything stays current.
+      return { entries: [], pages, cache: undefined };
     }
     if (!response.ok) {
       throw new McpClientError(
@@ -80,6 +84,8 @@ export async function listAllPages(
       throw invalid(`${method} returned ${describeValue(page)} without a ${key} array.`);
     }
     entries.push(...(page[key] as unknown[]));
+    const hints = readCacheHints(page);
+    cache = cache ? combineCacheHints(cache, hints) : hints;
     if (entries.length > maxItems) throw invalid(`${method} listed more than ${maxItems} ${key}.`);
     const next = page.nextCursor;
     if (next === undefined || next === null) {
@@ -93,7 +99,7 @@ export async function listAllPages(
       cursor = next;
     }
   } while (cursor !== undefined);
-  return { entries, pages };
+  return { entries, pages, cache: cache ?? readCacheHints(undefined) };
 }
 
 /**

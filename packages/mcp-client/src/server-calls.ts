@@ -38,12 +38,15 @@ export interface CallTarget {
   structuredContent(): boolean;
   /** The tool registered now for a remote name: a reconnect that lists a changed definition replaces it. */
   currentTool(remoteName: string): RegisteredTool | undefined;
+  /** The re-listing to await before a call when a stateless server's catalog expired (`ttlMs`); else undefined. */
+  relistIfStale(): Promise<void> | undefined;
 }
 
 /**
  * The one way a connection's tools reach their server: the port {@link toLocalTool} takes. Each call
  * goes out with the call's cancellation, progress and time limit, reopens a dormant connection
- * first (then checks that what the server now lists is still what was authorized), keeps the idle
+ * first, or lists a stateless server's expired catalog again (`ttlMs`), then checks that what the
+ * server now lists is still what was authorized; it keeps the idle
  * clock stopped while it runs, and is attributed to the call in the audit trail. Transport failures
  * come back as the observation's failure; nothing throws.
  */
@@ -77,6 +80,24 @@ export class ServerCalls implements RemoteToolPort {
   }
 
   #send(request: OutgoingRequest, context: ToolContext): Promise<RemoteCallResult> {
+    const relisting = this.#target.relistIfStale();
+    if (relisting) return this.#sendRelisted(relisting, request, context);
+    return this.#sendAwakeOrNow(request, context);
+  }
+
+  /** A call that waited for its expired catalog to be listed again: it was authorized against the old one. */
+  async #sendRelisted(
+    relisting: Promise<void>,
+    request: OutgoingRequest,
+    context: ToolContext,
+  ): Promise<RemoteCallResult> {
+    await relisting;
+    const stale = this.#stale(request, "its server's tool list expired (ttlMs) and was listed again");
+    if (stale) return { ok: false, failure: stale };
+    return this.#sendAwakeOrNow(request, context);
+  }
+
+  #sendAwakeOrNow(request: OutgoingRequest, context: ToolContext): Promise<RemoteCallResult> {
     const dormancy = this.#target.dormancy();
     // No idle close configured (the common case): nothing to wake and no clock to hold.
     if (!dormancy) return this.#sendNow(request, context);
@@ -93,7 +114,7 @@ export class ServerCalls implements RemoteToolPort {
       if (this.#target.state() === "dormant" || dormancy.waking) {
         const cancellation = context.cancellation ?? context.signal;
         if (await dormancy.wake(cancellation)) {
-          const stale = this.#stale(request);
+          const stale = this.#stale(request, `the connection to "${this.#target.server}" was reopened`);
           if (stale) return { ok: false, failure: stale };
         } else if (cancellation.aborted) {
           const failure = toolFailure(
@@ -186,13 +207,16 @@ export class ServerCalls implements RemoteToolPort {
     return undefined;
   }
 
-  /** Whether a call still applies after its dormant connection reopened: it was validated and authorized against the old definition. */
-  #stale(request: OutgoingRequest): ToolFailure | undefined {
+  /**
+   * Whether a call still applies after its server's tools were listed again (`when`: a dormant
+   * connection reopened, an expired catalog): it was validated and authorized against the old definition.
+   */
+  #stale(request: OutgoingRequest, when: string): ToolFailure | undefined {
     const { remoteName } = request;
     if (remoteName === undefined || this.#target.currentTool(remoteName) === request.before) return undefined;
     return toolFailure(
       OBSERVATION_ERROR_CODES.mcpUnavailable,
-      `The definition of ${request.toolName} changed when the connection to "${this.#target.server}" was reopened; call it again.`,
+      `The definition of ${request.toolName} changed when ${when}; call it again.`,
     );
   }
 }

@@ -1,6 +1,7 @@
 import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
 import { RE2JS } from "re2js";
 import { DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_PAGES } from "./discovery.js";
+import type { CacheHints } from "./list-freshness.js";
 import { listAllPages } from "./paginate.js";
 import { copyWellFormedJson, describeValue, isRecord } from "./records.js";
 
@@ -50,6 +51,8 @@ export interface CatalogListing<T> {
   entries: T[];
   rejected: RejectedEntry[];
   pages: number;
+  /** The pages' caching hints combined (2026-07-28 `ttlMs`, `cacheScope`); none when the optional method is missing. */
+  cache: CacheHints | undefined;
 }
 
 /** The default cap on resources, templates or prompts one server may list. */
@@ -70,7 +73,7 @@ async function listChecked<T>(
   read: Reader<T>,
   optional = false,
 ): Promise<CatalogListing<T>> {
-  const { entries, pages } = await listAllPages(transport, context, {
+  const { entries, pages, cache } = await listAllPages(transport, context, {
     server,
     method,
     key,
@@ -82,7 +85,7 @@ async function listChecked<T>(
     tooLargeCode: "invalid_list",
     optional,
   });
-  const listing: CatalogListing<T> = { entries: [], rejected: [], pages };
+  const listing: CatalogListing<T> = { entries: [], rejected: [], pages, cache };
   for (const [index, raw] of entries.entries()) {
     const entry = isRecord(raw) ? copyWellFormedJson(raw) : undefined;
     const name = isRecord(raw) && typeof raw.name === "string" ? raw.name : `#${index}`;

@@ -46,13 +46,15 @@ export class McpServerConnection {
   #error: { code: string; message: string } | undefined;
   readonly #listChanged = new ListChangedRouter({
     state: () => this.#state,
-    rediscoverTools: () => this.#refreshAfterListChanged(),
+    rediscoverTools: () => this.#relist(false),
     catalogChanged: (kind, connecting) => this.#discovery.catalog.changed(kind, connecting),
   });
   readonly #idle: Dormancy | undefined;
   readonly #calls: ServerCalls;
   #roots: readonly McpRoot[];
   #closing: Promise<void> | undefined;
+  /** The re-listing of an expired (ttlMs) catalog under way, which every call that needs it awaits. */
+  #relisting: Promise<void> | undefined;
 
   constructor(options: McpServerConnectionOptions) {
     assertServerName(options.name);
@@ -67,6 +69,7 @@ export class McpServerConnection {
       events: () => this.#events,
       structuredContent: () => this.#discovery.features().structuredContent,
       currentTool: (remoteName) => this.#discovery.tools.currentTool(remoteName),
+      relistIfStale: () => this.#relistIfStale(),
     });
     this.#options = options;
     this.#events = options.events ?? NULL_EVENT_SINK;
@@ -164,8 +167,9 @@ export class McpServerConnection {
     return this.#discovery.discover(this.#transport, signal);
   }
 
-  /** Resolves once no rediscovery triggered by a `list_changed` (tools, resources, prompts) is running or queued. */
+  /** Resolves once no rediscovery triggered by a `list_changed` (tools, resources, prompts) or an expired `ttlMs` is running or queued. */
   async toolsSettled(): Promise<void> {
+    await this.#relisting;
     await this.#listChanged.settled();
     while (this.#reconnector?.running) await this.#reconnector.running;
     await this.#listChanged.settled();
@@ -258,11 +262,22 @@ export class McpServerConnection {
     return transport;
   }
 
-  async #refreshAfterListChanged(): Promise<void> {
+  /** Undefined when the catalog is current (no await on a call's way); else the re-listing to await first. */
+  #relistIfStale(): Promise<void> | undefined {
+    if (this.#relisting) return this.#relisting;
+    if (this.#state !== "ready" || !this.#discovery.isStale()) return undefined;
+    this.#relisting = this.#relist(true).finally(() => {
+      this.#relisting = undefined;
+    });
+    return this.#relisting;
+  }
+
+  /** Lists again after a `list_changed` (tools) or an expired `ttlMs` (`withCatalog`: everything). */
+  async #relist(withCatalog: boolean): Promise<void> {
     const transport = this.#transport;
     if (this.#state !== "ready" || !transport) return;
     try {
-      await this.#discovery.discover(transport, this.#lifetime.signal);
+      await this.#discovery.discover(transport, this.#lifetime.signal, withCatalog);
     } catch (error) {
       // A tool list that cannot be read again cannot be trusted: fail closed.
       if (this.#state === "ready") await this.#fail(this.#toClientError(error));

@@ -8,6 +8,7 @@ import {
 } from "@agent/tools";
 import { type PhaseRun, runListingPhase } from "./connection-phases.js";
 import type { ListToolsOptions, RejectedTool, ToolListing } from "./discovery.js";
+import type { CacheHints } from "./list-freshness.js";
 import type { ProtocolFeatures } from "./protocol-version.js";
 import {
   buildServerTools,
@@ -42,6 +43,7 @@ export class ServerToolGroup {
   #listedOnce = false;
   #rejected: RejectedTool[] = [];
   #excluded: string[] = [];
+  #cache: CacheHints | undefined;
   /** The last discovery's tools, reused by the next one where a definition did not change. */
   #mapped: MappedTools = new Map();
 
@@ -58,6 +60,11 @@ export class ServerToolGroup {
   /** The remote names the configuration excluded at the last discovery. */
   get excluded(): string[] {
     return this.#excluded;
+  }
+
+  /** The caching hints of the last listing, once there was one. */
+  get cacheHints(): CacheHints | undefined {
+    return this.#cache;
   }
 
   /** The tool registered now for a remote name (a reconnect that lists a changed definition replaces it). */
@@ -82,7 +89,10 @@ export class ServerToolGroup {
     const started = performance.now();
     const listing = await runListingPhase(run, { ...this.#options.limits, features });
     const set = this.#map(listing);
-    return this.#commit(set, await extra(), { pages: listing.pages, durationMs: since(started) });
+    const builtin = await extra();
+    const change = this.#commit(set, builtin, { pages: listing.pages, durationMs: since(started) });
+    this.#cache = listing.cache;
+    return change;
   }
 
   #map(listing: ToolListing): ServerToolSet {

@@ -19,7 +19,12 @@ import {
   startLoopbackHttpServer,
   testServerCommand,
 } from "@agent/mcp-testing/servers";
-import { closeBoundAround, type McpTransport, type McpTransportError } from "@agent/mcp-transport";
+import {
+  closeBoundAround,
+  type McpTransport,
+  type McpTransportError,
+  negotiateEra,
+} from "@agent/mcp-transport";
 import {
   createStreamableHttpTransport,
   type StreamableHttpMcpTransport,
@@ -220,6 +225,8 @@ function createRecordedStdioTransport(
   });
   return {
     ...transport,
+    // The era negotiated as createStdioTransport does it (its silent-probe limit included).
+    ...negotiateEra(transport, { silentProbeMs: 5_000 }),
     closeTimeoutMs,
     pid: () => processTransport.pid,
     stderrTail: () => processTransport.stderrTail(),

@@ -57,7 +57,8 @@ describe("listAllPages", () => {
         { resources: [4], nextCursor: null },
       ]),
     );
-    expect(result).toEqual({ entries: [1, 2, 3, 4], pages: 3 });
+    // No caching hints: as the spec says, immediately stale; no scope said: private.
+    expect(result).toEqual({ entries: [1, 2, 3, 4], pages: 3, cache: { ttlMs: 0, scope: "private" } });
     expect(transport.requests.map((request) => request.params)).toEqual([
       {},
       { cursor: "c1" },
@@ -112,10 +113,30 @@ describe("listAllPages", () => {
     expect(error).toMatchObject({ code: "mcp_list_failed", message: "resources/list failed (-32603): boom" });
   });
 
+  it("combines the pages' caching hints: the shortest ttlMs, private if one page is", async () => {
+    const { result } = await list(
+      pagesHandler([
+        { resources: [1], nextCursor: "c1", ttlMs: 5_000, cacheScope: "public" },
+        { resources: [2], nextCursor: "c2", ttlMs: 2_000.7, cacheScope: "public" },
+        { resources: [3], ttlMs: 9_000, cacheScope: "private" },
+      ]),
+    );
+    expect(result.cache).toEqual({ ttlMs: 2_000, scope: "private" });
+    const allPublic = await list(
+      pagesHandler([
+        { resources: [1], nextCursor: "c1", ttlMs: 60_000, cacheScope: "public" },
+        { resources: [2], ttlMs: Number.POSITIVE_INFINITY, cacheScope: "public" },
+      ]),
+    );
+    // A non-finite ttlMs is malformed: read as 0, which wins.
+    expect(allPublic.result.cache).toEqual({ ttlMs: 0, scope: "public" });
+  });
+
   it("reads method-not-found on the first page of an optional listing as empty, and only there", async () => {
     const missing: FakeHandler = () => mcpFailure(MCP_ERROR_CODES.methodNotFound, "no such method");
     const { result } = await list(missing, { optional: true });
-    expect(result).toEqual({ entries: [], pages: 1 });
+    // No listing: no caching hints either.
+    expect(result).toEqual({ entries: [], pages: 1, cache: undefined });
     expect((await failure(missing)).code).toBe("mcp_list_failed");
     let pages = 0;
     const goneAfterOne: FakeHandler = () => {

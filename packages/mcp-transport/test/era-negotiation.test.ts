@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { standardHeaders } from "../src/era/http-headers.js";
 import { negotiateEra } from "../src/era/negotiate-era.js";
-import { type McpResponse, type McpTransport, mcpFailure } from "../src/transport.js";
+import { MCP_ERROR_CODES, type McpResponse, type McpTransport, mcpFailure } from "../src/transport.js";
 
 type Sent = { kind: "request" | "notify"; method: string; params: unknown };
 
@@ -130,6 +130,68 @@ describe("negotiateEra", () => {
       error: { message: "could not send the request: ECONNREFUSED" },
     });
     expect(sent.map((entry) => entry.method)).toEqual(["server/discover"]);
+  });
+});
+
+describe("negotiateEra with silentProbeMs (stdio)", () => {
+  /** A server that never answers the probe (it times out at the limit it was given) and answers initialize. */
+  function silentOnDiscover() {
+    const limits: { method: string; timeoutMs: number | undefined }[] = [];
+    const transport: McpTransport = {
+      async request(method, _params, context) {
+        const timeoutMs = "signal" in context ? context.timeoutMs : undefined;
+        limits.push({ method, timeoutMs });
+        if (method === "server/discover") return mcpFailure(MCP_ERROR_CODES.timeout, "request timed out");
+        return { ok: true, result: { protocolVersion: "2025-11-25", capabilities: {} } };
+      },
+      notify: async () => ({ ok: true }),
+      onNotification: () => () => {},
+      onClose: () => () => {},
+      close: async () => {},
+    };
+    return { transport, limits };
+  }
+
+  it("takes a silent probe for an old server: the handshake follows within what is left of the limit", async () => {
+    const { transport, limits } = silentOnDiscover();
+    const era = negotiateEra(transport, { silentProbeMs: 5_000 });
+    const outcome = await era.request("initialize", INITIALIZE, { signal: never, timeoutMs: 3_000 });
+    expect(outcome).toMatchObject({ ok: true, result: { protocolVersion: "2025-11-25" } });
+    expect(era.era()).toEqual({ kind: "handshake" });
+    expect(limits.map((entry) => entry.method)).toEqual(["server/discover", "initialize"]);
+    // Half the caller's limit for the probe, the rest (never more than the whole) for the handshake.
+    expect(limits[0]?.timeoutMs).toBe(1_500);
+    expect(limits[1]?.timeoutMs).toBeLessThanOrEqual(3_000);
+    expect(limits[1]?.timeoutMs).toBeGreaterThan(0);
+  });
+
+  it("gives the probe silentProbeMs when the caller sets no limit, and the handshake no limit either", async () => {
+    const { transport, limits } = silentOnDiscover();
+    const era = negotiateEra(transport, { silentProbeMs: 5_000 });
+    await era.request("initialize", INITIALIZE, never);
+    expect(limits).toEqual([
+      { method: "server/discover", timeoutMs: 5_000 },
+      { method: "initialize", timeoutMs: undefined },
+    ]);
+  });
+
+  it("does not take the caller's own cancellation for silence", async () => {
+    const controller = new AbortController();
+    const { transport, sent } = recordingTransport({
+      "server/discover": [mcpFailure(MCP_ERROR_CODES.cancelled, "cancelled")],
+    });
+    controller.abort();
+    const era = negotiateEra(transport, { silentProbeMs: 5_000 });
+    const outcome = await era.request("initialize", INITIALIZE, controller.signal);
+    expect(outcome).toMatchObject({ ok: false, error: { code: MCP_ERROR_CODES.cancelled } });
+    expect(sent.map((entry) => entry.method)).toEqual(["server/discover"]);
+  });
+
+  it("without it (HTTP), a silent probe fails the initialize it stands for", async () => {
+    const { transport, limits } = silentOnDiscover();
+    const outcome = await negotiateEra(transport).request("initialize", INITIALIZE, never);
+    expect(outcome).toMatchObject({ ok: false, error: { code: MCP_ERROR_CODES.timeout } });
+    expect(limits.map((entry) => entry.method)).toEqual(["server/discover"]);
   });
 });
 

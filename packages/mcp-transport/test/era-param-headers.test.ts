@@ -4,8 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { paramHeaders, standardHeaders } from "../src/era/http-headers.js";
+import { negotiateEra } from "../src/era/negotiate-era.js";
+import { MAX_PARAM_HEADER_BYTES, paramHeaderOverflow } from "../src/era/param-header-budget.js";
 import { ToolHeaderIndex } from "../src/era/tool-header-index.js";
 import { readToolParamHeaders } from "../src/era/tool-param-headers.js";
+import { MCP_ERROR_CODES, type McpTransport } from "../src/transport.js";
 
 const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
 const base64 = (text: string) => `=?base64?${Buffer.from(text, "utf8").toString("base64")}?=`;
@@ -212,5 +215,103 @@ describe("standardHeaders with a tool header index", () => {
       tools: [{ name: "t", inputSchema: schema({ a: { type: "number", "x-mcp-header": "A" } }) }],
     });
     expect(relisted.headersOf("t")).toEqual([]);
+  });
+});
+
+describe("the Mcp-Param-* header budget", () => {
+  const tools = {
+    tools: [
+      {
+        name: "query",
+        inputSchema: schema({
+          region: { type: "string", "x-mcp-header": "Region" },
+          sql: { type: "string", "x-mcp-header": "Sql" },
+          body: { type: "string" },
+        }),
+      },
+    ],
+  };
+
+  /** A stateless server that lists `tools` and answers every call; `sent` is what reached it. */
+  function statelessServer() {
+    const sent: string[] = [];
+    const inner: McpTransport = {
+      async request(method) {
+        sent.push(method);
+        if (method === "server/discover") {
+          return { ok: true, result: { supportedVersions: ["2026-07-28"], capabilities: { tools: {} } } };
+        }
+        return { ok: true, result: method === "tools/list" ? tools : { content: [] } };
+      },
+      notify: async () => ({ ok: true }),
+      onNotification: () => () => {},
+      onClose: () => () => {},
+      close: async () => {},
+    };
+    const index = new ToolHeaderIndex();
+    // Wired as the Streamable HTTP transport wires it.
+    const transport = negotiateEra(inner, {
+      toolHeaders: index,
+      refuse: (method, params) => paramHeaderOverflow(method, params, index),
+    });
+    return { transport, sent, index };
+  }
+  const never = new AbortController().signal;
+
+  it("refuses, before sending, a call whose mirrored arguments would exceed it, naming the parameters", async () => {
+    const { transport, sent } = statelessServer();
+    await transport.request("initialize", { protocolVersion: "2025-11-25", capabilities: {} }, never);
+    await transport.request("tools/list", {}, never);
+    const sql = "x".repeat(MAX_PARAM_HEADER_BYTES);
+    const response = await transport.request(
+      "tools/call",
+      { name: "query", arguments: { region: "eu", sql } },
+      never,
+    );
+    expect(response).toMatchObject({
+      ok: false,
+      error: {
+        code: MCP_ERROR_CODES.invalidParams,
+        message: expect.stringContaining(
+          "more than the 8192 allowed; shorten the values of its header parameters (region, sql)",
+        ),
+        data: { reason: "param_headers_too_large", limit: MAX_PARAM_HEADER_BYTES },
+      },
+    });
+    expect(sent).toEqual(["server/discover", "tools/list"]);
+  });
+
+  it("counts only mirrored parameters, after encoding: a long body or a call within the budget goes out", async () => {
+    const { transport, sent } = statelessServer();
+    await transport.request("initialize", { protocolVersion: "2025-11-25", capabilities: {} }, never);
+    await transport.request("tools/list", {}, never);
+    const within = await transport.request(
+      "tools/call",
+      { name: "query", arguments: { region: "eu", body: "y".repeat(10 * MAX_PARAM_HEADER_BYTES) } },
+      never,
+    );
+    expect(within).toMatchObject({ ok: true });
+    expect(sent.at(-1)).toBe("tools/call");
+  });
+
+  it("measures names, separators and base64-encoded values as they go on the wire", () => {
+    const index = new ToolHeaderIndex();
+    index.record(tools);
+    // "mcp-param-sql: " is 15 bytes; non-ASCII text travels base64-encoded: 3,100 "é" are 8,268 bytes.
+    const exactly = "a".repeat(MAX_PARAM_HEADER_BYTES - 15);
+    expect(
+      paramHeaderOverflow("tools/call", { name: "query", arguments: { sql: exactly } }, index),
+    ).toBeUndefined();
+    const overByOne = `${exactly}a`;
+    expect(
+      paramHeaderOverflow("tools/call", { name: "query", arguments: { sql: overByOne } }, index),
+    ).toMatchObject({
+      data: { bytes: MAX_PARAM_HEADER_BYTES + 1 },
+    });
+    const accented = "é".repeat(3_100);
+    expect(
+      paramHeaderOverflow("tools/call", { name: "query", arguments: { sql: accented } }, index),
+    ).toMatchObject({ data: { reason: "param_headers_too_large" } });
+    expect(paramHeaderOverflow("tools/list", {}, index)).toBeUndefined();
   });
 });

@@ -15,14 +15,14 @@ describe("stdio launch seam", () => {
       createStdioTransport({
         command: "not-a-real-command",
         env: { SERVER_TOKEN: "t" },
-        launch: (spec) => {
+        launch: async (spec) => {
           seen.push(spec);
           // The wrapper runs the real server: here simply the test server itself.
           return {
             ...server,
             env: spec.env,
             cwd: spec.cwd,
-            dispose: () => {
+            dispose: async () => {
               disposed += 1;
             },
           };

@@ -113,34 +113,41 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
   const allowedOutright = createAllowMemo(policy);
   const guardsFlows = policy.flows !== "off";
 
-  return {
-    // Not async: a call the policy decides alone (allowed, denied, refused for want of isolation) gets
-    // its verdict at once, with no promise and no microtask turn; only approvals wait.
-    admit(request: GateRequest): GateVerdict | Promise<GateVerdict> {
-      const placement = place(request.tool);
-      // A call of a tainted run is judged by the flow guard (unless the policy turns it off).
-      const taint =
-        guardsFlows && request.taint !== undefined && request.taint.length > 0 ? request.taint : undefined;
-      // The common case, decided without building an authorization: no request, no digest.
-      if (!taint && allowedOutright(request.tool)) {
-        if (placement.required && !placement.sandbox.isolates) return sandboxRequired(placement.sandbox);
-        return allow(placement, "policy");
-      }
-      const authorization = authorize(request.tool, request.input, {
-        policy,
-        runId: request.runId,
-        callId: request.callId,
-        cwd: request.cwd,
-        network: placement.network,
-        now,
-        ...(options.createId ? { createId: options.createId } : {}),
-        ...(taint ? { taint, sink: isFlowSink(request.tool, placement) } : {}),
-      });
-      if (authorization.type === "deny") return { type: "deny", reason: authorization.reason };
-      // Checked before any approval is asked for or consumed: a call that cannot run must not use up a grant.
+  /**
+   * The sync fast path behind the async port: a call the policy decides alone (allowed, denied,
+   * refused for want of isolation) is decided without awaiting anything; only approvals wait.
+   */
+  const decide = (request: GateRequest): GateVerdict | Promise<GateVerdict> => {
+    const placement = place(request.tool);
+    // A call of a tainted run is judged by the flow guard (unless the policy turns it off).
+    const taint =
+      guardsFlows && request.taint !== undefined && request.taint.length > 0 ? request.taint : undefined;
+    // The common case, decided without building an authorization: no request, no digest.
+    if (!taint && allowedOutright(request.tool)) {
       if (placement.required && !placement.sandbox.isolates) return sandboxRequired(placement.sandbox);
-      if (authorization.type === "allow") return allow(placement, "policy");
-      return holdOrGrant(authorization.request, placement);
+      return allow(placement, "policy");
+    }
+    const authorization = authorize(request.tool, request.input, {
+      policy,
+      runId: request.runId,
+      callId: request.callId,
+      cwd: request.cwd,
+      network: placement.network,
+      now,
+      ...(options.createId ? { createId: options.createId } : {}),
+      ...(taint ? { taint, sink: isFlowSink(request.tool, placement) } : {}),
+    });
+    if (authorization.type === "deny") return { type: "deny", reason: authorization.reason };
+    // Checked before any approval is asked for or consumed: a call that cannot run must not use up a grant.
+    if (placement.required && !placement.sandbox.isolates) return sandboxRequired(placement.sandbox);
+    if (authorization.type === "allow") return allow(placement, "policy");
+    return holdOrGrant(authorization.request, placement);
+  };
+
+  return {
+    // One settled promise for a verdict given at once; a throw of `decide` becomes a rejection.
+    async admit(request: GateRequest): Promise<GateVerdict> {
+      return decide(request);
     },
   };
 

@@ -335,3 +335,30 @@ describe("createPolicyGate with executeToolCall", () => {
     expect(events.ofType("approval_requested")).toHaveLength(2);
   });
 });
+
+describe("admit, the async port (issue 27)", () => {
+  const request = (tool: RegisteredTool) => ({
+    tool,
+    input: { q: "x" },
+    runId: "run_1",
+    callId: "call_1",
+    cwd: "/work",
+    signal: new AbortController().signal,
+  });
+  const gateFor = (decision: "allow" | "deny" | "ask") =>
+    createPolicyGate({
+      policy: definePolicy({ rules: [{ tool: "search", decision }] }),
+      approvals: new InMemoryApprovalStore({ now: FIXED_NOW }),
+      now: FIXED_NOW,
+      createId: sequentialIds(),
+    });
+
+  it("answers with a promise of the verdict for calls the policy decides alone and for held ones", async () => {
+    const { tool } = countingTool("search", "read");
+    const answers = (["allow", "deny", "ask"] as const).map((decision) =>
+      gateFor(decision).admit(request(tool)),
+    );
+    for (const answer of answers) expect(answer).toBeInstanceOf(Promise);
+    expect((await Promise.all(answers)).map((verdict) => verdict.type)).toEqual(["allow", "deny", "waiting"]);
+  });
+});

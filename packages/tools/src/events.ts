@@ -349,14 +349,20 @@ export function emitEvent(sink: EventSink, event: AgentEventInput, now?: Date): 
 }
 
 /**
- * Stamps and emits a decision (see {@link EventSink.emitDecision}). Returns what to wait for before
- * running what it admits, or undefined when the decision is already written (the sink has no
- * `emitDecision`, so `emit` wrote it before returning).
+ * Stamps and emits a decision (see {@link EventSink.emitDecision}). Resolves once it is written,
+ * before which nothing it admits may run: at once (already settled) for a sink without
+ * `emitDecision`, whose `emit` wrote it before returning. Rejects when it could not be written.
  */
-export function emitDecisionEvent(sink: EventSink, event: AgentEventInput): Promise<void> | undefined {
-  if (sink === NULL_EVENT_SINK) return undefined;
-  return deliverDecision(sink, stamped(sink, event, undefined));
+export function emitDecisionEvent(sink: EventSink, event: AgentEventInput): Promise<void> {
+  if (sink === NULL_EVENT_SINK) return WRITTEN;
+  try {
+    return deliverDecision(sink, stamped(sink, event, undefined)) ?? WRITTEN;
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
+
+const WRITTEN: Promise<void> = Promise.resolve();
 
 /**
  * {@link emitEvent} for an event its caller built for this emit alone and never touches again: it is
@@ -368,7 +374,10 @@ export function emitOwnedEvent(sink: EventSink, event: AgentEventInput): void {
   sink.emit(stampedInPlace(sink, event));
 }
 
-/** {@link emitDecisionEvent} for an event its caller built for it alone, stamped in place. */
+/**
+ * {@link emitDecisionEvent} for an event its caller built for it alone, stamped in place; the
+ * executor's internal fast path: undefined when the decision is already written (no promise to await).
+ */
 export function emitOwnedDecisionEvent(sink: EventSink, event: AgentEventInput): Promise<void> | undefined {
   if (sink === NULL_EVENT_SINK) return undefined;
   return deliverDecision(sink, stampedInPlace(sink, event));

@@ -1,4 +1,4 @@
-import { isPromiseLike, messageOf } from "@agent/base";
+import { messageOf } from "@agent/base";
 import { CallCancellation } from "./call-cancellation.js";
 import type { JsonValue } from "./canonical-json.js";
 import {
@@ -104,11 +104,11 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     if (resuming) verdict = resumedVerdict(tool);
     else {
       try {
-        // A verdict given at once is used at once: no microtask turn for a call the policy decides alone.
-        const answer = env.gate.admit(
-          new Admission(tool, prepared.input, env, ids, cancellation, call.taint ?? env.taint),
+        verdict = checkedVerdict(
+          await env.gate.admit(
+            new Admission(tool, prepared.input, env, ids, cancellation, call.taint ?? env.taint),
+          ),
         );
-        verdict = checkedVerdict(isPromiseLike(answer) ? await answer : answer);
       } catch (error) {
         // A gate that cannot decide (or answers with no verdict) fails closed.
         verdict = { type: "deny", reason: `gate_failed: ${messageOf(error)}` };

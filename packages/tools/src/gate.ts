@@ -47,9 +47,9 @@ export type GateVerdict =
  */
 export interface ToolGate {
   /**
-   * The verdict on one call: at once (a verdict) when nothing needs waiting for, or later (a
-   * promise), e.g. while an approval store answers. Throwing, rejecting or answering with
-   * anything but a verdict denies the call.
+   * The verdict on one call, always as a promise (an implementation that decides at once returns an
+   * already settled one; issue 27: one shape to implement and to call). Throwing, rejecting or
+   * answering with anything but a verdict denies the call.
    */
-  admit(request: GateRequest): GateVerdict | Promise<GateVerdict>;
+  admit(request: GateRequest): Promise<GateVerdict>;
 }

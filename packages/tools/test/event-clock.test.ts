@@ -3,8 +3,10 @@ import {
   createEventClock,
   createMemoryEventSink,
   type EventSink,
+  emitDecisionEvent,
   emitEvent,
   fanOutEvents,
+  NULL_EVENT_SINK,
 } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 
@@ -48,5 +50,29 @@ describe("event time", () => {
     expect(new Date(at).toISOString()).toBe(at);
     expect(Date.parse(at)).toBeGreaterThanOrEqual(before);
     expect(Date.parse(at)).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe("emitDecisionEvent, the async decision write (issue 27)", () => {
+  it("answers with a promise for every sink, settled once the record was emitted", async () => {
+    const plain = createMemoryEventSink();
+    const batched = createMemoryEventSink();
+    const writes: string[] = [];
+    const withWrite: EventSink = { ...batched, emitDecision: async (event) => void writes.push(event.type) };
+    const answers = [NULL_EVENT_SINK, plain, withWrite].map((sink) => emitDecisionEvent(sink, closed));
+    for (const answer of answers) expect(answer).toBeInstanceOf(Promise);
+    await Promise.all(answers);
+    expect(plain.events.map((event) => event.type)).toEqual(["mcp_closed"]);
+    expect(writes).toEqual(["mcp_closed"]);
+  });
+
+  it("rejects, never throws, when the sink's decision write throws at once", async () => {
+    const failing: EventSink = {
+      emit() {},
+      emitDecision() {
+        throw new Error("disk full");
+      },
+    };
+    await expect(emitDecisionEvent(failing, closed)).rejects.toThrow("disk full");
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The gate's answer as `executeToolCall` takes it: a verdict given at once or later, and every way
+ * The gate's answer as `executeToolCall` takes it: a verdict settled at once or later, and every way
  * a gate or a decision write can fail. Whatever the gate answers, the call ends in an observation
  * (never a throw), a tool runs only after an allow was recorded, and the trail has all three steps.
  */
@@ -94,7 +94,7 @@ describe("a decision that cannot be recorded", () => {
   }
 
   it("refuses the call when the write rejects with an empty message", async () => {
-    const { env, spy } = setup({ admit: () => ALLOW });
+    const { env, spy } = setup({ admit: async () => ALLOW });
     env.events = failingSink(() => Promise.reject(new Error(""))).events;
     const outcome = await executeToolCall({ name: "act", input: {} }, env);
     expect(outcome).toMatchObject({ ok: false, error: "policy_denied", reason: "audit_failed: " });
@@ -102,7 +102,7 @@ describe("a decision that cannot be recorded", () => {
   });
 
   it("refuses the call, and ends it in an observation, when emitDecision throws at once", async () => {
-    const { env, spy } = setup({ admit: () => ALLOW });
+    const { env, spy } = setup({ admit: async () => ALLOW });
     const { records, events } = failingSink(() => {
       throw new Error("disk full");
     });
@@ -114,11 +114,11 @@ describe("a decision that cannot be recorded", () => {
   });
 });
 
-describe("a verdict given at once", () => {
+describe("a verdict settled at once", () => {
   it("runs the tool only once its decision is written, even when the gate answered at once", async () => {
     const log: string[] = [];
     let written: () => void = () => {};
-    const { env } = setup({ admit: () => ALLOW }, () => void log.push("ran"));
+    const { env } = setup({ admit: async () => ALLOW }, () => void log.push("ran"));
     env.events = {
       emit: (event) => void log.push(event.type),
       emitDecision: () =>
@@ -139,7 +139,7 @@ describe("a verdict given at once", () => {
 
   it("returns cancelled for a tool that aborts its caller's signal while it starts", async () => {
     const caller = new AbortController();
-    const { env } = setup({ admit: () => ALLOW }, () => {
+    const { env } = setup({ admit: async () => ALLOW }, () => {
       caller.abort();
       return new Promise(() => {});
     });
@@ -149,11 +149,11 @@ describe("a verdict given at once", () => {
 
   it("leaves no listener on a signal shared by many calls, finished or aborted", async () => {
     const caller = new AbortController();
-    const { env } = setup({ admit: () => ALLOW });
+    const { env } = setup({ admit: async () => ALLOW });
     env.signal = caller.signal;
     await Promise.all(Array.from({ length: 5 }, () => executeToolCall({ name: "act", input: {} }, env)));
     expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
-    const hanging = setup({ admit: () => ALLOW }, () => new Promise(() => {})).env;
+    const hanging = setup({ admit: async () => ALLOW }, () => new Promise(() => {})).env;
     hanging.signal = caller.signal;
     const pending = Promise.all(
       Array.from({ length: 5 }, () => executeToolCall({ name: "act", input: {} }, hanging)),

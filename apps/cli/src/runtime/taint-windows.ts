@@ -1,7 +1,6 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { isPromiseLike } from "@agent/base";
 import { mcpToolGroup } from "@agent/mcp-client";
 import { type TaintedFile, type TaintedFileStore, type TaintWindowStore, windowCovers } from "@agent/policy";
 import {
@@ -57,9 +56,7 @@ export function windowingGate(gate: ToolGate, windows: TaintWindowStore, calls: 
       const own = calls.ownSource(request);
       const sources = [...mergeFlowSources(request.taint ?? [], own ? [own] : [])];
       if (sources.length === 0) return verdict;
-      return isPromiseLike(verdict)
-        ? Promise.resolve(verdict).then((answer) => windowed(answer, request, sources))
-        : windowed(verdict, request, sources);
+      return verdict.then((answer) => windowed(answer, request, sources));
     },
   };
 }

@@ -50,13 +50,13 @@ export function createFileCredentialStore(stateDir: string): OAuthCredentialStor
     return legacyServers(legacy)?.[server];
   };
   return {
-    load,
-    save: (server, credentials) => {
+    load: async (server) => load(server),
+    save: async (server, credentials) => {
       ensureStateDirectory(stateDir);
       splitLegacyFile(stateDir, legacy);
       writePrivately(fileOf(server), `${JSON.stringify(credentials, null, 2)}\n`, { replace: true });
     },
-    remove: (server) => {
+    remove: async (server) => {
       splitLegacyFile(stateDir, legacy);
       rmSync(fileOf(server), { force: true });
     },

@@ -12,8 +12,16 @@ import { createPolicyGate, definePolicy, InMemoryApprovalStore } from "@agent/po
 import { executeToolCall, ToolRegistry } from "@agent/tools";
 import { createScenarioAuth, type ScenarioAuth } from "./conformance-auth.js";
 
-/** What one scenario does once connected: which tools to call, with which arguments. */
-type ScenarioSteps = { calls: { tool: string; input: Record<string, unknown> }[] };
+/**
+ * What one scenario does once connected: which tools to call, with which arguments (or with
+ * arguments built from the registry as the connection filled it, which is what a model sees).
+ */
+type ScenarioSteps = {
+  calls: {
+    tool: string;
+    input: Record<string, unknown> | ((registry: ToolRegistry) => Record<string, unknown>);
+  }[];
+};
 
 // Scenarios not listed only connect, list tools and close (initialize). Every auth/* scenario
 // connects through OAuth and calls the scenario server's tool, which some of them guard with a wider scope.
@@ -30,6 +38,18 @@ const SCENARIO_STEPS: Readonly<Record<string, ScenarioSteps>> = {
       { tool: "test_mrtr_unrelated", input: {} },
       { tool: "test_mrtr_no_state", input: {} },
       { tool: "test_mrtr_no_result_type", input: {} },
+    ],
+  },
+  // The focal tool's parameters, as the registry offers them to a model, echoed back verbatim: the
+  // suite compares them with what the server listed (the JSON Schema 2020-12 keywords preserved).
+  "json-schema-2020-12-preservation": {
+    calls: [
+      {
+        tool: "json_schema_echo",
+        input: (registry) => ({
+          schema: registry.get(`mcp__${SERVER}__json_schema_2020_12_tool`)?.parameters ?? {},
+        }),
+      },
     ],
   },
   // The invalid tools are rejected at discovery, so only the valid one can be called.
@@ -82,7 +102,10 @@ async function main(): Promise<number> {
     await connection.start();
     for (const call of steps.calls) {
       const outcome = await executeToolCall(
-        { name: `mcp__${SERVER}__${call.tool}`, input: call.input },
+        {
+          name: `mcp__${SERVER}__${call.tool}`,
+          input: typeof call.input === "function" ? call.input(registry) : call.input,
+        },
         { registry, gate, runId: `conformance_${scenario}`, cwd: process.cwd(), timeoutMs: 20_000 },
       );
       if (outcome.type !== "observation" || !outcome.ok) {

@@ -1,5 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { envelopeVersion, isRecord } from "./envelope.js";
+import { type RequestStreams, requestIdOf } from "./request-streams.js";
 import type { ToolHeaderIndex } from "./tool-header-index.js";
 import { PARAM_HEADER_PREFIX, type ToolParamHeader } from "./tool-param-headers.js";
 
@@ -86,10 +87,20 @@ export function standardHeaders(message: unknown, index?: ToolHeaderIndex): Reco
 /**
  * Wraps `fetch` so every POST whose body is a 2026-07-28 request (it carries the `_meta` envelope)
  * also carries `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and a tool call's `Mcp-Param-*`;
- * other requests pass untouched, so a handshake-era exchange never sees a 2026 header.
+ * other requests pass untouched, so a handshake-era exchange never sees a 2026 header. With
+ * `streams`, each such request's response stream is tracked so that cancelling it closes that
+ * stream (the revision's cancellation over HTTP) instead of posting `notifications/cancelled`.
  */
-export function withStandardHeaders(base: FetchLike, index?: ToolHeaderIndex): FetchLike {
+export function withStandardHeaders(
+  base: FetchLike,
+  index?: ToolHeaderIndex,
+  streams?: RequestStreams,
+): FetchLike {
   return (url, init) => {
+    if (streams && init?.method === "GET") {
+      const refused = streams.refusedResumption();
+      if (refused) return Promise.resolve(refused);
+    }
     if (init?.method !== "POST" || typeof init.body !== "string") return base(url, init);
     let message: unknown;
     try {
@@ -97,10 +108,15 @@ export function withStandardHeaders(base: FetchLike, index?: ToolHeaderIndex): F
     } catch {
       return base(url, init);
     }
+    const closed = streams?.cancel(message);
+    if (closed) return Promise.resolve(closed);
     const extra = standardHeaders(message, index);
     if (Object.keys(extra).length === 0) return base(url, init);
     const headers = new Headers(init.headers);
     for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-    return base(url, { ...init, headers });
+    const request = { ...init, headers };
+    const id = streams ? requestIdOf(message) : undefined;
+    if (!streams || id === undefined) return base(url, request);
+    return streams.open(id, request, (opened) => base(url, opened));
   };
 }

@@ -40,6 +40,19 @@ export interface EraAware {
 export interface NegotiateEraOptions {
   /** Learns each stateless `tools/list` page, for the `Mcp-Param-*` headers of later calls (HTTP). */
   toolHeaders?: ToolHeaderIndex;
+  /**
+   * Why a stateless request must not be sent at all (HTTP: a call whose `Mcp-Param-*` headers would
+   * exceed their budget); it then resolves with that error and nothing reaches the server.
+   */
+  refuse?: (method: string, params: unknown) => McpError | undefined;
+  /**
+   * stdio: how long the `server/discover` probe waits before the silence counts as an old server's
+   * answer (the spec's stdio rule: an old server need not answer an unknown method at all), then
+   * the handshake is tried with whatever time the caller's `initialize` has left. Capped at half the
+   * caller's `timeoutMs` when it sets one. Unset (HTTP, where every answer has a status): a silent
+   * probe fails the `initialize` it stands for.
+   */
+  silentProbeMs?: number;
 }
 
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
@@ -69,6 +82,27 @@ function offersModern(data: unknown): boolean {
   return isRecord(data) && Array.isArray(data.supported) && data.supported.includes(MODERN_PROTOCOL_VERSION);
 }
 
+/** The probe's own context: the caller's, with the silent-probe limit when there is one. */
+function probeContextOf(caller: McpRequestContext, silentProbeMs: number | undefined): McpRequestContext {
+  if (silentProbeMs === undefined) return caller;
+  const limit =
+    caller.timeoutMs === undefined
+      ? silentProbeMs
+      : Math.min(silentProbeMs, Math.floor(caller.timeoutMs / 2));
+  return { ...caller, timeoutMs: Math.max(1, limit) };
+}
+
+/** Whether the probe ended by its own time limit, not by the caller's cancellation: nothing was answered. */
+function isSilence(probe: McpResponse, caller: McpRequestContext): boolean {
+  return !probe.ok && probe.error.code === MCP_ERROR_CODES.timeout && !caller.signal.aborted;
+}
+
+/** The caller's context with what is left of its time limit after `elapsedMs` (none set: none). */
+function remainingOf(caller: McpRequestContext, elapsedMs: number): McpRequestContext {
+  if (caller.timeoutMs === undefined) return caller;
+  return { ...caller, timeoutMs: Math.max(1, Math.floor(caller.timeoutMs - elapsedMs)) };
+}
+
 /**
  * Makes `inner` speak either era behind the same port. The client above always opens with
  * `initialize`; this first probes with `server/discover` (2026-07-28). A server that offers
@@ -93,6 +127,8 @@ export function negotiateEra<T extends McpTransport>(
     context: McpRequestContext | AbortSignal,
     envelope: ClientEnvelope,
   ): Promise<McpResponse> {
+    const refused = options.refuse?.(method, params);
+    if (refused) return { ok: false, error: refused };
     if (method === "tools/call") return callTool(params, toRequestContext(context), envelope);
     const response = await requestWithInput(
       params,
@@ -140,11 +176,18 @@ export function negotiateEra<T extends McpTransport>(
       clientInfo: record.clientInfo,
       capabilities: withTasksExtension(record.capabilities),
     };
-    let probe = await inner.request("server/discover", withEnvelope({}, envelope), context);
+    const caller = toRequestContext(context);
+    const started = performance.now();
+    const probeContext = probeContextOf(caller, options.silentProbeMs);
+    let probe = await inner.request("server/discover", withEnvelope({}, envelope), probeContext);
     // A server that rejects the version (-32022) but lists 2026-07-28 among those it supports is
     // asked once more: the spec's corrective continuation, which is not a retry of an outage.
     if (!probe.ok && offersModern(unsupportedVersionData(probe.error))) {
-      probe = await inner.request("server/discover", withEnvelope({}, envelope), context);
+      probe = await inner.request("server/discover", withEnvelope({}, envelope), probeContext);
+    }
+    if (probeContext !== caller && isSilence(probe, caller)) {
+      era = { kind: "handshake" };
+      return inner.request("initialize", params, remainingOf(caller, performance.now() - started));
     }
     const offered = probe.ok && isRecord(probe.result) ? probe.result : undefined;
     const versions = Array.isArray(offered?.supportedVersions) ? offered.supportedVersions : [];

@@ -2,7 +2,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { closeBoundAround } from "../close-deadline.js";
 import { withStandardHeaders } from "../era/http-headers.js";
-import { type EraAware, negotiateEra } from "../era/negotiate-era.js";
+import { type EraAware, negotiateEra, type ProtocolEra } from "../era/negotiate-era.js";
+import { paramHeaderOverflow } from "../era/param-header-budget.js";
+import { RequestStreams } from "../era/request-streams.js";
 import { ToolHeaderIndex } from "../era/tool-header-index.js";
 import { createRedactor, credentialValues, displayUrl } from "../redact.js";
 import { createSdkTransport, type SdkMcpTransport } from "../sdk/create-sdk-transport.js";
@@ -69,9 +71,12 @@ export function createStreamableHttpTransport(
   const { authProvider } = options;
   // What this connection's tool listings said about x-mcp-header parameters, for its calls' headers.
   const toolHeaders = new ToolHeaderIndex();
+  // Set once the era is negotiated below; the streams ask it when a GET goes out.
+  let era: (() => ProtocolEra) | undefined;
+  const streams = new RequestStreams(() => era?.().kind === "stateless");
   const sdkTransport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers },
-    fetch: withStandardHeaders(observeStepUp(boundedFetch, authProvider), toolHeaders),
+    fetch: withStandardHeaders(observeStepUp(boundedFetch, authProvider), toolHeaders, streams),
     ...(authProvider ? { authProvider } : {}),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
@@ -87,9 +92,15 @@ export function createStreamableHttpTransport(
       await sdkTransport.close();
     },
   });
+  const negotiated = negotiateEra(transport, {
+    toolHeaders,
+    // A call whose x-mcp-header arguments would overflow the header block is refused, not sent.
+    refuse: (method, params) => paramHeaderOverflow(method, params, toolHeaders),
+  });
+  era = negotiated.era;
   return {
     ...transport,
-    ...negotiateEra(transport, { toolHeaders }),
+    ...negotiated,
     closeTimeoutMs: closeBoundAround(closeTimeoutMs),
     sessionId: () => sdkTransport.sessionId,
   };

@@ -14,23 +14,25 @@ export interface OAuthCredentials {
 
 /**
  * Where a provider keeps credentials, by server name. The CLI keeps them in its state directory
- * (a file only the user can read); {@link createMemoryCredentialStore} keeps them in memory.
+ * (a file only the user can read); {@link createMemoryCredentialStore} keeps them in memory. Every
+ * member answers with a promise (issue 27: one shape to implement), even for a store that has the
+ * answer at once.
  */
 export interface OAuthCredentialStore {
-  load(server: string): OAuthCredentials | undefined | Promise<OAuthCredentials | undefined>;
-  save(server: string, credentials: OAuthCredentials): void | Promise<void>;
-  remove(server: string): void | Promise<void>;
+  load(server: string): Promise<OAuthCredentials | undefined>;
+  save(server: string, credentials: OAuthCredentials): Promise<void>;
+  remove(server: string): Promise<void>;
 }
 
 /** A store that keeps credentials in this object only (tests, one-shot clients). */
 export function createMemoryCredentialStore(): OAuthCredentialStore {
   const entries = new Map<string, OAuthCredentials>();
   return {
-    load: (server) => structuredClone(entries.get(server)),
-    save: (server, credentials) => {
+    load: async (server) => structuredClone(entries.get(server)),
+    save: async (server, credentials) => {
       entries.set(server, structuredClone(credentials));
     },
-    remove: (server) => {
+    remove: async (server) => {
       entries.delete(server);
     },
   };

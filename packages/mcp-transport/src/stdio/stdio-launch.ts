@@ -20,15 +20,16 @@ export interface StdioLaunchPlan {
   args: readonly string[];
   env: Readonly<Record<string, string>>;
   cwd?: string | undefined;
-  /** Called once after the process has exited (or was never spawned); must not throw. */
-  dispose?: () => void | Promise<void>;
+  /** Called once after the process has exited (or was never spawned); a rejection is reported, not thrown. */
+  dispose?: () => Promise<void>;
 }
 
 /**
  * Turns the server's command into the one spawned, e.g. the same command inside a sandbox. When it
- * throws or rejects, nothing is spawned and the connection ends with its message.
+ * rejects (or throws), nothing is spawned and the connection ends with its message. Async only
+ * (issue 27): one shape to implement, also for a launch that knows its plan at once.
  */
-export type StdioLaunch = (spec: StdioLaunchSpec) => StdioLaunchPlan | Promise<StdioLaunchPlan>;
+export type StdioLaunch = (spec: StdioLaunchSpec) => Promise<StdioLaunchPlan>;
 
 /** How to start a stdio MCP server and the limits its connection keeps. */
 export interface StdioServerParameters {

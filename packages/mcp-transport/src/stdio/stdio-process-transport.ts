@@ -74,7 +74,7 @@ export class StdioProcessTransport implements Transport {
   /** Whether a message went out in this tick: later ones of the tick are then batched (see send). */
   private sentThisTick = false;
   private readonly samples: string[] = [];
-  private dispose: (() => void | Promise<void>) | undefined;
+  private dispose: (() => Promise<void>) | undefined;
   private disposed: Promise<void> | undefined;
 
   constructor(private readonly parameters: StdioServerParameters) {
