@@ -55,6 +55,26 @@ describe("the audit trail as a story", () => {
     ]);
   });
 
+  it("tells a call's task step by step, and a call resumed from it by another process", () => {
+    const task = { ...call, server: "s", taskId: "task-7" };
+    const steps = [
+      { type: "mcp_task", ...task, step: "created", status: "working", pollIntervalMs: 20 },
+      { type: "run_resumed", runId: "run_1", turn: 1, toolSetChanged: false },
+      { type: "tool_call_resumed", ...call },
+      { type: "mcp_task", ...task, step: "resumed" },
+      { type: "mcp_task", ...task, step: "status", status: "completed" },
+      { type: "mcp_task", ...task, step: "cancel_sent", ok: false },
+    ];
+    expect(steps.map((step) => storyLine({ at, ...step }))).toEqual([
+      "call mcp__s__fetch (call_1): task task-7 on s created, working",
+      "run run_1 resumed after turn 1",
+      "call mcp__s__fetch (call_1) resumed where its stopped process left it (decided then, not asked again)",
+      "call mcp__s__fetch (call_1): task task-7 on s followed again",
+      "call mcp__s__fetch (call_1): task task-7 on s completed",
+      "call mcp__s__fetch (call_1): task task-7 on s given up: tasks/cancel sent (not acknowledged)",
+    ]);
+  });
+
   it("keeps the sandbox's host and verdict, and says why a call failed or was held by the flow guard", () => {
     expect(
       storyLine({

@@ -29,7 +29,7 @@ describe.concurrent("a stateless 2026-07-28 HTTP server", () => {
     });
 
     const text = await sandbox.run(["mcp", "list"]);
-    expect(text.stdout).toMatch(/modern {2}ready {2}protocol 2026-07-28 \(stateless\) {2}2 tools/);
+    expect(text.stdout).toMatch(/modern {2}ready {2}protocol 2026-07-28 \(stateless\) {2}3 tools/);
     expect(text.stdout).toMatch(/rejected broken: invalid_tool_header: /);
 
     const call = await sandbox.run([

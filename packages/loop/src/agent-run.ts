@@ -168,7 +168,11 @@ function pendingOnResume(
 ): { pending: PendingCall[]; records: ToolCallRecord[] } {
   const pending =
     state.status === "running"
-      ? markOutcomesUnknown(state.pending, (call) => call.status === "queued")
+      ? // A checkpointed call is resumed from its checkpoint: it knows where it stood.
+        markOutcomesUnknown(
+          state.pending,
+          (call) => call.status === "queued" && call.checkpoint === undefined,
+        )
       : state.pending;
   if (options.unknownOutcomes === undefined) return { pending, records: [] };
   return applyUnknownOutcomeDecisions(state.runId, state.turns, pending, options.unknownOutcomes);

@@ -4,6 +4,7 @@ import {
   type AgentEventInput,
   DEFAULT_TOOL_OUTPUT_MAX_CHARS,
   emitEvent,
+  type JsonValue,
   type ToolCallOutcome,
 } from "@agent/tools";
 import {
@@ -80,6 +81,7 @@ export class RunDriver {
       filterObservation: env.filterObservation,
       taintOf: (index) => this.#taint.taintOf(index),
       unsaved: new Set(),
+      checkpoint: (callId, checkpoint) => this.#checkpoint(callId, checkpoint),
     };
     this.#limits = {
       maxCalls: env.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN,
@@ -214,7 +216,7 @@ export class RunDriver {
   /** Stops a run whose turn still has calls unanswered: held ones make it wait; else it was interrupted. */
   #stopUnanswered(): Promise<RunResult> {
     const state = this.#state;
-    if (this.#signal.aborted) return this.#stop("cancelled");
+    if (this.#signal.aborted) return this.#stop("cancelled", undefined, this.#forgetCancelledCheckpoints());
     const held = state.pending.filter((call) => call.status === "held");
     if (held.length > 0) {
       return this.#stop(
@@ -225,7 +227,23 @@ export class RunDriver {
       );
     }
     // Some call neither finished nor was held: only an interruption leaves one so.
-    return this.#stop("cancelled");
+    return this.#stop("cancelled", undefined, this.#forgetCancelledCheckpoints());
+  }
+
+  /**
+   * An interrupted call gave up what it checkpointed (a remote task was sent `tasks/cancel`): its
+   * checkpoint is dropped, so a resume runs it anew, as any interrupted call, instead of following a
+   * task cancelled on purpose.
+   */
+  #forgetCancelledCheckpoints(): { set?: object } {
+    const state = this.#state;
+    if (!state.pending.some((call) => call.status === "queued" && call.checkpoint !== undefined)) return {};
+    state.pending = state.pending.map((call) => {
+      if (call.status !== "queued" || call.checkpoint === undefined) return call;
+      const { checkpoint: _dropped, ...rest } = call;
+      return rest;
+    });
+    return { set: { pending: state.pending.slice() } };
   }
 
   /** One call of the turn settled: saved before anything else, so a crash never runs it again. */
@@ -246,6 +264,16 @@ export class RunDriver {
     };
     if (record) change.appendCalls = [record];
     return this.#saved(pending.callId, this.#writer.commit(change));
+  }
+
+  /** A running call saved where it stands: kept in its pending entry and saved before it goes on. */
+  #checkpoint(callId: string, checkpoint: JsonValue): Promise<void> | undefined {
+    const state = this.#state;
+    const index = state.pending.findIndex((call) => call.callId === callId && call.status === "queued");
+    const call = state.pending[index];
+    if (!call) return undefined;
+    state.pending[index] = { ...call, checkpoint };
+    return this.#writer.commit({ set: { pending: state.pending.slice() } });
   }
 
   /** Forgets `callId` as unsaved once `saving` is done. */

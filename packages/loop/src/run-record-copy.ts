@@ -14,6 +14,7 @@ const PENDING_CALL_MEMBERS = {
   status: true,
   requestId: true,
   result: true,
+  checkpoint: true,
 } as const satisfies Record<keyof PendingCall, true>;
 
 const CALL_RECORD_MEMBERS = {
@@ -139,6 +140,7 @@ export function copyPendingCall(call: PendingCall): PendingCall {
   };
   if (call.requestId !== undefined) copy.requestId = call.requestId;
   if (call.result !== undefined) copy.result = { content: call.result.content, isError: call.result.isError };
+  if (call.checkpoint !== undefined) copy.checkpoint = copyJson(call.checkpoint);
   return copy;
 }
 

@@ -10,17 +10,20 @@ import type { FlowSource, JsonValue, Observation } from "@agent/tools";
  * The format of {@link RunState} this version writes; a store refuses a record of a format it does
  * not know. Format 1 (before token budgets) had no `maxTokens` and a sha256 in every call record; it
  * is read with `maxTokens: null`. Format 2 (before the flow guard) had no `taint`; it is read with
- * `taint: []` (its runs were never judged for taint). A resume rewrites either header as format 3.
+ * `taint: []` (its runs were never judged for taint). Format 3 (before resumable calls) had no
+ * `PendingCall.checkpoint`: its calls are read as they are, none of them resumable. A resume rewrites
+ * any older header as format 4, which older loops refuse: they would take a checkpointed call for
+ * one that may have run and hold it, or worse, for one still to run.
  * A continued run (`continueRun`: a new user message after the run stopped) needs no new format: its
  * transcript holds more user messages and its `maxTurns` grew, both of shapes every format has.
  */
-export const RUN_STATE_FORMAT = 3 as const;
+export const RUN_STATE_FORMAT = 4 as const;
 
 /** Every format this version reads: {@link RUN_STATE_FORMAT} and the ones before it. */
-export const READABLE_RUN_STATE_FORMATS: readonly RunStateFormat[] = [1, 2, 3];
+export const READABLE_RUN_STATE_FORMATS: readonly RunStateFormat[] = [1, 2, 3, 4];
 
 /** A format of {@link READABLE_RUN_STATE_FORMATS}. */
-export type RunStateFormat = 1 | 2 | 3;
+export type RunStateFormat = 1 | 2 | 3 | 4;
 
 /** Why a run stopped: a stable, public vocabulary. */
 export const RUN_STOP_REASONS = ["completed", "waiting", "max_turns", "failed", "cancelled"] as const;
@@ -61,6 +64,13 @@ export interface PendingCall {
   requestId?: string;
   /** What the model will read, capped, once done. */
   result?: { content: string; isError: boolean };
+  /**
+   * What the running call saved to be resumed from (`ToolContext.checkpoint`, e.g. the remote task
+   * its server runs it as), set while it is `queued`. A call its process left unanswered with one is
+   * resumed from it (the task followed again: never run twice, its decision not asked again) instead
+   * of being marked `outcome_unknown`. Format 4.
+   */
+  checkpoint?: JsonValue;
 }
 
 /** The full outcome of one finished call, kept in the run's record (the model read a capped text). */

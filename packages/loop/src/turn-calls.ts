@@ -8,6 +8,7 @@ import {
   type FailureDetails,
   type FlowSource,
   failureObservation,
+  type JsonValue,
   NULL_EVENT_SINK,
   type Observation,
   type ObservationErrorCode,
@@ -40,6 +41,8 @@ export interface TurnCallsEnvironment {
    * cannot be saved, these may have run without their outcome kept. The run removes each once saved.
    */
   unsaved: Set<string>;
+  /** Saves a running call's checkpoint with the run (see `PendingCall.checkpoint`); resolves once saved. */
+  checkpoint?: (callId: string, state: JsonValue) => Promise<void> | undefined;
 }
 
 /** The executor's environment for a run's calls, with only the options that are set. */
@@ -135,6 +138,10 @@ export function runCall(
     taint === undefined
       ? { name: call.toolName, input, callId: call.callId }
       : { name: call.toolName, input, callId: call.callId, taint };
+  const { checkpoint } = env;
+  if (checkpoint) request.checkpoint = (state) => checkpoint(call.callId, state);
+  // Checkpointed by a process that stopped: continued from there, never started again.
+  if (call.checkpoint !== undefined) request.resume = call.checkpoint;
   return executeToolCall(request, env.execution);
 }
 

@@ -71,6 +71,7 @@ describe("field-by-field copies", () => {
     const held = {
       ...(state.pending[1] as (typeof state.pending)[number]),
       result: { content: "c", isError: true },
+      checkpoint: { mcpTask: { server: "s", taskId: "t-1" } },
     };
     expect(Object.keys(held).sort()).toEqual(Object.keys(COPIED_MEMBERS.pendingCall).sort());
     expect(copyPendingCall(held)).toStrictEqual(held);

@@ -1,4 +1,4 @@
-import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
+import { MCP_ERROR_CODES, type McpRequestContext, type McpTransport } from "@agent/mcp-transport";
 import {
   type EventSink,
   OBSERVATION_ERROR_CODES,
@@ -7,6 +7,7 @@ import {
   type ToolFailure,
   toolFailure,
 } from "@agent/tools";
+import { emitTaskResumed, followTaskOf, resumedTaskId } from "./call-tasks.js";
 import type { McpServerState } from "./connection-options.js";
 import type { Dormancy } from "./dormancy.js";
 import { emitRequestFinished, requestRecord } from "./instrumented-transport.js";
@@ -51,6 +52,8 @@ export interface CallTarget {
  */
 export class ServerCalls implements RemoteToolPort {
   readonly #target: CallTarget;
+  /** A call resumed from its checkpoint follows its task again; it is never sent twice. */
+  readonly resumesTasks = true;
 
   constructor(target: CallTarget) {
     this.#target = target;
@@ -147,6 +150,10 @@ export class ServerCalls implements RemoteToolPort {
     }
     const callMs = target.callMs();
     if (callMs !== undefined) requestContext.timeoutMs = callMs;
+    if (request.remoteName !== undefined) {
+      const refused = this.#followTask(requestContext, context, toolName, transport);
+      if (refused) return { ok: false, failure: refused };
+    }
     const started = performance.now();
     const response = await transport.request(method, params, requestContext);
     // The executor records the request in the call's outcome; a context that cannot gets its own record.
@@ -161,6 +168,43 @@ export class ServerCalls implements RemoteToolPort {
       return { ok: true, result };
     }
     return response;
+  }
+
+  /**
+   * Lets a `tools/call` that becomes a task be followed (events, checkpoint) and, for a resumed
+   * call, turns its checkpoint into the task to follow; a checkpoint that cannot be followed here is
+   * refused (the call is not sent again).
+   */
+  #followTask(
+    requestContext: McpRequestContext,
+    context: ToolContext,
+    toolName: string,
+    transport: McpTransport,
+  ): ToolFailure | undefined {
+    // Only the stateless protocol has tasks: a handshake-era call costs nothing more.
+    const stateless = transport.wireProtocol?.()?.era === "stateless";
+    if (!stateless && context.resume === undefined) return undefined;
+    const attribution = { server: this.#target.server, toolName, events: this.#target.events() };
+    if (!stateless) {
+      return toolFailure(
+        OBSERVATION_ERROR_CODES.mcpError,
+        `Server "${this.#target.server}" no longer speaks the 2026-07-28 protocol, so the call's task cannot be followed; it was not sent again.`,
+        { code: MCP_ERROR_CODES.invalidParams },
+      );
+    }
+    followTaskOf(requestContext, context, attribution);
+    if (context.resume === undefined) return undefined;
+    const resumed = resumedTaskId(this.#target.server, context.resume);
+    if (!resumed.ok) {
+      return toolFailure(
+        OBSERVATION_ERROR_CODES.mcpError,
+        `The call cannot be resumed: ${resumed.reason}; it was not sent again.`,
+        { code: MCP_ERROR_CODES.invalidParams },
+      );
+    }
+    requestContext.resumeTaskId = resumed.taskId;
+    emitTaskResumed(context, attribution, resumed.taskId);
+    return undefined;
   }
 
   /**

@@ -34,6 +34,11 @@ export type RemoteCallResult = { ok: true; result: unknown } | { ok: false; fail
 export interface RemoteToolPort {
   /** Sends `tools/call` for the tool the server lists as `remoteName`, for the call in `context`. */
   callTool(remoteName: string, args: unknown, context: ToolContext): Promise<RemoteCallResult>;
+  /**
+   * Whether `callTool` honours `context.resume` (follows the remote task the call checkpointed and
+   * never sends the call again); the tools of a port without it cannot be resumed.
+   */
+  readonly resumesTasks?: boolean;
 }
 
 /** The registry group of one server's tools. */
@@ -100,6 +105,7 @@ export function toLocalTool(
     effect: "external",
     group: mcpToolGroup(descriptor.server),
     ...(hints ? { annotations: hints } : {}),
+    ...(server.resumesTasks ? { resumable: true } : {}),
     identity: {
       server: descriptor.server,
       serverIdentity: options.serverIdentity ?? null,

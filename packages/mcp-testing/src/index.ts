@@ -25,4 +25,6 @@ export {
   inputResponsesOf,
   STATELESS_PROTOCOL_VERSION,
   statelessFakeServer,
+  taskCreated,
+  taskState,
 } from "./stateless.js";

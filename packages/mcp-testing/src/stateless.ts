@@ -44,6 +44,32 @@ export function inputResponsesOf(params: unknown): Record<string, unknown> | und
   return record?.inputResponses;
 }
 
+/** A `tools/call` answer that is a task (tasks extension): flat, as SEP-2663 has it. */
+export function taskCreated(taskId: string, pollIntervalMs = 10): Record<string, unknown> {
+  const now = new Date().toISOString();
+  return {
+    resultType: "task",
+    taskId,
+    status: "working",
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs: 60_000,
+    pollIntervalMs,
+  };
+}
+
+/**
+ * A `tasks/get` answer for `taskId` in `status`, with what that status carries (`result` once
+ * `completed`, `error` once `failed`, `inputRequests` while `input_required`) in `extra`.
+ */
+export function taskState(
+  taskId: string,
+  status: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { resultType: "complete", ...taskCreated(taskId), status, ...extra };
+}
+
 /** Handlers for a well-behaved stateless server: {@link fakeServer}'s tools, `server/discover` and no `initialize`. */
 export function statelessFakeServer(
   options: Omit<FakeServerOptions, "protocolVersion"> & { capabilities?: Record<string, unknown> } = {},

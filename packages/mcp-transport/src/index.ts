@@ -7,6 +7,13 @@ export {
   type ProtocolEra,
 } from "./era/negotiate-era.js";
 export {
+  isValidTaskId,
+  MCP_TASK_STATUSES,
+  type McpTaskStatus,
+  TASK_LIMITS,
+  TASKS_EXTENSION,
+} from "./era/task-result.js";
+export {
   readToolParamHeaders,
   type ToolParamHeader,
   type ToolParamHeadersResult,
@@ -35,6 +42,7 @@ export {
   type McpRequestHandler,
   type McpResponse,
   type McpSendResult,
+  type McpTaskEvent,
   type McpTransport,
   type McpWireProtocol,
   mcpFailure,

@@ -53,13 +53,16 @@ export function createRedactingTransport<T extends McpTransport>(transport: T, r
 
 function withCleanProgress(context: McpRequestContext | AbortSignal, redactor: Redactor): McpRequestContext {
   const normalized = toRequestContext(context);
-  const { onProgress } = normalized;
-  if (!onProgress) return normalized;
-  return {
-    ...normalized,
-    onProgress: (progress) =>
+  const { onProgress, onTask } = normalized;
+  if (!onProgress && !onTask) return normalized;
+  const clean: McpRequestContext = { ...normalized };
+  if (onProgress) {
+    clean.onProgress = (progress) =>
       onProgress(
         progress.message === undefined ? progress : { ...progress, message: redactor(progress.message) },
-      ),
-  };
+      );
+  }
+  // A task id that echoes a secret reaches the caller (its audit trail, its saved run) redacted.
+  if (onTask) clean.onTask = (event) => onTask({ ...event, taskId: redactor(event.taskId) });
+  return clean;
 }

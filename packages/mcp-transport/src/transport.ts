@@ -1,3 +1,4 @@
+import type { McpTaskStatus } from "./era/task-result.js";
 import type { McpTransportError } from "./errors.js";
 
 /** Transport-level JSON-RPC error codes; servers may send any other code too. */
@@ -52,7 +53,24 @@ export interface McpRequestContext {
   timeoutMs?: number;
   /** Receives the server's progress notifications for this request. */
   onProgress?: (progress: McpProgress) => void;
+  /**
+   * Receives each step of the task a `tools/call` became (tasks extension, 2026-07-28): its
+   * creation, each change of its status, a cancellation sent. The call waits for a returned promise
+   * before it polls on, so a caller that saves the task (to resume it later) has saved it first.
+   */
+  onTask?: (event: McpTaskEvent) => void | Promise<void>;
+  /**
+   * For `tools/call`: send nothing new, follow the task this same call created before (a call
+   * resumed after its process stopped). A transport that cannot follow tasks fails the request.
+   */
+  resumeTaskId?: string;
 }
+
+/** One step of a call's task, as {@link McpRequestContext.onTask} receives it. */
+export type McpTaskEvent =
+  | { kind: "created"; taskId: string; status: McpTaskStatus; pollIntervalMs: number }
+  | { kind: "status"; taskId: string; status: McpTaskStatus }
+  | { kind: "cancel_sent"; taskId: string; ok: boolean };
 
 /** A message from the server that expects no answer, e.g. `notifications/tools/list_changed`. */
 export interface McpNotification {

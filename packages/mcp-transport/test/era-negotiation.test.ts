@@ -73,7 +73,11 @@ describe("negotiateEra", () => {
       _meta: {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": INITIALIZE.clientInfo,
-        "io.modelcontextprotocol/clientCapabilities": INITIALIZE.capabilities,
+        // The transport follows tasks itself, so it offers the tasks extension besides the client's own.
+        "io.modelcontextprotocol/clientCapabilities": {
+          ...INITIALIZE.capabilities,
+          extensions: { "io.modelcontextprotocol/tasks": {} },
+        },
       },
     });
   });

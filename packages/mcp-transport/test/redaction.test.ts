@@ -193,4 +193,37 @@ describe("createRedactingTransport", () => {
     // Progress, result, error message and data, notification, close reason.
     expect(text.match(/\[redacted\]/g)?.length).toBeGreaterThanOrEqual(6);
   });
+
+  it("hands the caller a task id that echoes a secret redacted, and passes the call's own task id on", async () => {
+    const secret = "tok-5f3a9";
+    let resumedWith: string | undefined;
+    const inner: McpTransport = {
+      request: async (_method, _params, context) => {
+        const ctx = context as { resumeTaskId?: string; onTask?: (event: unknown) => void };
+        resumedWith = ctx.resumeTaskId;
+        ctx.onTask?.({ kind: "created", taskId: `task-${secret}`, status: "working", pollIntervalMs: 10 });
+        return { ok: true, result: {} };
+      },
+      notify: async () => ({ ok: true }),
+      onNotification: () => () => {},
+      onClose: () => () => {},
+      close: async () => {},
+    };
+    const transport = createRedactingTransport(inner, createRedactor([secret]));
+    const events: unknown[] = [];
+    await transport.request(
+      "tools/call",
+      {},
+      {
+        signal: new AbortController().signal,
+        resumeTaskId: "task-1",
+        onTask: (event) => void events.push(event),
+      },
+    );
+    expect(resumedWith).toBe("task-1");
+    expect(JSON.stringify(events)).not.toContain(secret);
+    expect(events).toEqual([
+      expect.objectContaining({ kind: "created", taskId: expect.stringContaining("[redacted]") }),
+    ]);
+  });
 });

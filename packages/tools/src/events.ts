@@ -63,6 +63,9 @@ export type AgentEvent = EventBase &
         taint?: FlowSource[];
       } & CallStartFields &
         CallFields)
+    // Opens the trail of a call resumed after its process stopped (it was decided then; the gate
+    // is not asked again): see `ToolCall.resume`. Its outcome is a `tool_call_finished` as usual.
+    | ({ type: "tool_call_resumed" } & CallStartFields & CallFields)
     | ({
         type: "tool_call_finished";
         ok: boolean;
@@ -181,6 +184,19 @@ export type AgentEvent = EventBase &
         sensitive: boolean;
         durationMs: number;
       }
+    // One step of the task a call's `tools/call` became (tasks extension): `created` (with the
+    // server's clamped poll interval), `status` (each change, the last one final), `resumed` (a new
+    // process follows it again), `cancel_sent` (the client gave up on it). The task id is bounded
+    // printable ASCII; the server's status message is never recorded.
+    | ({
+        type: "mcp_task";
+        server: string;
+        taskId: string;
+        step: "created" | "status" | "resumed" | "cancel_sent";
+        status?: "working" | "input_required" | "completed" | "failed" | "cancelled";
+        pollIntervalMs?: number;
+        ok?: boolean;
+      } & CallFields)
     // No prompt or completion text: the policy decision and approval carry the call's own events.
     | {
         type: "mcp_sampling";

@@ -1,5 +1,6 @@
 import { messageOf } from "@agent/base";
 import { CallCancellation } from "./call-cancellation.js";
+import type { JsonValue } from "./canonical-json.js";
 import {
   type AgentEventInput,
   type CallRequestRecord,
@@ -32,6 +33,15 @@ export interface ToolCall {
    * environment's `taint` (the loop sets it per call: a call is not tainted by its own result).
    */
   taint?: readonly FlowSource[] | undefined;
+  /** Saves the call's checkpoint with its run (handed to the tool as `ToolContext.checkpoint`). */
+  checkpoint?: (state: JsonValue) => Promise<void> | void;
+  /**
+   * Resumes a call that was admitted and started before its process stopped, from the checkpoint it
+   * saved: the gate is not asked again (it decided, and an approval was consumed, back then), the
+   * tool is told to continue (`ToolContext.resume`), and a tool that is not `resumable` is refused.
+   * The trail opens with `tool_call_resumed` instead of a decision.
+   */
+  resume?: JsonValue;
 }
 
 /** Everything a call runs against. The gate is required: nothing executes without one. */
@@ -90,15 +100,19 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     // One cancellation per call: it reaches the gate (unless the caller has its own signal) and the tool.
     const cancellation = new CallCancellation();
     let verdict: GateVerdict;
-    try {
-      verdict = checkedVerdict(
-        await env.gate.admit(
-          new Admission(tool, prepared.input, env, ids, cancellation, call.taint ?? env.taint),
-        ),
-      );
-    } catch (error) {
-      // A gate that cannot decide (or answers with no verdict) fails closed.
-      verdict = { type: "deny", reason: `gate_failed: ${messageOf(error)}` };
+    const resuming = call.resume !== undefined;
+    if (resuming) verdict = resumedVerdict(tool);
+    else {
+      try {
+        verdict = checkedVerdict(
+          await env.gate.admit(
+            new Admission(tool, prepared.input, env, ids, cancellation, call.taint ?? env.taint),
+          ),
+        );
+      } catch (error) {
+        // A gate that cannot decide (or answers with no verdict) fails closed.
+        verdict = { type: "deny", reason: `gate_failed: ${messageOf(error)}` };
+      }
     }
     // Written before anything it admits runs (and before a deny or a hold is returned); a sink may
     // write the decisions of concurrent calls in one go. A write that throws at once fails as one that rejects.
@@ -106,7 +120,11 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     if (audited) {
       try {
         // The records are built here for this emit alone: stamped in place, not copied.
-        const written = emitOwnedDecisionEvent(events, decisionEvent(ids, verdict, start));
+        const opening =
+          resuming && verdict.type === "allow"
+            ? Object.assign({ type: "tool_call_resumed" as const, ...ids }, start)
+            : decisionEvent(ids, verdict, start);
+        const written = emitOwnedDecisionEvent(events, opening);
         if (written) await written;
         // Unwritten, the decision leaves the outcome as the call's only record: it opens the trail.
         decided = true;
@@ -127,6 +145,7 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
         timeoutMs,
         call.taint ?? env.taint,
         recorder,
+        call,
       );
     } else outcome = refusalOf(verdict, unrecorded, ids);
   }
@@ -135,6 +154,12 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     emitOwnedEvent(events, decided ? finished : Object.assign(finished, start));
   }
   return outcome;
+}
+
+/** A resumed call runs as it was admitted, outside any runner: only a tool that can continue a call may. */
+function resumedVerdict(tool: RegisteredTool): GateVerdict {
+  if (!tool.resumable) return { type: "deny", reason: "not_resumable" };
+  return { type: "allow", via: "policy", isolation: "none", run: (execute) => execute() };
 }
 
 /**

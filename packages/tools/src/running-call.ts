@@ -4,6 +4,7 @@
 
 import { messageOf } from "@agent/base";
 import type { CallCancellation } from "./call-cancellation.js";
+import type { JsonValue } from "./canonical-json.js";
 import type { CallRequestRecord } from "./events.js";
 import type { ExecutionEnvironment } from "./execute-tool-call.js";
 import type { FlowSource } from "./flow.js";
@@ -62,10 +63,13 @@ export function runAdmitted(
   timeoutMs: number,
   taint: readonly FlowSource[] | undefined = env.taint,
   recorder?: CallRecorder,
+  continuation?: CallContinuation,
 ): Promise<Observation> {
   return new Promise<Observation>((resolve) => {
     const call = new SettlingCall(ids, cancellation, env.signal, resolve, timeoutMs);
     const context = new RunningCallContext(env, ids, cancellation, taint, recorder);
+    if (continuation?.checkpoint) context.checkpoint = continuation.checkpoint;
+    if (continuation?.resume !== undefined) context.resume = continuation.resume;
     // The runner's own promise is listened to (no promise in between to adopt it: two microtask turns).
     let running: Promise<unknown>;
     try {
@@ -123,6 +127,12 @@ function timeOut(call: SettlingCall, timeoutMs: number): void {
   call.stop(OBSERVATION_ERROR_CODES.timeout, `The tool did not finish within ${timeoutMs} ms.`);
 }
 
+/** How a call is saved to be resumed, and what it resumes from (see `ToolCall`). */
+export interface CallContinuation {
+  checkpoint?: ((state: JsonValue) => Promise<void> | void) | undefined;
+  resume?: JsonValue | undefined;
+}
+
 /** What a running tool receives; its `signal` is the call's cancellation, created on first read. */
 class RunningCallContext implements ToolContext {
   readonly callId: string;
@@ -138,6 +148,8 @@ class RunningCallContext implements ToolContext {
    */
   readonly reportProgress: (progress: ToolProgress) => void;
   readonly #recorder: CallRecorder | undefined;
+  checkpoint?: (state: JsonValue) => Promise<void> | void;
+  resume?: JsonValue;
 
   constructor(
     env: ExecutionEnvironment,

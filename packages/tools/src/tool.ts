@@ -53,6 +53,18 @@ export interface ToolContext {
    * then records the request itself (`mcp_request_finished`).
    */
   recordRequest?(request: CallRequestRecord): boolean;
+  /**
+   * Saves what this call needs to be resumed after its process is gone (e.g. the id of a remote
+   * task it started), with the run, before the tool goes on: the caller waits for the promise.
+   * Absent when nobody saves it (a one-off call).
+   */
+  checkpoint?(state: JsonValue): Promise<void> | void;
+  /**
+   * Set when this call is a resumption: the state it saved with `checkpoint` before its process
+   * stopped. The tool continues from it (e.g. follows the same task) and must not start the action
+   * again. Only a `resumable` tool is ever given one.
+   */
+  readonly resume?: JsonValue;
 }
 
 /** A problem found while validating a tool's input. */
@@ -93,6 +105,8 @@ export interface ToolDefinition<Input> {
    * describe an object; it takes the generated parameters' place everywhere, the fingerprint included.
    */
   parameters?: () => JsonObject;
+  /** Whether `execute` honours `ToolContext.resume` (continues a checkpointed call instead of acting again). */
+  resumable?: boolean;
 }
 
 /** A tool as the registry, the policy and the executor see it. */
@@ -106,6 +120,8 @@ export interface RegisteredTool<Input = unknown> {
   readonly strictParameters: StrictParameters;
   readonly annotations: Readonly<Record<string, JsonValue>> | undefined;
   readonly group: string | undefined;
+  /** Whether a checkpointed call of it can be resumed (see `ToolContext.resume`); unset: it cannot. */
+  readonly resumable?: boolean;
   /** sha256 over the whole definition: any change to it yields a new fingerprint. */
   readonly fingerprint: string;
   /** Validates raw input without side effects; `execute` runs only what was validated. */
@@ -142,6 +158,7 @@ export function defineTool<Input>(definition: ToolDefinition<Input>): Registered
     group,
     fingerprint,
     prepare: tool.prepare,
+    ...(definition.resumable ? { resumable: true } : {}),
   };
 }
 
@@ -158,6 +175,7 @@ class DeferredTool<Input> implements RegisteredTool<Input> {
   readonly effect: ToolEffect;
   readonly annotations: Readonly<Record<string, JsonValue>> | undefined;
   readonly group: string | undefined;
+  readonly resumable?: boolean;
   readonly #definition: ToolDefinition<Input>;
   readonly #convert = memoize((): Converted<Input> => {
     const { schema, name } = this.#definition;
@@ -183,6 +201,7 @@ class DeferredTool<Input> implements RegisteredTool<Input> {
     this.effect = definition.effect;
     this.annotations = definition.annotations;
     this.group = definition.group;
+    if (definition.resumable) this.resumable = true;
     this.#definition = definition;
   }
 

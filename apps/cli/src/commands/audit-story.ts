@@ -61,6 +61,21 @@ const STORY: Readonly<Record<string, (event: Fields) => string>> = Object.freeze
       }
     }
   },
+  tool_call_resumed: (event) =>
+    `call ${event.text("toolName")} (${event.text("callId")}) resumed where its stopped process left it (decided then, not asked again)`,
+  mcp_task: (event) => {
+    const task = `call ${event.text("toolName")} (${event.text("callId")}): task ${event.text("taskId")} on ${event.text("server")}`;
+    switch (event.raw("step")) {
+      case "created":
+        return `${task} created, ${event.text("status")}`;
+      case "resumed":
+        return `${task} followed again`;
+      case "cancel_sent":
+        return `${task} given up: tasks/cancel sent${event.raw("ok") === true ? "" : " (not acknowledged)"}`;
+      default:
+        return `${task} ${event.text("status")}`;
+    }
+  },
   approval_granted: (event) =>
     `request ${event.text("requestId")} approved${event.has("decidedBy") ? ` by ${event.text("decidedBy")}` : ""} (${event.text("toolName")})`,
   approval_denied: (event) =>

@@ -20,3 +20,4 @@ export {
   testServerCommand,
 } from "./server-paths.js";
 export { parseServerRecords, readRecordFile, type ServerRecord } from "./server-records.js";
+export { releaseHeldJobs } from "./stateless-control.js";

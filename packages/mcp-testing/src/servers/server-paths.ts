@@ -74,7 +74,8 @@ export function echoSecretsHttpServerPath(): string {
 /**
  * The absolute path of the stateless 2026-07-28 HTTP server (honours `PORT`): `route` answers with the
  * `Mcp-*` headers it received, `confirm` asks for input as an InputRequiredResult with a requestState,
- * `broken` carries an invalid `x-mcp-header`.
+ * `broken` carries an invalid `x-mcp-header`, `job` runs as a task (tasks extension; a held one ends
+ * after `releaseHeldJobs`). Every request is a `received` record (MCP_TESTING_RECORD_FILE).
  */
 export function statelessServerPath(): string {
   return scriptPath("stateless-server");

@@ -5,12 +5,17 @@
 //   confirm  asks for a confirmation (an elicitation) as an InputRequiredResult with a requestState,
 //            and answers with the elicitation's answer and whether the state came back unchanged
 //   broken   an invalid annotation (on a number): a conforming client excludes it and never calls it
+//   job      runs as a task (tasks extension, see stateless-tasks.mjs); POST /control/release ends held jobs
+// Every request is recorded (`received`, with its method and task id) to MCP_TESTING_RECORD_FILE.
 // Listens on PORT (0: any free port; the loopback preload reports it).
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
+import { record } from "./server-kit.mjs";
+import { createTaskBoard, JOB_TOOL, TASKS_EXTENSION } from "./stateless-tasks.mjs";
 
 const VERSION = "2026-07-28";
 const states = new Set();
+const tasks = createTaskBoard();
 
 const TOOLS = [
   {
@@ -32,6 +37,7 @@ const TOOLS = [
     description: "Carries an invalid x-mcp-header annotation.",
     inputSchema: { type: "object", properties: { score: { type: "number", "x-mcp-header": "Score" } } },
   },
+  JOB_TOOL,
 ];
 
 function text(value) {
@@ -65,6 +71,7 @@ function callTool(params, headers) {
     }
     return text({ answer, stateEchoed: states.delete(params.requestState) });
   }
+  if (params?.name === "job") return tasks.callJob(params);
   return undefined;
 }
 
@@ -77,7 +84,7 @@ function answer(message, headers) {
       result: {
         resultType: "complete",
         supportedVersions: [VERSION],
-        capabilities: { tools: {} },
+        capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
         serverInfo: { name: "stateless-server", version: "1.0.0" },
       },
     };
@@ -94,10 +101,17 @@ function answer(message, headers) {
     if (result) return { jsonrpc: "2.0", id, result };
     return { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool: ${params?.name}` } };
   }
+  const task = tasks.answer(method, params);
+  if (task) return { jsonrpc: "2.0", id, ...task };
   return { jsonrpc: "2.0", id, error: { code: -32601, message: `Method not found: ${method}` } };
 }
 
 const server = createServer((request, response) => {
+  if (request.method === "POST" && request.url === "/control/release") {
+    tasks.release();
+    response.writeHead(204).end();
+    return;
+  }
   if (request.method !== "POST") {
     response.writeHead(405).end();
     return;
@@ -118,6 +132,11 @@ const server = createServer((request, response) => {
       );
       return;
     }
+    record("received", {
+      method: message.method,
+      taskId: message.params?.taskId,
+      tool: message.params?.name,
+    });
     if (message.id === undefined) {
       response.writeHead(202).end();
       return;

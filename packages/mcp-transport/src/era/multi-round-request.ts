@@ -50,7 +50,7 @@ export async function requestWithInput(
 }
 
 /** One round's answers, cancelled with the caller's signal and cut off at the caller's deadline. */
-async function answerWithin(
+export async function answerWithin(
   result: Record<string, unknown>,
   handlers: ReadonlyMap<string, McpRequestHandler>,
   caller: McpRequestContext,

@@ -7,6 +7,7 @@ import {
   type McpResponse,
   type McpTransport,
   type McpWireProtocol,
+  mcpFailure,
   toRequestContext,
 } from "../transport.js";
 import {
@@ -17,6 +18,8 @@ import {
   withEnvelope,
 } from "./envelope.js";
 import { requestWithInput } from "./multi-round-request.js";
+import { followTask } from "./task-polling.js";
+import { isTaskResult, isValidTaskId, readCreatedTask, withTasksExtension } from "./task-result.js";
 import type { ToolHeaderIndex } from "./tool-header-index.js";
 
 /** Which protocol era a connection speaks, once its first `initialize` was answered. */
@@ -126,6 +129,7 @@ export function negotiateEra<T extends McpTransport>(
   ): Promise<McpResponse> {
     const refused = options.refuse?.(method, params);
     if (refused) return { ok: false, error: refused };
+    if (method === "tools/call") return callTool(params, toRequestContext(context), envelope);
     const response = await requestWithInput(
       params,
       toRequestContext(context),
@@ -136,11 +140,41 @@ export function negotiateEra<T extends McpTransport>(
     return response;
   }
 
+  /** A `tools/call`, followed to its end when the server answers it with a task (or resumed on one). */
+  async function callTool(
+    params: unknown,
+    caller: McpRequestContext,
+    envelope: ClientEnvelope,
+  ): Promise<McpResponse> {
+    const deadline = caller.timeoutMs === undefined ? undefined : performance.now() + caller.timeoutMs;
+    const following = {
+      send: (method: string, taskParams: Record<string, unknown>, context: McpRequestContext) =>
+        inner.request(method, withEnvelope(taskParams, envelope), context),
+      handlers,
+      caller,
+      deadline,
+    };
+    if (caller.resumeTaskId !== undefined) {
+      if (!isValidTaskId(caller.resumeTaskId)) {
+        return mcpFailure(MCP_ERROR_CODES.invalidParams, "The task to resume has an invalid id.");
+      }
+      return followTask(caller.resumeTaskId, undefined, following);
+    }
+    const response = await requestWithInput(params, caller, handlers, (round, roundContext) =>
+      inner.request("tools/call", withEnvelope(round, envelope), roundContext),
+    );
+    if (!response.ok || !isTaskResult(response.result)) return response;
+    const created = readCreatedTask(response.result);
+    if (!created.ok) return created;
+    return followTask(created.value.taskId, created.value, following);
+  }
+
   async function initialize(params: unknown, context: McpRequestContext | AbortSignal): Promise<McpResponse> {
     const record = isRecord(params) ? params : {};
+    // This transport follows tasks itself (see `callTool`), so it is what offers the extension.
     const envelope: ClientEnvelope = {
       clientInfo: record.clientInfo,
-      capabilities: record.capabilities ?? {},
+      capabilities: withTasksExtension(record.capabilities),
     };
     const caller = toRequestContext(context);
     const started = performance.now();
@@ -198,7 +232,18 @@ export function negotiateEra<T extends McpTransport>(
           : { era: "stateless", protocolVersion: era.protocolVersion },
     request(method, params, context) {
       if (method === "initialize" && era.kind === "undecided") return initialize(params, context);
-      if (era.kind !== "stateless") return inner.request(method, params, context);
+      if (era.kind !== "stateless") {
+        // Sending the call again would run it twice: only the stateless protocol has tasks to follow.
+        if (method === "tools/call" && toRequestContext(context).resumeTaskId !== undefined) {
+          return Promise.resolve(
+            mcpFailure(
+              MCP_ERROR_CODES.invalidParams,
+              "The server no longer speaks the 2026-07-28 protocol, so its task cannot be followed; the call was not sent again.",
+            ),
+          );
+        }
+        return inner.request(method, params, context);
+      }
       return statelessRequest(method, params, context, era.envelope);
     },
     onRequest(method, handler) {
