@@ -150,3 +150,44 @@ describe("if/then/else, $anchor and typeless applicator branches", () => {
     ).toContain(`an "integer" inside "oneOf"`);
   });
 });
+
+describe("a conditional where the converter would drop it", () => {
+  // Shown to the model as written, so it must be enforced or refused, never silently lost.
+  const big = { type: "object", properties: { kind: { const: "big" } }, required: ["kind"] };
+  const needsN = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
+
+  it("refuses if/then/else next to $ref (inlining keeps only the target)", () => {
+    const schema = {
+      type: "object",
+      $defs: { base: { type: "object", properties: { kind: { type: "string" }, n: { type: "number" } } } },
+      // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
+      properties: { p: { $ref: "#/$defs/base", if: big, then: needsN } },
+    };
+    expect(reasonOf(schema)).toContain('keyword "if" next to "$ref" is not supported');
+    expect(reasonOf(schema)).toContain('keyword "then" next to "$ref" is not supported');
+  });
+
+  it("refuses if/then/else next to enum or const (literals carry no other keyword)", () => {
+    // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
+    const schema = {
+      type: "object",
+      properties: { p: { enum: ["a", "b"], if: { const: "a" }, then: { const: "b" } } },
+    };
+    expect(reasonOf(schema)).toContain('keyword "if" next to "enum" is not supported');
+  });
+
+  it("refuses if/then/else next to anyOf or oneOf (unions stay pure)", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
+        p: {
+          anyOf: [{ type: "string" }, { type: "number" }],
+          if: { type: "string" },
+          then: { minLength: 2 },
+        },
+      },
+    };
+    expect(reasonOf(schema)).toContain('keyword "if" next to "anyOf" is not supported');
+  });
+});

@@ -75,6 +75,9 @@ export const GENERAL_KEYWORDS: readonly string[] = [
   "anyOf",
   "oneOf",
   "allOf",
+  "if",
+  "then",
+  "else",
   "$ref",
 ];
 
