@@ -22,7 +22,7 @@ interface OutgoingRequest {
   toolName: string;
   /** For `tools/call`: the tool it calls, as the server lists it. */
   remoteName?: string;
-  /** For `tools/call`: the local tool registered for it when the call was made, checked after a dormant connection reopened. */
+  /** For `tools/call`: the local tool it was authorized as, checked against what is registered when it is sent. */
   before?: RegisteredTool | undefined;
 }
 
@@ -60,8 +60,14 @@ export class ServerCalls implements RemoteToolPort {
   }
 
   /** Sends `tools/call` for `remoteName` on behalf of the call in `context`. */
-  callTool(remoteName: string, args: unknown, context: ToolContext): Promise<RemoteCallResult> {
-    const before = this.#target.currentTool(remoteName);
+  callTool(
+    remoteName: string,
+    args: unknown,
+    context: ToolContext,
+    authorized?: RegisteredTool,
+  ): Promise<RemoteCallResult> {
+    // What the call was authorized as; read now only for a caller that does not say (a library's own call).
+    const before = authorized ?? this.#target.currentTool(remoteName);
     // The registered tool's own name: the same text, without building it again for every call.
     const toolName = before?.name ?? mcpToolName(this.#target.server, remoteName);
     const params = { name: remoteName, arguments: args };
@@ -151,6 +157,10 @@ export class ServerCalls implements RemoteToolPort {
     const callMs = target.callMs();
     if (callMs !== undefined) requestContext.timeoutMs = callMs;
     if (request.remoteName !== undefined) {
+      // A listing that finished while the call was being authorized (another call's re-list, a
+      // list_changed) may have replaced its definition: what was approved is not what would run.
+      const stale = this.#stale(request, "its server's tools were listed again while it was authorized");
+      if (stale) return { ok: false, failure: stale };
       const refused = this.#followTask(requestContext, context, toolName, transport);
       if (refused) return { ok: false, failure: refused };
     }

@@ -32,8 +32,17 @@ export type RemoteCallResult = { ok: true; result: unknown } | { ok: false; fail
  * test's fake): one hop out, one hop back, one result type. It never throws for a call's outcome.
  */
 export interface RemoteToolPort {
-  /** Sends `tools/call` for the tool the server lists as `remoteName`, for the call in `context`. */
-  callTool(remoteName: string, args: unknown, context: ToolContext): Promise<RemoteCallResult>;
+  /**
+   * Sends `tools/call` for the tool the server lists as `remoteName`, for the call in `context`;
+   * `authorized` is the local tool the call was validated and authorized as (the one executing), so
+   * a port can refuse to send it once its server lists another definition.
+   */
+  callTool(
+    remoteName: string,
+    args: unknown,
+    context: ToolContext,
+    authorized?: RegisteredTool,
+  ): Promise<RemoteCallResult>;
   /**
    * Whether `callTool` honours `context.resume` (follows the remote task the call checkpointed and
    * never sends the call again); the tools of a port without it cannot be resumed.
@@ -116,9 +125,10 @@ export function toLocalTool(
     // The port's own promise, mapped: no async frame of its own per call. Promise.resolve returns a
     // native promise as it is, and adopts what a port written in JavaScript may answer instead.
     execute: (args, context) =>
-      Promise.resolve(server.callTool(descriptor.remoteName, args, context)).then(mapAnswer),
+      Promise.resolve(server.callTool(descriptor.remoteName, args, context, registered)).then(mapAnswer),
   });
-  return { ok: true, tool: tool as RegisteredTool };
+  const registered = tool as RegisteredTool;
+  return { ok: true, tool: registered };
 }
 
 type OwnDefinition = Pick<
