@@ -216,7 +216,7 @@ export class RunDriver {
   /** Stops a run whose turn still has calls unanswered: held ones make it wait; else it was interrupted. */
   #stopUnanswered(): Promise<RunResult> {
     const state = this.#state;
-    if (this.#signal.aborted) return this.#stop("cancelled", undefined, this.#forgetCancelledCheckpoints());
+    if (this.#signal.aborted) return this.#stop("cancelled");
     const held = state.pending.filter((call) => call.status === "held");
     if (held.length > 0) {
       return this.#stop(
@@ -226,24 +226,10 @@ export class RunDriver {
         held.map((call) => call.requestId as string),
       );
     }
-    // Some call neither finished nor was held: only an interruption leaves one so.
-    return this.#stop("cancelled", undefined, this.#forgetCancelledCheckpoints());
-  }
-
-  /**
-   * An interrupted call gave up what it checkpointed (a remote task was sent `tasks/cancel`): its
-   * checkpoint is dropped, so a resume runs it anew, as any interrupted call, instead of following a
-   * task cancelled on purpose.
-   */
-  #forgetCancelledCheckpoints(): { set?: object } {
-    const state = this.#state;
-    if (!state.pending.some((call) => call.status === "queued" && call.checkpoint !== undefined)) return {};
-    state.pending = state.pending.map((call) => {
-      if (call.status !== "queued" || call.checkpoint === undefined) return call;
-      const { checkpoint: _dropped, ...rest } = call;
-      return rest;
-    });
-    return { set: { pending: state.pending.slice() } };
+    // Some call neither finished nor was held: only an interruption leaves one so. A checkpoint it
+    // made is kept: the task's `tasks/cancel` may not have left, or come too late, so a resume
+    // follows the task (to its end, cancelled or not) instead of starting the action a second time.
+    return this.#stop("cancelled");
   }
 
   /** One call of the turn settled: saved before anything else, so a crash never runs it again. */

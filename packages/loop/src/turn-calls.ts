@@ -140,8 +140,10 @@ export function runCall(
       : { name: call.toolName, input, callId: call.callId, taint };
   const { checkpoint } = env;
   if (checkpoint) request.checkpoint = (state) => checkpoint(call.callId, state);
-  // Checkpointed by a process that stopped: continued from there, never started again.
-  if (call.checkpoint !== undefined) request.resume = call.checkpoint;
+  // Checkpointed by a process that stopped: continued from there, never started again. Only a call
+  // that was admitted (queued) can have checkpointed; on any other a checkpoint is ignored, so it is
+  // decided by the gate like any call.
+  if (call.checkpoint !== undefined && call.status === "queued") request.resume = call.checkpoint;
   return executeToolCall(request, env.execution);
 }
 
