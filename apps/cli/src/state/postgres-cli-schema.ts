@@ -47,6 +47,9 @@ export const CLI_POSTGRES_MIGRATIONS: { component: string; migrations: readonly 
         // The same rows, read as the SQLite state's step 8 reads its table `runs` (same columns):
         // same ids, call ids, statuses and approval requests, so a held call resumes as before.
         rewrite: async (client) => {
+          // Older CLIs on other machines still write this table: shut them out until the step
+          // commits, so no row lands between the copy and the DROP (their writes then fail, loudly).
+          await client.query("LOCK TABLE agent_call_runs IN ACCESS EXCLUSIVE MODE");
           const rows = await client.query<LegacyCallRunRow>("SELECT * FROM agent_call_runs ORDER BY seq");
           for (const row of rows.rows) await insertRun(client, callRunOfLegacyRow(row));
         },
