@@ -126,6 +126,30 @@ describe("RequestStreams", () => {
     expect(signal?.aborted).toBe(true);
   });
 
+  it("stops listening to the connection's signal once a request ends", async () => {
+    const streams = new RequestStreams(() => false);
+    const connection = new AbortController();
+    let listeners = 0;
+    const signal = connection.signal;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      listeners += 1;
+      add(...args);
+    }) as typeof add;
+    signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+      listeners -= 1;
+      remove(...args);
+    }) as typeof remove;
+    for (let id = 0; id < 5; id += 1) {
+      await streams.open(id, { method: "POST", signal }, async () => Response.json({ id, result: {} }));
+    }
+    const streamed = await streams.open(9, { method: "POST", signal }, async (init) => openEventStream(init));
+    streams.cancel(cancellation(9));
+    await readAll(streamed);
+    expect(listeners).toBe(0);
+  });
+
   it("refuses a GET (a resumption) locally only while the connection speaks the stateless protocol", () => {
     let stateless = false;
     const streams = new RequestStreams(() => stateless);

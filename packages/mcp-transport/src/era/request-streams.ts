@@ -20,6 +20,8 @@ function acceptedLocally(): Response {
  */
 export class RequestStreams {
   readonly #open = new Map<RequestId, AbortController>();
+  /** What stops forwarding the connection's abort to a request, until it is forgotten. */
+  readonly #releases = new Map<AbortController, () => void>();
   readonly #isStateless: () => boolean;
 
   /** `isStateless` says whether the connection negotiated the stateless protocol (asked when a GET goes out). */
@@ -52,7 +54,7 @@ export class RequestStreams {
     if (typeof id !== "string" && typeof id !== "number") return undefined;
     const controller = this.#open.get(id);
     if (!controller) return undefined;
-    this.#open.delete(id);
+    this.#forget(id, controller);
     controller.abort(new Error("request cancelled by the client"));
     return acceptedLocally();
   }
@@ -60,11 +62,18 @@ export class RequestStreams {
   /** Sends the stateless request `id` with a signal of its own, and tracks its stream until it ends. */
   async open(id: RequestId, init: RequestInit, send: Send): Promise<Response> {
     const controller = new AbortController();
-    const signal = init.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal;
+    // The connection's own abort (close) still ends this request: forwarded by a listener (cheaper
+    // per request than AbortSignal.any), removed when the request is forgotten.
+    const connection = init.signal;
+    if (connection) {
+      const forward = (): void => controller.abort(connection.reason);
+      connection.addEventListener("abort", forward, { once: true });
+      this.#releases.set(controller, () => connection.removeEventListener("abort", forward));
+    }
     this.#open.set(id, controller);
     let response: Response;
     try {
-      response = await send({ ...init, signal });
+      response = await send({ ...init, signal: controller.signal });
     } catch (error) {
       this.#forget(id, controller);
       // Cancelled before the response began: for the SDK, the request was accepted and ends there.
@@ -91,6 +100,8 @@ export class RequestStreams {
 
   #forget(id: RequestId, controller: AbortController): void {
     if (this.#open.get(id) === controller) this.#open.delete(id);
+    this.#releases.get(controller)?.();
+    this.#releases.delete(controller);
   }
 
   /** `body`, forgotten when it ends, and closed (not errored) when this connection cancelled it. */
