@@ -168,9 +168,9 @@ describe("a conditional where the converter would drop it", () => {
   });
 
   it("refuses if/then/else next to enum or const (literals carry no other keyword)", () => {
-    // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
     const schema = {
       type: "object",
+      // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
       properties: { p: { enum: ["a", "b"], if: { const: "a" }, then: { const: "b" } } },
     };
     expect(reasonOf(schema)).toContain('keyword "if" next to "enum" is not supported');
@@ -180,10 +180,10 @@ describe("a conditional where the converter would drop it", () => {
     const schema = {
       type: "object",
       properties: {
-        // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
         p: {
           anyOf: [{ type: "string" }, { type: "number" }],
           if: { type: "string" },
+          // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
           then: { minLength: 2 },
         },
       },
