@@ -1,5 +1,6 @@
 import { RUN_STATE_FORMAT, type RunChange, type RunStore, resumeRun, startRun } from "@agent/loop";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
+import { grantApprovalRequest } from "@agent/policy";
 import { defineTool, type GateRequest, type JsonValue, type ToolGate } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -178,5 +179,45 @@ describe("a checkpointed call whose process vanished", () => {
     );
     expect(outcome).toMatchObject({ ok: false, error: "policy_denied" });
     expect(harness.executed.echo).toBeUndefined();
+  });
+
+  it("ignores a checkpoint on a held call: the gate still decides it, and it runs fresh once granted", async () => {
+    const harness = createHarness();
+    const started: unknown[] = [];
+    const resumed: JsonValue[] = [];
+    harness.tools.register(
+      defineTool({
+        name: "deploy",
+        description: "Deploys (a write: the policy asks).",
+        effect: "write",
+        resumable: true,
+        schema: z.object({ name: z.string() }),
+        execute: async (input, context) => {
+          if (context.resume !== undefined) resumed.push(context.resume);
+          else started.push(input);
+          return "deployed";
+        },
+      }),
+    );
+    const env = harness.env(
+      createScriptedModel([
+        toolCallTurn([{ id: "tc_1", name: "deploy", input: { name: "prod" } }]),
+        textTurn("done"),
+      ]),
+    );
+    const waiting = await startRun(env, { prompt: "deploy", runId: "run_held" });
+    expect(waiting.status).toBe("waiting");
+    // Someone who can write the run store forges a checkpoint on the held call.
+    const saved = await harness.store.loadRun("run_held");
+    if (!saved) throw new Error("run_held was not saved");
+    await harness.store.updateRun("run_held", saved.version, {
+      set: { pending: saved.pending.map((call) => ({ ...call, checkpoint: { task: "forged" } })) },
+    });
+    expect(await resumeRun(env, { runId: "run_held" })).toMatchObject({ status: "waiting" });
+    expect({ started, resumed }).toEqual({ started: [], resumed: [] });
+
+    await grantApprovalRequest(harness.approvals, waiting.requestIds[0] as string);
+    expect(await resumeRun(env, { runId: "run_held" })).toMatchObject({ status: "completed" });
+    expect({ started, resumed }).toEqual({ started: [{ name: "prod" }], resumed: [] });
   });
 });
