@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readRecordFile, startLoopbackHttpServer } from "@agent/mcp-testing/servers";
 import { createStreamableHttpTransport } from "@agent/mcp-transport/http";
-import { executeToolCall } from "@agent/tools";
+import { type ExecutionEnvironment, executeToolCall } from "@agent/tools";
 import { describe, expect, it, onTestFinished } from "vitest";
 import {
   createClientHarness,
@@ -38,6 +38,30 @@ async function v2HttpHarness(callTimeoutMs?: number) {
   return { harness, records: () => readRecordFile(records) };
 }
 
+/**
+ * Starts the `wait` tool, cancels it once the server has it, and waits for the server's handler to
+ * see the abort: the observation is `cancelled` on both transports.
+ */
+async function cancelWhileWaiting(
+  harness: { env: ExecutionEnvironment },
+  records: () => Record<string, unknown>[],
+  callId: string,
+): Promise<void> {
+  const controller = new AbortController();
+  const pending = executeToolCall(
+    { name: "mcp__v2__wait", input: {}, callId },
+    { ...harness.env, signal: controller.signal },
+  );
+  await waitFor(
+    () => records().some((entry) => entry.event === "called"),
+    undefined,
+    "the call reaching the server",
+  );
+  controller.abort();
+  expect(await pending).toMatchObject({ type: "observation", ok: false, error: "cancelled" });
+  await waitFor(() => records().some((entry) => entry.event === "aborted"), undefined, "the server's abort");
+}
+
 describe("a real 2026-07-28 server (SDK v2) over Streamable HTTP", () => {
   it("negotiates 2026-07-28, lists its tools and calls one with the envelope", async () => {
     const { harness, records } = await v2HttpHarness();
@@ -61,24 +85,7 @@ describe("a real 2026-07-28 server (SDK v2) over Streamable HTTP", () => {
   it("cancels a call: the server's handler sees its abort", async () => {
     const { harness, records } = await v2HttpHarness();
     await harness.connection.start();
-    const controller = new AbortController();
-    const pending = executeToolCall(
-      { name: "mcp__v2__wait", input: {}, callId: "call_wait" },
-      { ...harness.env, signal: controller.signal },
-    );
-    await waitFor(
-      () => records().some((entry) => entry.event === "called"),
-      undefined,
-      "the call reaching the server",
-    );
-    controller.abort();
-    const outcome = await pending;
-    expect(outcome).toMatchObject({ type: "observation", ok: false, error: "cancelled" });
-    await waitFor(
-      () => records().some((entry) => entry.event === "aborted"),
-      undefined,
-      "the server's abort",
-    );
+    await cancelWhileWaiting(harness, records, "call_wait");
     // The closed stream was the whole cancellation: no notification, no resumption, no error.
     const received = records().filter((entry) => entry.event === "received");
     expect(received).not.toContainEqual(expect.objectContaining({ method: "notifications/cancelled" }));
@@ -142,22 +149,6 @@ describe("a real 2026-07-28 server (SDK v2) over stdio", () => {
   it("cancels a call with notifications/cancelled: the server's handler sees its abort", async () => {
     const { harness, records } = v2StdioHarness(["wait"]);
     await harness.connection.start();
-    const controller = new AbortController();
-    const pending = executeToolCall(
-      { name: "mcp__v2__wait", input: {}, callId: "call_wait_stdio" },
-      { ...harness.env, signal: controller.signal },
-    );
-    await waitFor(
-      () => records().some((entry) => entry.event === "called"),
-      undefined,
-      "the call reaching the server",
-    );
-    controller.abort();
-    expect(await pending).toMatchObject({ type: "observation", ok: false, error: "cancelled" });
-    await waitFor(
-      () => records().some((entry) => entry.event === "aborted"),
-      undefined,
-      "the server's abort",
-    );
+    await cancelWhileWaiting(harness, records, "call_wait_stdio");
   });
 });
