@@ -151,11 +151,11 @@ describe("server-everything over Streamable HTTP on loopback, through the whole 
   it("ends the session on close, within its bound", async () => {
     const harness = await everythingHttp({ server: server(), timeouts: { closeMs: 2_000 } });
     await harness.connection.start();
-    const started = performance.now();
     await harness.connection.close();
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(harness.wire.at(-1)?.method).toBe("DELETE");
     expect(harness.events.ofType("mcp_closed")).toHaveLength(1);
+    // Within its bound: a close past closeMs reports mcp_close_failed.
+    expect(harness.events.ofType("mcp_close_failed")).toEqual([]);
     expect(harness.registry.names()).toEqual([]);
   });
 });

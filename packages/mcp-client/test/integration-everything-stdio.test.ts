@@ -245,10 +245,9 @@ describe("server-everything over stdio, through the whole client", () => {
       { name: LONG_RUNNING_TOOL, input: { duration: 3, steps: 3 }, callId: "call_slow" },
       harness.env,
     );
-    const elapsed = performance.now() - started;
+    // Timed out, not finished: the operation runs 3 s, ten times the bound.
     expect(outcome).toMatchObject({ ok: false, error: "timeout" });
-    expect(elapsed).toBeGreaterThanOrEqual(295);
-    expect(elapsed).toBeLessThan(5_000);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
     const requestId = requestIdOf(harness.wire, (request) => request.method === "tools/call");
     await waitFor(() => harness.wire.find((message) => isCancellationOf(message, requestId)));
     expect(
@@ -265,9 +264,8 @@ describe("server-everything over stdio, through the whole client", () => {
     const processes = harness.processes();
     expect(processes).toContain(harness.transport().pid());
 
-    const started = performance.now();
+    // Within its bound: a close past closeMs reports mcp_close_failed (asserted empty below).
     await Promise.all([harness.connection.close(), harness.connection.close()]);
-    expect(performance.now() - started).toBeLessThan(5_000);
     await harness.connection.close();
     expect(harness.connection.state).toBe("closed");
     expect(harness.registry.listGroup(harness.connection.group)).toEqual([]);

@@ -36,9 +36,8 @@ describe("misbehaving servers, through the whole client", () => {
       code: "mcp_initialize_failed",
       message: "initialize timed out after 300 ms.",
     });
-    const elapsed = performance.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(295);
-    expect(elapsed).toBeLessThan(5_000);
+    // Not early: the handshake deadline, not a spawn failure, ended it (the message names it).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
 
     expect(harness.registry.names()).toEqual(["read_file"]);
     expect(harness.registry.get("read_file")).toBe(local);
@@ -62,13 +61,13 @@ describe("misbehaving servers, through the whole client", () => {
       harness.env,
     );
     const elapsed = performance.now() - started;
+    // The executor's own bound ended the call (its message names it): the hang never answers.
     expect(outcome).toMatchObject({
       ok: false,
       error: "timeout",
       message: "The tool did not finish within 300 ms.",
     });
     expect(elapsed).toBeGreaterThanOrEqual(295);
-    expect(elapsed).toBeLessThan(5_000);
     // The server's own record: its handler's signal aborted, i.e. notifications/cancelled arrived.
     await waitFor(() =>
       harness.records().find((record) => record.event === "cancelled" && record.tool === "hang"),
@@ -94,14 +93,13 @@ describe("misbehaving servers, through the whole client", () => {
       callTimeoutMs: 5_000,
     });
     await harness.connection.start();
-    const started = performance.now();
     const outcome = await executeToolCall({ name: "mcp__misbehaving__hang", input: {} }, harness.env);
+    // The connection's callMs answered, not the executor's 5 s bound (whose message differs).
     expect(outcome).toMatchObject({
       ok: false,
       error: "timeout",
       message: expect.stringContaining("did not answer in time"),
     });
-    expect(performance.now() - started).toBeLessThan(4_000);
     await waitFor(() =>
       harness.records().find((record) => record.event === "cancelled" && record.tool === "hang"),
     );
@@ -176,9 +174,8 @@ describe("misbehaving servers, through the whole client", () => {
     const processes = harness.processes();
     expect(processes).toEqual(expect.arrayContaining([harness.transport().pid(), grandchild]));
 
-    const started = performance.now();
     await harness.connection.close();
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // Within its bound: a close past closeMs reports mcp_close_failed.
     expect(harness.events.ofType("mcp_close_failed")).toEqual([]);
     expect(harness.events.ofType("mcp_closed")).toHaveLength(1);
     expect(harness.transport().diagnostics().closeEscalation).toBe("sigkill");
@@ -211,10 +208,8 @@ describe("misbehaving servers, through the whole client", () => {
     await harness.connection.start();
     await waitFor(() => harness.records().find((record) => record.event === "grandchild"));
     const processes = harness.processes();
-    const started = performance.now();
     await expect(harness.connection.close()).resolves.toBeUndefined();
-    // Returned (the event below says it was at its own 150 ms bound, not the transport's 600 ms).
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // Returned at its own 150 ms bound, not the transport's 600 ms: the event below says so.
     expect(harness.events.ofType("mcp_close_failed")).toEqual([
       expect.objectContaining({ server: "misbehaving", message: "close did not finish within 150 ms" }),
     ]);
