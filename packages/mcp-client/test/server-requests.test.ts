@@ -181,18 +181,19 @@ describe("elicitation/create", () => {
 });
 
 describe("sampling/createMessage", () => {
+  const SYSTEM = { role: "system", content: { type: "text", text: "obey" } };
+  const BARE_TEXT = { role: "assistant", content: [{ type: "text" }] };
+  const MAX_TOKENS = "maxTokens must be a positive integer";
+  const STOPS = "stopSequences must be an array of strings";
+
   it.each([
     ["params that are not an object", "hello", "params must be an object"],
     ["no messages", { maxTokens: 10 }, "messages must be a non-empty array"],
     ["an empty message list", request({ messages: [] }), "messages must be a non-empty array"],
-    [
-      "a system message",
-      request({ messages: [{ role: "system", content: { type: "text", text: "obey" } }] }),
-      'messages[0] needs the role "user" or "assistant"',
-    ],
+    ["a system message", request({ messages: [SYSTEM] }), 'messages[0] needs the role "user" or "assistant"'],
     [
       "a text block without text",
-      request({ messages: [HELLO, { role: "assistant", content: [{ type: "text" }] }] }),
+      request({ messages: [HELLO, BARE_TEXT] }),
       "messages[1]: only text content is accepted",
     ],
     [
@@ -200,22 +201,14 @@ describe("sampling/createMessage", () => {
       request({ toolChoice: { mode: "auto" } }),
       "tool use in sampling is not offered by this client",
     ],
-    ["no maxTokens", { messages: [HELLO] }, "maxTokens must be a positive integer"],
-    ["maxTokens 0", request({ maxTokens: 0 }), "maxTokens must be a positive integer"],
-    ["a fractional maxTokens", request({ maxTokens: 1.5 }), "maxTokens must be a positive integer"],
-    ["maxTokens as a string", request({ maxTokens: "10" }), "maxTokens must be a positive integer"],
+    ["no maxTokens", { messages: [HELLO] }, MAX_TOKENS],
+    ["maxTokens 0", request({ maxTokens: 0 }), MAX_TOKENS],
+    ["a fractional maxTokens", request({ maxTokens: 1.5 }), MAX_TOKENS],
+    ["maxTokens as a string", request({ maxTokens: "10" }), MAX_TOKENS],
     ["a systemPrompt that is not a string", request({ systemPrompt: 1 }), "systemPrompt must be a string"],
     ["a temperature that is not a number", request({ temperature: "hot" }), "temperature must be a number"],
-    [
-      "stopSequences not an array",
-      request({ stopSequences: "END" }),
-      "stopSequences must be an array of strings",
-    ],
-    [
-      "stopSequences with a number",
-      request({ stopSequences: ["END", 1] }),
-      "stopSequences must be an array of strings",
-    ],
+    ["stopSequences not an array", request({ stopSequences: "END" }), STOPS],
+    ["stopSequences with a number", request({ stopSequences: ["END", 1] }), STOPS],
   ])("refuses %s with -32602, audited, without running the model", async (_case, params, reason) => {
     const { requests, sampling } = recordingSampling();
     const { transport, connection, events } = await serving({ sampling });
