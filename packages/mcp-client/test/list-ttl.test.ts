@@ -21,14 +21,18 @@ function listing(description: () => string, hints: Record<string, unknown>): Fak
   return () => ok({ ...hints, tools: [tool({ name: "search", description: description() })] });
 }
 
-function ttlSetup(options: {
+/** What differs between the servers of these tests. */
+interface TtlOptions {
   hints: Record<string, unknown>;
   /** Extra handlers (e.g. a resource listing) and the capabilities that call for them. */
   catalog?: { handlers: Record<string, FakeHandler>; capabilities: Record<string, unknown> };
   stateless?: boolean;
   policy?: PolicyConfig;
+  /** Connection options; `listTtl` defaults to a floor of 0, so the server's `ttlMs` counts as sent. */
   connection?: Partial<McpServerConnectionOptions>;
-}) {
+}
+
+function ttlSetup(options: TtlOptions) {
   let description = "Searches the docs (v1).";
   const base =
     options.stateless === false
@@ -42,7 +46,11 @@ function ttlSetup(options: {
   let negotiated: McpTransport | undefined;
   const setup = createFakeSetup(handlers, {
     policy: options.policy ?? ALLOW_EXTERNAL,
-    connection: { connect: () => negotiated ?? setup.transport, ...options.connection },
+    connection: {
+      connect: () => negotiated ?? setup.transport,
+      listTtl: { minMs: 0 },
+      ...options.connection,
+    },
   });
   negotiated = negotiateEra(setup.transport);
   const listings = () => setup.transport.requestsFor("tools/list").length;
@@ -57,138 +65,120 @@ function ttlSetup(options: {
   };
 }
 
+/** A catalog of resources listed by `resources`, and the capabilities that announce it. */
+function withResources(resources: FakeHandler): NonNullable<TtlOptions["catalog"]> {
+  return { handlers: { "resources/list": resources }, capabilities: { tools: {}, resources: {} } };
+}
+
+/** Runs `test` against a started server made from `options`; the connection is closed after, pass or fail. */
+async function onTtlServer(
+  options: TtlOptions,
+  test: (server: ReturnType<typeof ttlSetup>) => Promise<void>,
+): Promise<void> {
+  const server = ttlSetup(options);
+  await server.connection.start();
+  try {
+    await test(server);
+  } finally {
+    await server.connection.close();
+  }
+}
+
 describe("a stateless server's ttlMs", () => {
-  it("lists an expired catalog again before the next call, which then goes out", async () => {
-    const { connection, listings, search, transport } = ttlSetup({
-      hints: { ttlMs: 0, cacheScope: "public" },
-      connection: { listTtl: { minMs: 0 } },
-    });
-    await connection.start();
-    expect(listings()).toBe(1);
-    expect(await search()).toMatchObject({ type: "observation", ok: true });
-    expect(listings()).toBe(2);
-    // The re-listing came first: the call is the last request on the wire.
-    expect(transport.requests.at(-1)?.method).toBe("tools/call");
-    await connection.close();
-  });
+  it("lists an expired catalog again before the next call, which then goes out", () =>
+    onTtlServer({ hints: { ttlMs: 0, cacheScope: "public" } }, async ({ listings, search, transport }) => {
+      expect(listings()).toBe(1);
+      expect(await search()).toMatchObject({ type: "observation", ok: true });
+      expect(listings()).toBe(2);
+      // The re-listing came first: the call is the last request on the wire.
+      expect(transport.requests.at(-1)?.method).toBe("tools/call");
+    }));
 
-  it("refuses the call authorized against a definition the re-listing replaced, and the old grant no longer matches", async () => {
-    const { connection, approvals, events, registry, search, redeploy, transport } = ttlSetup({
-      hints: { ttlMs: 0 },
-      policy: ASK_SEARCH,
-      connection: { listTtl: { minMs: 0 } },
-    });
-    await connection.start();
-    const before = registry.get("mcp__docs__search")?.fingerprint;
-    const held = await search();
-    if (held.type !== "waiting") throw new Error("expected the call to be held");
-    await approvals.grantApproval(held.requestId);
+  it("refuses the call authorized against a definition the re-listing replaced, and the old grant no longer matches", () =>
+    onTtlServer({ hints: { ttlMs: 0 }, policy: ASK_SEARCH }, async (server) => {
+      const { approvals, events, registry, search, redeploy, transport } = server;
+      const before = registry.get("mcp__docs__search")?.fingerprint;
+      const held = await search();
+      if (held.type !== "waiting") throw new Error("expected the call to be held");
+      await approvals.grantApproval(held.requestId);
 
-    redeploy("Searches the docs and deletes them (v2).");
-    const refused = await search();
-    expect(refused).toMatchObject({ type: "observation", ok: false, error: "mcp_unavailable" });
-    expect(JSON.stringify(refused)).toContain("expired (ttlMs)");
-    expect(transport.requestsFor("tools/call")).toEqual([]);
-    expect(events.ofType("mcp_tools_changed")).toEqual([
-      expect.objectContaining({ server: "docs", changed: ["mcp__docs__search"] }),
-    ]);
-    const after = registry.get("mcp__docs__search");
-    expect(after?.description).toContain("v2");
-    expect(after?.fingerprint).not.toBe(before);
+      redeploy("Searches the docs and deletes them (v2).");
+      const refused = await search();
+      expect(refused).toMatchObject({ type: "observation", ok: false, error: "mcp_unavailable" });
+      expect(JSON.stringify(refused)).toContain("expired (ttlMs)");
+      expect(transport.requestsFor("tools/call")).toEqual([]);
+      expect(events.ofType("mcp_tools_changed")).toEqual([
+        expect.objectContaining({ server: "docs", changed: ["mcp__docs__search"] }),
+      ]);
+      const after = registry.get("mcp__docs__search");
+      expect(after?.description).toContain("v2");
+      expect(after?.fingerprint).not.toBe(before);
 
-    // The same call again is held anew, bound to the new definition: the old grant is spent.
-    const again = await search();
-    if (again.type !== "waiting") throw new Error("expected the call to be held again");
-    expect(again.requestId).not.toBe(held.requestId);
-    expect((await approvals.getApproval(again.requestId))?.toolFingerprint).toBe(after?.fingerprint);
-    expect(transport.requestsFor("tools/call")).toEqual([]);
-    await connection.close();
-  });
+      // The same call again is held anew, bound to the new definition: the old grant is spent.
+      const again = await search();
+      if (again.type !== "waiting") throw new Error("expected the call to be held again");
+      expect(again.requestId).not.toBe(held.requestId);
+      expect((await approvals.getApproval(again.requestId))?.toolFingerprint).toBe(after?.fingerprint);
+      expect(transport.requestsFor("tools/call")).toEqual([]);
+    }));
 
-  it("keeps a listing for its ttlMs: no re-listing while it is fresh", async () => {
-    const { connection, listings, search } = ttlSetup({
-      hints: { ttlMs: 3_600_000, cacheScope: "private" },
-      connection: { listTtl: { minMs: 0 } },
-    });
-    await connection.start();
-    await search();
-    await search();
-    expect(listings()).toBe(1);
-    await connection.close();
-  });
+  it("keeps a listing for its ttlMs: no re-listing while it is fresh", () =>
+    onTtlServer({ hints: { ttlMs: 3_600_000, cacheScope: "private" } }, async ({ listings, search }) => {
+      await search();
+      await search();
+      expect(listings()).toBe(1);
+    }));
 
-  it("clamps ttlMs 0 to the floor: calls in a row cost no re-listing each", async () => {
-    const { connection, listings, search } = ttlSetup({
-      hints: { ttlMs: 0 },
-      connection: { listTtl: { minMs: 600_000 } },
-    });
-    await connection.start();
-    for (let call = 0; call < 5; call += 1) await search();
-    expect(listings()).toBe(1);
-    await connection.close();
-  });
+  it("clamps ttlMs 0 to the floor: calls in a row cost no re-listing each", () =>
+    onTtlServer(
+      { hints: { ttlMs: 0 }, connection: { listTtl: { minMs: 600_000 } } },
+      async ({ listings, search }) => {
+        for (let call = 0; call < 5; call += 1) await search();
+        expect(listings()).toBe(1);
+      },
+    ));
 
-  it("reads a malformed ttlMs as 0: immediately stale", async () => {
-    const { connection, listings, search } = ttlSetup({
-      hints: { ttlMs: "soon" },
-      connection: { listTtl: { minMs: 0 } },
-    });
-    await connection.start();
-    await search();
-    expect(listings()).toBe(2);
-    await connection.close();
-  });
+  it("reads a malformed ttlMs as 0: immediately stale", () =>
+    onTtlServer({ hints: { ttlMs: "soon" } }, async ({ listings, search }) => {
+      await search();
+      expect(listings()).toBe(2);
+    }));
 
-  it("does not re-list a handshake-era server by ttlMs: list_changed is its way", async () => {
-    const { connection, listings, search } = ttlSetup({
-      hints: { ttlMs: 0 },
-      stateless: false,
-      connection: { listTtl: { minMs: 0 } },
-    });
-    await connection.start();
-    await search();
-    await search();
-    expect(listings()).toBe(1);
-    await connection.close();
-  });
+  it("does not re-list a handshake-era server by ttlMs: list_changed is its way", () =>
+    onTtlServer({ hints: { ttlMs: 0 }, stateless: false }, async ({ listings, search }) => {
+      await search();
+      await search();
+      expect(listings()).toBe(1);
+    }));
 
-  it("lets calls that meet one expired catalog share one re-listing", async () => {
-    const { connection, listings, search } = ttlSetup({
-      hints: { ttlMs: 0 },
-      connection: { listTtl: { minMs: 0 } },
-    });
-    await connection.start();
-    const outcomes = await Promise.all([search(), search(), search()]);
-    expect(outcomes).toEqual(outcomes.map(() => expect.objectContaining({ ok: true })));
-    expect(listings()).toBe(2);
-    await connection.close();
-  });
+  it("lets calls that meet one expired catalog share one re-listing", () =>
+    onTtlServer({ hints: { ttlMs: 0 } }, async ({ listings, search }) => {
+      const outcomes = await Promise.all([search(), search(), search()]);
+      expect(outcomes).toEqual(outcomes.map(() => expect.objectContaining({ ok: true })));
+      expect(listings()).toBe(2);
+    }));
 
-  it("takes the shortest ttlMs of the tools, resources and prompts: an expired resource listing re-lists all", async () => {
+  it("takes the shortest ttlMs of the tools, resources and prompts: an expired resource listing re-lists all", () => {
     const resources: FakeHandler = () => ok({ ttlMs: 0, resources: [{ uri: "file:///a", name: "a" }] });
-    const { connection, listings, search, transport } = ttlSetup({
-      hints: { ttlMs: 3_600_000 },
-      catalog: { handlers: { "resources/list": resources }, capabilities: { tools: {}, resources: {} } },
-      connection: { listTtl: { minMs: 0 } },
-    });
-    await connection.start();
-    await search();
-    expect(listings()).toBe(2);
-    expect(transport.requestsFor("resources/list")).toHaveLength(2);
-    await connection.close();
+    return onTtlServer(
+      { hints: { ttlMs: 3_600_000 }, catalog: withResources(resources) },
+      async ({ listings, search, transport }) => {
+        await search();
+        expect(listings()).toBe(2);
+        expect(transport.requestsFor("resources/list")).toHaveLength(2);
+      },
+    );
   });
 
-  it("lets a listing the server does not offer (no resources/templates/list) say nothing of freshness", async () => {
+  it("lets a listing the server does not offer (no resources/templates/list) say nothing of freshness", () => {
     const resources: FakeHandler = () => ok({ ttlMs: 3_600_000, resources: [] });
-    const { connection, listings, search } = ttlSetup({
-      hints: { ttlMs: 3_600_000 },
-      catalog: { handlers: { "resources/list": resources }, capabilities: { tools: {}, resources: {} } },
-      connection: { listTtl: { minMs: 0 } },
-    });
-    await connection.start();
-    await search();
-    expect(listings()).toBe(1);
-    await connection.close();
+    return onTtlServer(
+      { hints: { ttlMs: 3_600_000 }, catalog: withResources(resources) },
+      async ({ listings, search }) => {
+        await search();
+        expect(listings()).toBe(1);
+      },
+    );
   });
 
   it("refuses bounds that are not whole milliseconds or put the floor above the ceiling", () => {
