@@ -40,17 +40,10 @@ export function createSdkTransport(
   const errorListeners = new ListenerSet<McpTransportError>();
   const report = (error: McpTransportError): void => errorListeners.emit(error);
   const lifetime = new ConnectionLifetime(pending, redact);
+  // Before the connection starts: a transport may hand over messages it queued from within start().
   const inbound = attachInboundDispatch(protocol, { lifetime, report, redact });
   const connection = new ProtocolConnection(protocol, sdkTransport, lifetime, describeClose);
-  const outbound = createOutbound({
-    protocol,
-    sdkTransport,
-    pending,
-    lifetime,
-    connection,
-    redact,
-    retryAfter,
-  });
+  const outbound = createOutbound({ connection, pending, redact, retryAfter });
   return {
     request: outbound.request,
     notify: outbound.notify,

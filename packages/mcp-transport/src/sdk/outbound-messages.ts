@@ -1,5 +1,4 @@
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Progress, Request } from "@modelcontextprotocol/sdk/types.js";
 import { assertContext, assertMethod, assertParams } from "../assert-argument.js";
 import {
@@ -12,12 +11,11 @@ import {
   mcpFailure,
   toRequestContext,
 } from "../transport.js";
-import { type ConnectionLifetime, closedFailure } from "./connection-lifetime.js";
+import { closedFailure } from "./connection-lifetime.js";
 import { foldRequestError } from "./fold-error.js";
 import { callSafely } from "./listener-set.js";
 import type { PendingRequest, PendingRequests } from "./pending-requests.js";
 import type { ProtocolConnection } from "./protocol-connection.js";
-import type { RawProtocol } from "./raw-protocol.js";
 import { ANY_RESULT_SCHEMA } from "./result-schema.js";
 import type { RetryDecision } from "./sdk-transport-options.js";
 
@@ -26,11 +24,10 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 /** What {@link createOutbound} sends through and keeps track with. */
 export interface OutboundPort {
-  protocol: RawProtocol;
-  sdkTransport: Transport;
-  pending: PendingRequests;
-  lifetime: ConnectionLifetime;
+  /** The protocol to send through, its SDK transport and the connection's lifetime. */
   connection: ProtocolConnection;
+  /** Where each request waits for its outcome. */
+  pending: PendingRequests;
   redact: (text: string) => string;
   retryAfter: ((error: unknown) => Promise<RetryDecision>) | undefined;
 }
@@ -45,7 +42,8 @@ export type Outbound = Pick<McpTransport, "request" | "notify">;
  * request needs (its pending entry, its SDK options, its answer handlers).
  */
 export function createOutbound(port: OutboundPort): Outbound {
-  const { protocol, sdkTransport, pending, lifetime, connection, redact, retryAfter } = port;
+  const { connection, pending, redact, retryAfter } = port;
+  const { protocol, sdkTransport, lifetime } = connection;
 
   /** Puts a pending request on the wire, and settles it with the answer. */
   const send = (

@@ -12,6 +12,9 @@ import type { RawProtocol } from "./raw-protocol.js";
 export class ProtocolConnection {
   /** Settles true once the SDK transport is up, false if it failed to start; never rejects. */
   readonly ready: Promise<boolean>;
+  readonly protocol: RawProtocol;
+  readonly sdkTransport: Transport;
+  readonly lifetime: ConnectionLifetime;
   #connected = false;
 
   constructor(
@@ -20,6 +23,9 @@ export class ProtocolConnection {
     lifetime: ConnectionLifetime,
     describeClose: () => McpCloseReason | undefined,
   ) {
+    this.protocol = protocol;
+    this.sdkTransport = sdkTransport;
+    this.lifetime = lifetime;
     protocol.onclose = () =>
       lifetime.end(describeClose() ?? { kind: "lost", message: "the transport closed" });
     this.ready = protocol.connect(sdkTransport).then(
