@@ -12,40 +12,17 @@ import {
   type McpRequestContext,
   type McpRequestHandler,
   type McpResponse,
-  type McpTransport,
 } from "../src/transport.js";
+import {
+  connectScripted,
+  INITIALIZE,
+  type Script,
+  scriptedEraServer,
+  withoutMeta,
+} from "./scripted-era-server.js";
 
-type Sent = { method: string; params: Record<string, unknown>; context: McpRequestContext | AbortSignal };
-
-/** A stateless server: answers server/discover with 2026-07-28, and each other method from its script. */
-function statelessTransport(script: Record<string, McpResponse[]>): {
-  transport: McpTransport;
-  sent: Sent[];
-} {
-  const sent: Sent[] = [];
-  const transport: McpTransport = {
-    async request(method, params, context) {
-      if (method === "server/discover") {
-        return { ok: true, result: { supportedVersions: ["2026-07-28"], capabilities: {} } };
-      }
-      sent.push({ method, params: params as Record<string, unknown>, context });
-      return script[method]?.shift() ?? { ok: true, result: { content: [] } };
-    },
-    notify: async () => ({ ok: true }),
-    onNotification: () => () => {},
-    onRequest: () => () => {},
-    onClose: () => () => {},
-    close: async () => {},
-  };
-  return { transport, sent };
-}
-
-const INITIALIZE = {
-  protocolVersion: "2025-11-25",
-  capabilities: {},
-  clientInfo: { name: "agent", version: "1" },
-};
 const never = new AbortController().signal;
+const COMPLETE: McpResponse = { ok: true, result: { content: [] } };
 
 function inputRequired(extra: Record<string, unknown> = {}): McpResponse {
   return {
@@ -63,21 +40,9 @@ function inputRequired(extra: Record<string, unknown> = {}): McpResponse {
   };
 }
 
-async function connect(
-  script: Record<string, McpResponse[]>,
-  handlers: Record<string, McpRequestHandler> = {},
-) {
-  const { transport, sent } = statelessTransport(script);
-  const era = negotiateEra(transport);
-  for (const [method, handler] of Object.entries(handlers)) era.onRequest(method, handler);
-  await era.request("initialize", INITIALIZE, never);
-  return { era, sent };
-}
-
-/** What a round sent besides the envelope. */
-function withoutMeta(params: Record<string, unknown>): Record<string, unknown> {
-  const { _meta, ...rest } = params;
-  return rest;
+/** A stateless server answering each method from its script, each answer once. */
+function connect(script: Script, handlers: Record<string, McpRequestHandler> = {}) {
+  return connectScripted(script, { answers: "each-once", unscripted: COMPLETE }, handlers);
 }
 
 const accept: McpRequestHandler = async () => ({ ok: true, result: { action: "accept", content: {} } });
@@ -248,25 +213,15 @@ describe("multi-round-trip requests", () => {
   });
 
   it("leaves a handshake-era server's results alone, input_required or not", async () => {
-    const sent: string[] = [];
-    const transport: McpTransport = {
-      async request(method) {
-        sent.push(method);
-        if (method === "server/discover")
-          return { ok: false, error: { code: -32601, message: "Method not found" } };
-        if (method === "initialize") return { ok: true, result: {} };
-        return inputRequired();
-      },
-      notify: async () => ({ ok: true }),
-      onNotification: () => () => {},
-      onClose: () => () => {},
-      close: async () => {},
-    };
+    const { transport, received } = scriptedEraServer(
+      {},
+      { answers: "each-once", unscripted: inputRequired(), handshake: true },
+    );
     const era = negotiateEra(transport);
     era.onRequest("elicitation/create", accept);
     await era.request("initialize", INITIALIZE, never);
     const outcome = await era.request("tools/call", { name: "t" }, never);
     expect(outcome).toEqual(inputRequired());
-    expect(sent).toEqual(["server/discover", "initialize", "tools/call"]);
+    expect(received).toEqual(["server/discover", "initialize", "tools/call"]);
   });
 });

@@ -5,7 +5,6 @@
  * sends about its task is trusted.
  */
 import { describe, expect, it } from "vitest";
-import { negotiateEra } from "../src/era/negotiate-era.js";
 import { TASK_LIMITS } from "../src/era/task-result.js";
 import {
   MCP_ERROR_CODES,
@@ -15,45 +14,7 @@ import {
   type McpTaskEvent,
   type McpTransport,
 } from "../src/transport.js";
-
-type Sent = { method: string; params: Record<string, unknown> };
-type Script = Record<string, McpResponse[]>;
-
-/** A stateless server (or, with `handshake`, an old one) answering each method from its script; the last answer repeats. */
-function scriptedServer(script: Script, handshake = false): { transport: McpTransport; sent: Sent[] } {
-  const sent: Sent[] = [];
-  const transport: McpTransport = {
-    async request(method, params) {
-      if (method === "server/discover") {
-        return handshake
-          ? { ok: false, error: { code: -32601, message: "Method not found" } }
-          : { ok: true, result: { supportedVersions: ["2026-07-28"], capabilities: {} } };
-      }
-      if (method === "initialize")
-        return { ok: true, result: { protocolVersion: "2025-11-25", capabilities: {} } };
-      sent.push({ method, params: params as Record<string, unknown> });
-      const answers = script[method] ?? [];
-      return (
-        (answers.length > 1 ? answers.shift() : answers[0]) ?? {
-          ok: true,
-          result: { resultType: "complete" },
-        }
-      );
-    },
-    notify: async () => ({ ok: true }),
-    onNotification: () => () => {},
-    onRequest: () => () => {},
-    onClose: () => () => {},
-    close: async () => {},
-  };
-  return { transport, sent };
-}
-
-const INITIALIZE = {
-  protocolVersion: "2025-11-25",
-  capabilities: {},
-  clientInfo: { name: "agent", version: "1" },
-};
+import { connectScripted, type Script, type Sent, withoutMeta } from "./scripted-era-server.js";
 
 function created(extra: Record<string, unknown> = {}): McpResponse {
   return {
@@ -78,12 +39,13 @@ function task(status: string, extra: Record<string, unknown> = {}): McpResponse 
 
 const RESULT = { content: [{ type: "text", text: "42" }] };
 
-async function connect(script: Script, handlers: Record<string, McpRequestHandler> = {}, handshake = false) {
-  const { transport, sent } = scriptedServer(script, handshake);
-  const era = negotiateEra(transport);
-  for (const [method, handler] of Object.entries(handlers)) era.onRequest(method, handler);
-  await era.request("initialize", INITIALIZE, new AbortController().signal);
-  return { era, sent };
+/** A stateless server (or, with `handshake`, an old one) answering from its script; the last answer repeats. */
+function connect(script: Script, handlers: Record<string, McpRequestHandler> = {}, handshake = false) {
+  return connectScripted(
+    script,
+    { answers: "repeat-last", unscripted: { ok: true, result: { resultType: "complete" } }, handshake },
+    handlers,
+  );
 }
 
 function call(
@@ -100,7 +62,6 @@ function call(
 }
 
 const methods = (sent: Sent[]): string[] => sent.map((entry) => entry.method);
-const withoutMeta = ({ _meta, ...rest }: Record<string, unknown>): Record<string, unknown> => rest;
 
 describe("a tools/call answered with a task", () => {
   it("is polled with tasks/get until it completes, and answers with the result the task inlines", async () => {
