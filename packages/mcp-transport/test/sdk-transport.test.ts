@@ -132,14 +132,12 @@ describe("createSdkTransport", () => {
   it("resolves a request that outlives timeoutMs with the timeout code and cancels it on the server", async () => {
     const { transport, cancelled } = await harness();
     await initialize(transport);
-    const started = Date.now();
     const response = await transport.request(
       "tools/call",
       { name: "slow" },
       { signal: never(), timeoutMs: 100 },
     );
     expect(response).toMatchObject({ ok: false, error: { code: MCP_ERROR_CODES.timeout } });
-    expect(Date.now() - started).toBeLessThan(5_000);
     await waitFor(() => cancelled.length === 1);
   });
 

@@ -79,13 +79,11 @@ describe("misbehaving stdio servers", () => {
       },
     });
     expect(closes).toEqual([{ kind: "exited", message: "the server exited with code 3" }]);
-    const started = Date.now();
+    // Fails fast: the request has no timeout, so without that it would wait forever.
     expect(await transport.request("tools/list", {}, never())).toMatchObject({
       ok: false,
       error: { code: MCP_ERROR_CODES.connectionClosed },
     });
-    // Fails fast: without that, a request with no timeout would wait forever.
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(transport.diagnostics()).toMatchObject({ exitCode: 3, exitSignal: null });
   });
 
@@ -97,10 +95,8 @@ describe("misbehaving stdio servers", () => {
     expect(tree).toContain(grandchild);
     const started = Date.now();
     await transport.close();
-    const elapsed = Date.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(800);
-    // Bounded: generous margin for a loaded machine; the escalation itself is asserted below.
-    expect(elapsed).toBeLessThan(5_000);
+    // SIGTERM was given its time; then the escalation (asserted below) ended the group.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(800);
     expect(transport.diagnostics()).toMatchObject({ closeEscalation: "sigkill", exitSignal: "SIGKILL" });
     expect(records().some((record) => record.event === "sigterm-ignored")).toBe(true);
     await assertNoProcessesAlive(tree, 1000);

@@ -112,18 +112,16 @@ describe("stdio against server-everything", () => {
   it("resolves with -32001 when timeoutMs passes, and cancels the call on the server", async () => {
     const { transport, sent } = everything();
     await initialize(transport);
-    const started = Date.now();
     const response = await transport.request(
       "tools/call",
       { name: "trigger-long-running-operation", arguments: { duration: 5, steps: 5 } },
       { signal: never(), timeoutMs: 200 },
     );
+    // The request's own bound answered (its message names it), not the 5 s operation.
     expect(response).toEqual({
       ok: false,
       error: { code: MCP_ERROR_CODES.timeout, message: "request timed out after 200 ms" },
     });
-    // Well before the 5 s operation would have finished.
-    expect(Date.now() - started).toBeLessThan(4_000);
     expect(
       sent.filter((message) => "method" in message && message.method === "notifications/cancelled"),
     ).toHaveLength(1);
