@@ -202,6 +202,8 @@ export class FakeTransport implements McpTransport {
     signal: AbortSignal = new AbortController().signal,
   ): Promise<McpRequestAnswer> {
     const handler = this.#requestHandlers.get(method);
+    // As the transport contract says: `ping` is the transport's own, answered with `{}`.
+    if (!handler && method === "ping") return { ok: true, result: {} };
     if (!handler) return mcpFailure(MCP_ERROR_CODES.methodNotFound, "Method not found");
     return handler(params, { signal });
   }

@@ -27,6 +27,15 @@ describe("FakeTransport", () => {
     expect(listed).toMatchObject({ ok: true, result: { tools: [{ name: "echo" }] } });
     expect(transport.calls).toEqual([]);
   });
+
+  it("answers a server's ping with {} as the transport contract says, and other unhandled requests with -32601", async () => {
+    const transport = new FakeTransport(fakeServer({ tools: ["echo"] }));
+    expect(await transport.serverRequest("ping")).toEqual({ ok: true, result: {} });
+    expect(await transport.serverRequest("roots/list")).toMatchObject({
+      ok: false,
+      error: { code: -32_601 },
+    });
+  });
 });
 
 describe("the 2026-07-28 shape", () => {
