@@ -1,7 +1,7 @@
 import { createPolicyGate, definePolicy, InMemoryApprovalStore, type Sandbox } from "@agent/policy";
 import { createMemoryEventSink, executeToolCall, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
-import { countingTool, FIXED_NOW, sequentialIds } from "./helpers.js";
+import { countingTool, FIXED_NOW, recordingSandbox, sequentialIds } from "./helpers.js";
 
 function setUp(sandbox?: Sandbox) {
   const notes = countingTool("write_notes", "write");
@@ -36,15 +36,7 @@ describe("a policy gate that takes up new decisions", () => {
   });
 
   it("keeps the network policy and sandbox requirement it was created with", async () => {
-    const runs: unknown[] = [];
-    const sandbox: Sandbox = {
-      name: "test-passthrough",
-      isolates: false,
-      async run(execute, options) {
-        runs.push(options.network);
-        return execute();
-      },
-    };
+    const sandbox = recordingSandbox(false);
     const { gate, call } = setUp(sandbox);
     const reloaded = definePolicy({
       rules: [{ tool: "write_notes", decision: "allow" }],
@@ -54,7 +46,7 @@ describe("a policy gate that takes up new decisions", () => {
     gate.reload(reloaded);
     // Not refused for want of isolation, and run under the network policy the gate started with.
     expect(await call(1)).toMatchObject({ type: "observation", ok: true });
-    expect(runs).toEqual(["deny"]);
+    expect(sandbox.runs).toEqual([{ network: "deny" }]);
     expect(gate.policy()).toMatchObject({ rules: reloaded.rules, network: "deny", sandbox: "optional" });
     expect(Object.isFrozen(gate.policy())).toBe(true);
   });
