@@ -1,6 +1,7 @@
 import { dirname, resolve } from "node:path";
 import { messageOf } from "@agent/base";
 import { LoopError } from "@agent/loop";
+import type { Redactor } from "@agent/mcp-transport";
 import { ModelClientError } from "@agent/models";
 import { PolicyError } from "@agent/policy";
 import { StorePostgresError } from "@agent/store-postgres";
@@ -30,7 +31,8 @@ import { serveCommand } from "./commands/serve.js";
 import { toolsCommand } from "./commands/tools.js";
 import { CONFIG_ENV_VARIABLE, ConfigError, resolveConfigPath } from "./config/index.js";
 import { CliExit, EXIT_CODES, type ExitCode, interruptionExitCode } from "./exit-codes.js";
-import { openRuntime, type Runtime } from "./runtime/runtime.js";
+import { type ConfiguredRuntime, openConfiguredRuntime } from "./runtime/configured-runtime.js";
+import { openPackageCache, openRuntime, type Runtime } from "./runtime/runtime.js";
 import { createServerProcesses, type ServerProcesses } from "./runtime/server-connections.js";
 import { openStateRuntime, type StateRuntime, stateOnlyRedactor } from "./runtime/state-runtime.js";
 import { StateError } from "./state/index.js";
@@ -112,8 +114,8 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
     case "mcp list":
       return withRuntime(args, scope, (runtime) => mcpListCommand(runtime, io, args, signal));
     case "mcp login":
-      return withRuntime(args, scope, (runtime) =>
-        mcpLoginCommand(runtime, io, { server: operand(args) }, signal),
+      return withConfigured(args, guard, (configured) =>
+        mcpLoginCommand(configured, io, { server: operand(args) }, signal),
       );
     case "mcp add":
       return mcpAddCommand(configFileToEdit(args, io), io, {
@@ -125,12 +127,17 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
       return mcpRemoveCommand(configFileToEdit(args, io), io, operand(args));
     case "mcp get":
       // Through the loaded configuration's redactor: a literal secret in the entry is not shown.
-      return withRuntime(args, scope, async (runtime) =>
-        mcpGetCommand(runtime.config.file, io, operand(args)),
+      return withConfigured(args, guard, async (configured) =>
+        mcpGetCommand(configured.config.file, io, operand(args)),
       );
     case "mcp refresh":
-      return withRuntime(args, scope, (runtime) =>
-        mcpRefreshCommand(runtime, io, { servers: args.operands, json: args.json }, signal),
+      return withConfigured(args, guard, (configured) =>
+        mcpRefreshCommand(
+          { ...configured, packages: openPackageCache(configured, io) },
+          io,
+          { servers: args.operands, json: args.json },
+          signal,
+        ),
       );
     case "mcp logout":
       return withState(args, guard, (runtime) => mcpLogoutCommand(runtime, io, { server: operand(args) }));
@@ -241,18 +248,38 @@ async function withState<T>(
   }
 }
 
-async function withRuntime<T>(
+// The configuration and the state, no tool or server: for commands that read server entries only.
+function withConfigured<T>(
+  args: CliArgs,
+  guard: OutputGuard,
+  run: (configured: ConfiguredRuntime) => Promise<T>,
+): Promise<T> {
+  return withOpened(args, guard, () => openConfiguredRuntime(args, guard.io), run);
+}
+
+// The connected world (tools, gate, servers), composed once by `openRuntime`.
+function withRuntime<T>(
   args: CliArgs,
   { guard, processes }: CommandScope,
   run: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
+  return withOpened(args, guard, () => openRuntime(args, guard.io, processes), run);
+}
+
+// Every output after `open` passes the loaded configuration's redactor; what was opened is closed whatever `run` did.
+async function withOpened<Opened extends { redactor: Redactor; close(): Promise<void> }, T>(
+  args: CliArgs,
+  guard: OutputGuard,
+  open: () => Promise<Opened>,
+  run: (opened: Opened) => Promise<T>,
+): Promise<T> {
   announceConfigFile(args, guard.io);
-  const runtime = await openRuntime(args, guard.io, processes);
-  guard.protect(runtime.redactor);
+  const opened = await open();
+  guard.protect(opened.redactor);
   try {
-    return await run(runtime);
+    return await run(opened);
   } finally {
-    await runtime.close();
+    await opened.close();
   }
 }
 
