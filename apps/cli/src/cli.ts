@@ -1,4 +1,3 @@
-import { dirname, resolve } from "node:path";
 import { messageOf } from "@agent/base";
 import { LoopError } from "@agent/loop";
 import { ModelClientError } from "@agent/models";
@@ -8,6 +7,14 @@ import { chatCommand } from "./chat/chat.js";
 import { type CliArgs, parseCliArgs } from "./cli-args.js";
 import { cliVersion } from "./cli-version.js";
 import { groupHelp, helpFor, usageText } from "./command-help.js";
+import {
+  announceConfigFile,
+  type CommandScope,
+  configFileToEdit,
+  withConfigured,
+  withRuntime,
+  withState,
+} from "./command-scopes.js";
 import { approvalsDecideCommand, approvalsListCommand } from "./commands/approvals.js";
 import { approvalsShowCommand } from "./commands/approvals-show.js";
 import { auditCommand } from "./commands/audit.js";
@@ -28,14 +35,13 @@ import { continueRunCommand, runCommand } from "./commands/run.js";
 import { runsListCommand, runsShowCommand } from "./commands/runs.js";
 import { serveCommand } from "./commands/serve.js";
 import { toolsCommand } from "./commands/tools.js";
-import { CONFIG_ENV_VARIABLE, ConfigError, resolveConfigPath } from "./config/index.js";
+import { ConfigError } from "./config/index.js";
 import { CliExit, EXIT_CODES, type ExitCode, interruptionExitCode } from "./exit-codes.js";
-import { openRuntime, type Runtime } from "./runtime/runtime.js";
+import { openPackageCache } from "./runtime/runtime.js";
 import { createServerProcesses, type ServerProcesses } from "./runtime/server-connections.js";
-import { openStateRuntime, type StateRuntime, stateOnlyRedactor } from "./runtime/state-runtime.js";
 import { StateError } from "./state/index.js";
-import { agentCommand, type CliIo, safeLine, safeText, writeLine } from "./terminal/io.js";
-import { createOutputGuard, type OutputGuard } from "./terminal/output-guard.js";
+import { agentCommand, type CliIo, safeText, writeLine } from "./terminal/io.js";
+import { createOutputGuard } from "./terminal/output-guard.js";
 import { createTurnInterrupts, type TurnInterrupts } from "./terminal/turn-interrupts.js";
 
 /**
@@ -82,14 +88,6 @@ export async function runCli(
   }
 }
 
-// What every command of one `runCli` shares: its output guard, its stop signal, its server processes.
-interface CommandScope {
-  guard: OutputGuard;
-  signal: AbortSignal;
-  processes: ServerProcesses;
-  interrupts: TurnInterrupts;
-}
-
 async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
   const { guard, signal } = scope;
   const { io } = guard;
@@ -112,8 +110,8 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
     case "mcp list":
       return withRuntime(args, scope, (runtime) => mcpListCommand(runtime, io, args, signal));
     case "mcp login":
-      return withRuntime(args, scope, (runtime) =>
-        mcpLoginCommand(runtime, io, { server: operand(args) }, signal),
+      return withConfigured(args, guard, (configured) =>
+        mcpLoginCommand(configured, io, { server: operand(args) }, signal),
       );
     case "mcp add":
       return mcpAddCommand(configFileToEdit(args, io), io, {
@@ -125,12 +123,17 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
       return mcpRemoveCommand(configFileToEdit(args, io), io, operand(args));
     case "mcp get":
       // Through the loaded configuration's redactor: a literal secret in the entry is not shown.
-      return withRuntime(args, scope, async (runtime) =>
-        mcpGetCommand(runtime.config.file, io, operand(args)),
+      return withConfigured(args, guard, async (configured) =>
+        mcpGetCommand(configured.config.file, io, operand(args)),
       );
     case "mcp refresh":
-      return withRuntime(args, scope, (runtime) =>
-        mcpRefreshCommand(runtime, io, { servers: args.operands, json: args.json }, signal),
+      return withConfigured(args, guard, (configured) =>
+        mcpRefreshCommand(
+          { ...configured, packages: openPackageCache(configured, io) },
+          io,
+          { servers: args.operands, json: args.json },
+          signal,
+        ),
       );
     case "mcp logout":
       return withState(args, guard, (runtime) => mcpLogoutCommand(runtime, io, { server: operand(args) }));
@@ -222,60 +225,6 @@ async function dispatch(args: CliArgs, scope: CommandScope): Promise<ExitCode> {
     case "version":
       return EXIT_CODES.ok;
   }
-}
-
-async function withState<T>(
-  args: CliArgs,
-  guard: OutputGuard,
-  run: (runtime: StateRuntime) => Promise<T>,
-): Promise<T> {
-  const { io } = guard;
-  announceConfigFile(args, io);
-  // Before the state opens: without the configuration's secrets nothing stored may be printed.
-  guard.protect(stateOnlyRedactor(args, io));
-  const runtime = await openStateRuntime(args, io);
-  try {
-    return await run(runtime);
-  } finally {
-    await runtime.close();
-  }
-}
-
-async function withRuntime<T>(
-  args: CliArgs,
-  { guard, processes }: CommandScope,
-  run: (runtime: Runtime) => Promise<T>,
-): Promise<T> {
-  announceConfigFile(args, guard.io);
-  const runtime = await openRuntime(args, guard.io, processes);
-  guard.protect(runtime.redactor);
-  try {
-    return await run(runtime);
-  } finally {
-    await runtime.close();
-  }
-}
-
-/** A configuration found rather than named by --config: one stderr line says which file it is. */
-function announceConfigFile(args: CliArgs, io: CliIo): void {
-  const { path, source, found } = resolveConfigPath({ flag: args.config, env: io.env, cwd: io.cwd });
-  // A missing file is reported by the loader, with what to do about it.
-  if (source === "flag" || !found) return;
-  const above = dirname(path) !== resolve(io.cwd);
-  const from = {
-    env: CONFIG_ENV_VARIABLE,
-    default: above ? "found above the current directory" : "current directory",
-    "project-mcp": above
-      ? "Claude Code project file, found above the current directory"
-      : "Claude Code project file",
-  }[source];
-  writeLine(io.stderr, `agent: using ${safeLine(path)} (${from})`);
-}
-
-/** The file `mcp add` / `mcp remove` edit: the one found as every command finds it (created by `add` if absent). */
-function configFileToEdit(args: CliArgs, io: CliIo): string {
-  announceConfigFile(args, io);
-  return resolveConfigPath({ flag: args.config, env: io.env, cwd: io.cwd }).path;
 }
 
 function operand(args: CliArgs): string {

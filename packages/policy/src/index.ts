@@ -67,7 +67,12 @@ export {
   policySchema,
   type SandboxRequirement,
 } from "./policy.js";
-export { createPolicyGate, type PolicyGateOptions } from "./policy-gate.js";
+export {
+  createPolicyGate,
+  type PolicyDecisions,
+  type PolicyGate,
+  type PolicyGateOptions,
+} from "./policy-gate.js";
 export {
   type ExecuteInSandboxOptions,
   executeInSandbox,

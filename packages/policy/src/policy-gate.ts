@@ -38,12 +38,26 @@ export interface PolicyGateOptions {
   now?: () => Date;
 }
 
+/** What a running policy gate may take up anew: which calls it allows, asks about and denies. */
+export type PolicyDecisions = Pick<Policy, "defaults" | "rules" | "flows">;
+
+/** The gate of {@link createPolicyGate}: it owns the policy it decides by, and takes up new decisions itself. */
+export interface PolicyGate extends ToolGate {
+  /** The policy this gate decides by now. */
+  policy(): Policy;
+  /**
+   * Decides by `decisions` from the next call on. The network policy and the sandbox requirement stay
+   * those the gate was created with: its sandboxes (and the servers started in them) were made under them.
+   */
+  reload(decisions: PolicyDecisions): void;
+}
+
 /**
  * The `ToolGate` that `executeToolCall` needs: authorizes each validated call, holds `ask` calls until an
  * approval grant for exactly that action exists (consuming it once), refuses every call whose sandbox
  * does not isolate when isolation is required, and runs admitted calls in their sandbox.
  */
-export function createPolicyGate(options: PolicyGateOptions): ToolGate {
+export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
   const { policy, approvals } = options;
   const sandbox = options.sandbox ?? NO_ISOLATION;
   const network = options.network ?? policy.network;
@@ -108,14 +122,15 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
     sweptDefinitions.set(tool.name, tool.fingerprint);
   };
 
-  const allowedOutright = createAllowMemo(policy);
-  const guardsFlows = policy.flows !== "off";
+  // Replaced whole by `reload`: a call reads one consistent set of decisions.
+  let decisions = decisionsOf(policy);
 
   /**
    * The sync fast path behind the async port: a call the policy decides alone (allowed, denied,
    * refused for want of isolation) is decided without awaiting anything; only approvals wait.
    */
   const decide = (request: GateRequest): GateVerdict | Promise<GateVerdict> => {
+    const { policy: current, allowedOutright, guardsFlows } = decisions;
     const placement = place(request.tool);
     // A call of a tainted run is judged by the flow guard (unless the policy turns it off).
     const taint =
@@ -126,7 +141,7 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
       return allow(placement, "policy");
     }
     const authorization = authorize(request.tool, request.input, {
-      policy,
+      policy: current,
       runId: request.runId,
       callId: request.callId,
       cwd: request.cwd,
@@ -145,6 +160,12 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
     // One settled promise for a verdict given at once; a throw of `decide` becomes a rejection.
     async admit(request: GateRequest): Promise<GateVerdict> {
       return decide(request);
+    },
+    policy: () => decisions.policy,
+    reload(next) {
+      decisions = decisionsOf(
+        Object.freeze({ ...policy, defaults: next.defaults, rules: next.rules, flows: next.flows }),
+      );
     },
   };
 
@@ -186,6 +207,17 @@ export function createPolicyGate(options: PolicyGateOptions): ToolGate {
     }
     return waitingOn(record);
   }
+}
+
+/** What one set of decisions reads on every call: the policy, its allow memo, whether flows are guarded. */
+interface GateDecisions {
+  policy: Policy;
+  allowedOutright: (tool: RegisteredTool) => boolean;
+  guardsFlows: boolean;
+}
+
+function decisionsOf(policy: Policy): GateDecisions {
+  return { policy, allowedOutright: createAllowMemo(policy), guardsFlows: policy.flows !== "off" };
 }
 
 /** The verdict of a call held by `request`: which request, and whether (and by what) the run is tainted. */

@@ -1,3 +1,4 @@
+import type { NetworkPolicy, Sandbox } from "@agent/policy";
 import { defineTool, type JsonValue, type RegisteredTool, type ToolEffect } from "@agent/tools";
 import { z } from "zod";
 
@@ -37,3 +38,17 @@ export function sequentialIds(prefix = "apr_"): () => string {
 }
 
 export const FIXED_NOW = (): Date => new Date("2030-01-02T03:04:05.000Z");
+
+/** A sandbox that runs each call directly and records the network policy it was handed. */
+export function recordingSandbox(isolates: boolean): Sandbox & { runs: { network: NetworkPolicy }[] } {
+  const runs: { network: NetworkPolicy }[] = [];
+  return {
+    name: isolates ? "test-jail" : "test-passthrough",
+    isolates,
+    runs,
+    async run(execute, options) {
+      runs.push({ network: options.network });
+      return execute();
+    },
+  };
+}

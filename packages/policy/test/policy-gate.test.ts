@@ -4,7 +4,6 @@ import {
   denyApprovalRequest,
   grantApprovalRequest,
   InMemoryApprovalStore,
-  type NetworkPolicy,
   type Policy,
   PolicyError,
   type Sandbox,
@@ -18,7 +17,7 @@ import {
   ToolRegistry,
 } from "@agent/tools";
 import { describe, expect, it } from "vitest";
-import { countingTool, FIXED_NOW, sequentialIds } from "./helpers.js";
+import { countingTool, FIXED_NOW, recordingSandbox, sequentialIds } from "./helpers.js";
 
 interface Harness {
   env: ExecutionEnvironment;
@@ -46,19 +45,6 @@ function harness(
   });
   const env: ExecutionEnvironment = { registry, gate, runId: options.runId ?? "run_1", cwd: "/work", events };
   return { env, store, events, registry };
-}
-
-function recordingSandbox(isolates: boolean): Sandbox & { runs: { network: NetworkPolicy }[] } {
-  const runs: { network: NetworkPolicy }[] = [];
-  return {
-    name: isolates ? "test-jail" : "test-passthrough",
-    isolates,
-    runs,
-    async run(execute, options) {
-      runs.push({ network: options.network });
-      return execute();
-    },
-  };
 }
 
 describe("createPolicyGate with executeToolCall", () => {

@@ -1,7 +1,7 @@
 import { approvalsListCommand } from "../commands/approvals.js";
 import { auditCommand } from "../commands/audit.js";
 import { runsListCommand } from "../commands/runs.js";
-import { toolsCommand } from "../commands/tools.js";
+import { type ToolsListingDeps, toolsCommand } from "../commands/tools.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { type CliIo, safeLine, writeLine } from "../terminal/io.js";
 import { describeUsage } from "../terminal/usage-line.js";
@@ -11,12 +11,15 @@ import { CHAT_COMMANDS } from "./slash-commands.js";
 /** A slash command's outcome: keep chatting, or leave. */
 export type SlashOutcome = "stay" | "quit";
 
+/** What the slash commands need: the tools listing, the state (approvals, runs) and the audit trail. */
+export type SlashCommandDeps = ToolsListingDeps & Pick<Runtime, "state" | "auditSource">;
+
 /**
  * Runs one slash command through the same code as the CLI command of the same name (its output
  * as that command prints it); an unknown one says which there are.
  */
 export async function runSlashCommand(
-  runtime: Runtime,
+  runtime: SlashCommandDeps,
   io: CliIo,
   chat: ChatState,
   line: string,

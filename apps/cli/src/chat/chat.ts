@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { continueRun, LOOP_ERROR_CODES, LoopError, type RunResult, resumeRun, startRun } from "@agent/loop";
+import type { AgentRunDeps } from "../commands/run.js";
 import {
   type AgentSession,
   canTakeOver,
@@ -12,11 +13,14 @@ import type { Runtime } from "../runtime/runtime.js";
 import { type CliIo, safeLine, safeText, styleFor, writeLine } from "../terminal/io.js";
 import type { TurnInterrupts } from "../terminal/turn-interrupts.js";
 import { describeUsage } from "../terminal/usage-line.js";
-import { runSlashCommand } from "./chat-commands.js";
+import { runSlashCommand, type SlashCommandDeps } from "./chat-commands.js";
 import { createChatInput } from "./chat-input.js";
 import type { ChatState } from "./chat-state.js";
 
 const PROMPT = "› ";
+
+/** What a chat needs: an agent run's environment and prompts, and what its slash commands list. */
+export type ChatDeps = AgentRunDeps & SlashCommandDeps & Pick<Runtime, "config">;
 
 /**
  * `agent chat [--max-turns N]`: a conversation on one agent run. The first prompt starts the run;
@@ -26,7 +30,7 @@ const PROMPT = "› ";
  * own commands. Exits 0 when left, 130 when a second Ctrl-C stopped it.
  */
 export async function chatCommand(
-  runtime: Runtime,
+  runtime: ChatDeps,
   io: CliIo,
   options: { maxTurns: number | undefined },
   signal: AbortSignal,
@@ -83,7 +87,7 @@ interface TurnOptions {
 
 /** One prompt: the run's next turns until the model answers, a call is held and answered, or Ctrl-C. */
 async function runTurn(
-  runtime: Runtime,
+  runtime: AgentRunDeps,
   io: CliIo,
   session: AgentSession,
   chat: ChatState,

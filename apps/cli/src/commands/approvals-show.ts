@@ -45,7 +45,7 @@ export interface ApprovalBinding {
  * recomputed from them, so what the operator reads is provably what a grant would apply to.
  */
 export async function approvalsShowCommand(
-  runtime: StateRuntime,
+  runtime: Pick<StateRuntime, "state">,
   io: CliIo,
   options: { id: string; json: boolean },
 ): Promise<ExitCode> {

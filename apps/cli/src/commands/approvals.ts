@@ -1,6 +1,6 @@
 import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest } from "@agent/policy";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
-import { assertMayGrant, type StateRuntime } from "../runtime/state-runtime.js";
+import { type ApprovalDecidingState, assertMayGrant, type StateRuntime } from "../runtime/state-runtime.js";
 import {
   agentCommand,
   type CliIo,
@@ -15,7 +15,7 @@ import { isLateDecision, lateDecisionError } from "./late-decision.js";
 
 /** `agent approvals list [--pending]`: pending requests first, then (without `--pending`) decided ones. */
 export async function approvalsListCommand(
-  runtime: StateRuntime,
+  runtime: Pick<StateRuntime, "state">,
   io: CliIo,
   options: { json: boolean; pending?: boolean },
 ): Promise<ExitCode> {
@@ -56,7 +56,7 @@ export async function approvalsListCommand(
 
 /** `agent approvals approve <id>` / `deny <id>`: decides one pending request and records the decision in the audit trail. */
 export async function approvalsDecideCommand(
-  runtime: StateRuntime,
+  runtime: ApprovalDecidingState,
   io: CliIo,
   options: { id: string; decision: "approve" | "deny"; reason?: string | undefined },
 ): Promise<ExitCode> {

@@ -5,11 +5,14 @@ import type { Runtime } from "../runtime/runtime.js";
 import { currentRunOwner } from "../state/index.js";
 import type { CliIo } from "../terminal/io.js";
 import { readCallInput } from "./call-input.js";
-import { runGovernedCall } from "./governed-call.js";
+import { type GovernedCallDeps, runGovernedCall } from "./governed-call.js";
+
+/** What starting a one-call run needs: a governed call, and the workspace it runs in (its cwd). */
+export type CallDeps = GovernedCallDeps & Pick<Runtime, "workspaceRealPath">;
 
 /** `agent call <tool> [--input JSON|-|@FILE]`: starts a run holding one call and runs it through the gate. */
 export async function callCommand(
-  runtime: Runtime,
+  runtime: CallDeps,
   io: CliIo,
   options: { toolName: string; input: string | undefined; json: boolean },
   signal: AbortSignal,
@@ -24,7 +27,7 @@ export async function callCommand(
 
 /** Starts a run holding one call of `toolName` with `input`, and runs it through the gate. */
 export async function startGovernedCall(
-  runtime: Runtime,
+  runtime: CallDeps,
   io: CliIo,
   options: { toolName: string; input: JsonValue; json: boolean },
   signal: AbortSignal,

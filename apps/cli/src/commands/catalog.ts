@@ -5,8 +5,11 @@ import type { Runtime } from "../runtime/runtime.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
 import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
-import { startGovernedCall } from "./call.js";
+import { type CallDeps, startGovernedCall } from "./call.js";
 import { endIfInterrupted } from "./interrupted-listing.js";
+
+/** What listing a catalog needs: the servers' connections, connected (and closed on Ctrl-C). */
+export type CatalogListingDeps = Pick<Runtime, "connections" | "connect" | "closeServers">;
 
 /**
  * `agent resources list [server]`: connects the server (or every enabled one) and lists the resources
@@ -14,7 +17,7 @@ import { endIfInterrupted } from "./interrupted-listing.js";
  * server; reading one goes through the gate (`resources read`).
  */
 export async function resourcesListCommand(
-  runtime: Runtime,
+  runtime: CatalogListingDeps,
   io: CliIo,
   options: { server: string | undefined; json: boolean },
   signal: AbortSignal,
@@ -60,7 +63,7 @@ export async function resourcesListCommand(
 
 /** `agent prompts list`: connects every enabled server and lists the prompts each offers, with their arguments. */
 export async function promptsListCommand(
-  runtime: Runtime,
+  runtime: CatalogListingDeps,
   io: CliIo,
   options: { json: boolean },
   signal: AbortSignal,
@@ -97,7 +100,7 @@ export async function promptsListCommand(
 
 /** `agent resources read <server> <uri>`: one governed call of the server's `read_resource` tool. */
 export function resourcesReadCommand(
-  runtime: Runtime,
+  runtime: CallDeps,
   io: CliIo,
   options: { server: string; uri: string; json: boolean },
   signal: AbortSignal,
@@ -113,7 +116,7 @@ export function resourcesReadCommand(
 
 /** `agent prompts get <server> <name> [--arg k=v]...`: one governed call of the server's `get_prompt` tool. */
 export function promptsGetCommand(
-  runtime: Runtime,
+  runtime: CallDeps,
   io: CliIo,
   options: { server: string; name: string; args: Record<string, string>; json: boolean },
   signal: AbortSignal,
@@ -127,7 +130,7 @@ export function promptsGetCommand(
 }
 
 async function connectNamed(
-  runtime: Runtime,
+  runtime: Pick<Runtime, "connections" | "connect">,
   server: string | undefined,
   signal: AbortSignal,
 ): Promise<McpServerConnection[]> {

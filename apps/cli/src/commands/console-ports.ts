@@ -17,7 +17,7 @@ import {
   POLICY_ERROR_CODES,
   PolicyError,
 } from "@agent/policy";
-import { assertMayGrant, type StateRuntime } from "../runtime/state-runtime.js";
+import { type ApprovalDecidingState, assertMayGrant, type StateRuntime } from "../runtime/state-runtime.js";
 import { callRunView, currentRunOwner, type RunOwner, StateError } from "../state/index.js";
 import { bindingOf } from "./approvals-show.js";
 import { readAuditEntries } from "./audit.js";
@@ -38,7 +38,7 @@ export interface CliInvocation {
 const DEFAULT_AUDIT_TAIL = 200;
 
 /** The console's approval port: the same records and decision code as `agent approvals`. */
-export function createApprovalPort(runtime: StateRuntime, redact: Redactor): ApprovalPort {
+export function createApprovalPort(runtime: ApprovalDecidingState, redact: Redactor): ApprovalPort {
   const entryOf = async (record: ApprovalRecord): Promise<ConsoleApproval> =>
     redactDeep({ approval: record, binding: await bindingOf(record, runtime) }, redact) as ConsoleApproval;
   return {
@@ -83,7 +83,7 @@ export function createApprovalPort(runtime: StateRuntime, redact: Redactor): App
 
 /** The console's run port: runs as `agent runs` reads them; cancel by signalling the owner, resume by `agent resume`. */
 export function createRunPort(
-  runtime: StateRuntime,
+  runtime: Pick<StateRuntime, "state">,
   redact: Redactor,
   cli: CliInvocation,
 ): RunPort & { settled(): Promise<void> } {
@@ -160,7 +160,7 @@ function signalOwner(owner: RunOwner | undefined, runId: string): RunActionOutco
 }
 
 /** The console's audit port: the trail and filters of `agent audit`. */
-export function createAuditPort(runtime: StateRuntime, redact: Redactor): AuditPort {
+export function createAuditPort(runtime: Pick<StateRuntime, "auditSource">, redact: Redactor): AuditPort {
   return {
     parseFilter(query) {
       try {

@@ -5,15 +5,27 @@ import { executeToolCall, type ToolCallOutcome, type WaitingOutcome } from "@age
 import { EXIT_CODES, type ExitCode, interruptionExitCode } from "../exit-codes.js";
 import { type CappedOutcome, capOutcome, placeholderOutcome } from "../runtime/output-cap.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { serverFailureDetails } from "../runtime/server-failure-details.js";
-import { decideHeldCall } from "../terminal/decide-held-call.js";
+import { type ServerFailureSources, serverFailureDetails } from "../runtime/server-failure-details.js";
+import { decideHeldCall, type HeldCallDeciding } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeLine, safeText, writeLine } from "../terminal/io.js";
 import { nearestNames } from "../terminal/nearest-names.js";
 import { renderOutcome, renderProgress } from "../terminal/render-outcome.js";
 import { describeServerFailure, failureDetailLines } from "../terminal/server-failure.js";
-import { type RunCall, recordRun } from "./record-run.js";
+import { type RunCall, type RunRecordingRuntime, recordRun } from "./record-run.js";
 
 export type { RunCall } from "./record-run.js";
+
+/**
+ * What one governed call needs: its server's connection, the tools and the gate, the run store, the
+ * cap on what it shows, and the operator's prompt.
+ */
+export type GovernedCallDeps = Pick<
+  Runtime,
+  "connect" | "voidStaleApprovals" | "registry" | "gate" | "events" | "stateDir" | "redactor"
+> &
+  RunRecordingRuntime &
+  HeldCallDeciding &
+  ServerFailureSources;
 
 /**
  * Runs the call of a one-call run through the one gate and records the run (`cwd`: where it runs
@@ -23,7 +35,7 @@ export type { RunCall } from "./record-run.js";
  * Ctrl-C at the prompt), the run is left in a state `resume` can pick up.
  */
 export async function runGovernedCall(
-  runtime: Runtime,
+  runtime: GovernedCallDeps,
   io: CliIo,
   run: RunState,
   options: { json: boolean; signal: AbortSignal; cwd?: string },
@@ -79,7 +91,7 @@ export async function runGovernedCall(
  * "always allow", against the reloaded policy: the call still passes the gate).
  */
 async function askOperator(
-  runtime: Runtime,
+  runtime: GovernedCallDeps,
   io: CliIo,
   call: RunCall,
   held: WaitingOutcome,
@@ -94,7 +106,7 @@ async function askOperator(
 }
 
 /** The call will answer unknown_tool when its server did not start; say why on stderr. */
-function explainUnavailableServer(runtime: Runtime, io: CliIo, server: string): void {
+function explainUnavailableServer(runtime: ServerFailureSources, io: CliIo, server: string): void {
   const connection = runtime.connections.find((candidate) => candidate.name === server);
   if (!connection) {
     const near = nearestNames(
@@ -116,14 +128,14 @@ function explainUnavailableServer(runtime: Runtime, io: CliIo, server: string): 
 }
 
 /** After unknown_tool: the registered names closest to the one asked for, on stderr. */
-function suggestToolNames(runtime: Runtime, io: CliIo, toolName: string): void {
+function suggestToolNames(runtime: Pick<Runtime, "registry">, io: CliIo, toolName: string): void {
   const near = nearestNames(toolName, runtime.registry.names());
   if (near.length === 0) return;
   writeLine(io.stderr, `Did you mean: ${near.map(safeLine).join(", ")}?`);
 }
 
 async function execute(
-  runtime: Runtime,
+  runtime: Pick<Runtime, "voidStaleApprovals" | "registry" | "gate" | "config" | "events">,
   io: CliIo,
   call: RunCall,
   signal: AbortSignal,

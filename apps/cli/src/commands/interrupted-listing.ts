@@ -10,7 +10,7 @@ import { plural } from "../terminal/table.js";
  * 143) then, to `undefined` when the listing should go on.
  */
 export async function endIfInterrupted(
-  runtime: Runtime,
+  runtime: Pick<Runtime, "closeServers">,
   io: CliIo,
   signal: AbortSignal,
 ): Promise<ExitCode | undefined> {

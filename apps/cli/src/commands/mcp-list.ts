@@ -5,16 +5,23 @@ import { packageSummaryOf } from "../packages/package-cache.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { IsolationReport } from "../runtime/sandboxes.js";
 import { type ServerAuthState, serverAuthState } from "../runtime/server-auth.js";
-import { serverFailureDetails } from "../runtime/server-failure-details.js";
+import { type ServerFailureSources, serverFailureDetails } from "../runtime/server-failure-details.js";
 import { describeInstalled } from "../terminal/install-progress.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { describeServerFailure, failureDetailLines } from "../terminal/server-failure.js";
 import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
 import { endIfInterrupted } from "./interrupted-listing.js";
 
+/** What `agent mcp list` needs: each server connected, how it is isolated, trusted, authorized and installed. */
+export type ServerListingDeps = Pick<
+  Runtime,
+  "connect" | "closeServers" | "authProviders" | "credentials" | "flows"
+> &
+  ServerFailureSources;
+
 /** `agent mcp list`: connects every enabled server and lists its tools, their effect and the policy's decision. */
 export async function mcpListCommand(
-  runtime: Runtime,
+  runtime: ServerListingDeps,
   io: CliIo,
   options: { json: boolean },
   signal: AbortSignal,
@@ -29,13 +36,13 @@ export async function mcpListCommand(
   return snapshots.every((snapshot) => snapshot.state === "ready") ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
-function isolationOf(runtime: Runtime, name: string): IsolationReport | undefined {
+function isolationOf(runtime: ServerListingDeps, name: string): IsolationReport | undefined {
   const server = runtime.config.servers.find((candidate) => candidate.name === name);
   return server ? runtime.sandboxes.isolationOf(server) : undefined;
 }
 
 /** Each HTTP server's OAuth state (`none`, `authorized`, `expired`, `login required`), by name. */
-async function authStates(runtime: Runtime): Promise<Map<string, ServerAuthState>> {
+async function authStates(runtime: ServerListingDeps): Promise<Map<string, ServerAuthState>> {
   const states = new Map<string, ServerAuthState>();
   for (const server of runtime.config.servers) {
     if (server.type === "stdio" || server.disabled) continue;
@@ -45,7 +52,7 @@ async function authStates(runtime: Runtime): Promise<Map<string, ServerAuthState
   return states;
 }
 
-function toJson(runtime: Runtime, snapshot: McpServerSnapshot, auth: Map<string, ServerAuthState>) {
+function toJson(runtime: ServerListingDeps, snapshot: McpServerSnapshot, auth: Map<string, ServerAuthState>) {
   return {
     name: snapshot.name,
     status: snapshot.state === "ready" ? "ready" : "failed",
@@ -79,7 +86,7 @@ function toJson(runtime: Runtime, snapshot: McpServerSnapshot, auth: Map<string,
 }
 
 function printServers(
-  runtime: Runtime,
+  runtime: ServerListingDeps,
   io: CliIo,
   snapshots: McpServerSnapshot[],
   auth: Map<string, ServerAuthState>,
@@ -152,11 +159,15 @@ function printServers(
 }
 
 /** The server's trust label as `mcp list` shows it: untrusted content taints the runs that read it. */
-function describeTrust(runtime: Runtime, server: string, style: ReturnType<typeof styleFor>): string {
+function describeTrust(
+  runtime: ServerListingDeps,
+  server: string,
+  style: ReturnType<typeof styleFor>,
+): string {
   return runtime.flows.trustOf(server) === "trusted" ? style.green("trusted") : style.yellow("untrusted");
 }
 
-function cachedPackageOf(runtime: Runtime, name: string) {
+function cachedPackageOf(runtime: ServerListingDeps, name: string) {
   const server = runtime.config.servers.find((candidate) => candidate.name === name);
   if (server?.type !== "stdio") return undefined;
   const cached = runtime.packages.cached(server);
@@ -164,7 +175,7 @@ function cachedPackageOf(runtime: Runtime, name: string) {
 }
 
 /** `  package: name@1.2.3 (sha512-…), from the package cache` under a package-runner server. */
-function writePackageLine(runtime: Runtime, io: CliIo, name: string): void {
+function writePackageLine(runtime: ServerListingDeps, io: CliIo, name: string): void {
   const server = runtime.config.servers.find((candidate) => candidate.name === name);
   if (server?.type !== "stdio") return;
   const cached = runtime.packages.cached(server);

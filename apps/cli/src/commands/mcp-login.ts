@@ -10,7 +10,7 @@ import {
 import { ToolRegistry } from "@agent/tools";
 import type { HttpServerConfig } from "../config/index.js";
 import { EXIT_CODES, type ExitCode, usageError } from "../exit-codes.js";
-import type { Runtime } from "../runtime/runtime.js";
+import type { ConfiguredRuntime } from "../runtime/configured-runtime.js";
 import { providerOptions, serverAuthState, usesOAuth } from "../runtime/server-auth.js";
 import { connectTransport } from "../runtime/server-connections.js";
 import { loadIdentityKey, serverIdentity } from "../runtime/server-identity.js";
@@ -21,6 +21,12 @@ import { describeServerFailure } from "../terminal/server-failure.js";
 // A person may take a while in the browser; the handshake waits for them.
 const LOGIN_WAIT_MS = 5 * 60_000;
 
+/** What `mcp login` works with: the server's entry, where its tokens go, and the audit trail; no server is started but the one it logs in to. */
+export type LoginDeps = Pick<
+  ConfiguredRuntime,
+  "config" | "credentials" | "stateDir" | "redactor" | "events"
+>;
+
 /**
  * `agent mcp login <server>`: connects to an HTTP server with a fresh OAuth authorization. The
  * authorization URL is opened in the browser (`$BROWSER <url>`, else the platform's opener) and
@@ -28,7 +34,7 @@ const LOGIN_WAIT_MS = 5 * 60_000;
  * tokens land in the state directory; the server's registration is kept for the next login.
  */
 export async function mcpLoginCommand(
-  runtime: Runtime,
+  runtime: LoginDeps,
   io: CliIo,
   options: { server: string },
   signal: AbortSignal,
@@ -88,7 +94,7 @@ export async function mcpLoginCommand(
 
 /** `agent mcp logout <server>`: forgets the server's stored tokens and client registration. */
 export async function mcpLogoutCommand(
-  runtime: StateRuntime,
+  runtime: Pick<StateRuntime, "credentials">,
   io: CliIo,
   options: { server: string },
 ): Promise<ExitCode> {
@@ -103,7 +109,7 @@ export async function mcpLogoutCommand(
   return EXIT_CODES.ok;
 }
 
-function oauthServer(runtime: Runtime, name: string): HttpServerConfig {
+function oauthServer(runtime: Pick<ConfiguredRuntime, "config">, name: string): HttpServerConfig {
   const server = runtime.config.servers.find((candidate) => candidate.name === name);
   if (!server) throw usageError(`No server named "${name}" is configured.`);
   if (server.type === "stdio")

@@ -2,9 +2,9 @@ import { messageOf } from "@agent/base";
 import type { ServerConfig, StdioServerConfig } from "../config/index.js";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { isRepinned, voidApprovalsOfRepinnedServer } from "../packages/package-approvals.js";
-import { packageSummaryOf } from "../packages/package-cache.js";
+import { type PackageCache, packageSummaryOf } from "../packages/package-cache.js";
 import { PACKAGE_CACHE_ERROR_CODES, PackageCacheError } from "../packages/package-cache-error.js";
-import type { Runtime } from "../runtime/runtime.js";
+import type { ConfiguredRuntime } from "../runtime/configured-runtime.js";
 import { describeInstalled } from "../terminal/install-progress.js";
 import { type CliIo, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import { plural } from "../terminal/table.js";
@@ -20,6 +20,11 @@ type RefreshOutcome =
     }
   | { name: string; status: "failed"; error: { code: string; message: string } };
 
+/** What `mcp refresh` works with: the servers' entries, their package cache, and the approvals a new package voids. */
+export interface RefreshDeps extends Pick<ConfiguredRuntime, "config" | "state" | "events"> {
+  packages: Pick<PackageCache, "cached" | "refresh" | "planOf">;
+}
+
 /**
  * `agent mcp refresh [server...]`: resolves and installs again the packages of the named
  * package-runner servers (npx, npm exec, uvx, uv tool run), or of every enabled one when none is
@@ -27,7 +32,7 @@ type RefreshOutcome =
  * Exit 0 when every refresh succeeded, 1 when one failed, 2 when a name is not such a server.
  */
 export async function mcpRefreshCommand(
-  runtime: Runtime,
+  runtime: RefreshDeps,
   io: CliIo,
   options: { servers: readonly string[]; json: boolean },
   signal: AbortSignal,
@@ -78,7 +83,7 @@ export async function mcpRefreshCommand(
   return outcomes.every((outcome) => outcome.status === "refreshed") ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
-function refreshTargets(runtime: Runtime, names: readonly string[]): StdioServerConfig[] {
+function refreshTargets(runtime: RefreshDeps, names: readonly string[]): StdioServerConfig[] {
   const served = (server: ServerConfig): server is StdioServerConfig =>
     server.type === "stdio" && runtime.packages.planOf(server).kind === "package";
   if (names.length === 0) return runtime.config.servers.filter(served).filter((server) => !server.disabled);

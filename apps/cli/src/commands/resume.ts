@@ -3,9 +3,12 @@ import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { currentRunOwner, isRunOwnerGone, type RunOwner, runOwnerOf } from "../state/index.js";
 import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
-import { runGovernedCall } from "./governed-call.js";
-import { resumeAgentRunCommand } from "./run.js";
+import { type GovernedCallDeps, runGovernedCall } from "./governed-call.js";
+import { type AgentRunDeps, resumeAgentRunCommand } from "./run.js";
 import { canTakeOver } from "./run-session.js";
+
+/** What resuming needs: an agent run's loop, or a one-call run's governed call in the workspace it runs in now. */
+export type ResumeDeps = AgentRunDeps & GovernedCallDeps & Pick<Runtime, "workspaceRealPath">;
 
 /**
  * `agent resume <runId>`: an agent run continues its loop (see `resumeAgentRunCommand`); a one-call run replays the run's call through the gate, exactly as recorded (tool, input,
@@ -15,7 +18,7 @@ import { canTakeOver } from "./run-session.js";
  * unchanged, and a grant consumed by an earlier attempt is never reused (the call is held again).
  */
 export async function resumeCommand(
-  runtime: Runtime,
+  runtime: ResumeDeps,
   io: CliIo,
   options: { runId: string; json: boolean; unknownOutcomes: Record<string, UnknownOutcomeDecision> },
   signal: AbortSignal,

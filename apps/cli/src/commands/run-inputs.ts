@@ -10,7 +10,7 @@ import {
 } from "@agent/tools";
 import { EXIT_CODES, type ExitCode, usageError } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { decideHeldCall } from "../terminal/decide-held-call.js";
+import { decideHeldCall, type HeldCallDeciding } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeLine, styleFor, writeJson, writeLine } from "../terminal/io.js";
 import type { RunDocument } from "./run-report.js";
 
@@ -25,6 +25,13 @@ export interface RunInputs {
   attach: string[];
 }
 
+/** What fetching a run's inputs needs: the tools, the gate and the workspace each fetch runs in, and the operator's prompt. */
+export type RunInputsDeps = Pick<
+  Runtime,
+  "registry" | "gate" | "workspaceRealPath" | "config" | "events" | "flows"
+> &
+  HeldCallDeciding;
+
 /**
  * The first message of an agent run: the MCP prompt's messages, then each attached resource (its
  * text capped as a tool result is), then the run's own prompt. Each fetch is a governed call of the
@@ -36,7 +43,7 @@ export interface RunInputs {
  * starting taint (the flow guard).
  */
 export async function composeRunPrompt(
-  runtime: Runtime,
+  runtime: RunInputsDeps,
   io: CliIo,
   inputs: RunInputs,
   options: { json: boolean; signal: AbortSignal },
@@ -94,7 +101,7 @@ function splitReference(option: string, reference: string): [string, string] {
 type Fetched = { ok: true; observation: Observation & { ok: true } } | { ok: false; exitCode: ExitCode };
 
 async function governedFetch(
-  runtime: Runtime,
+  runtime: RunInputsDeps,
   io: CliIo,
   toolName: string,
   input: JsonValue,

@@ -5,9 +5,9 @@ import { fanOutEvents, type JsonValue, type Observation } from "@agent/tools";
 import type { ModelPrices } from "../config/model-config.js";
 import { createConfiguredModel, requireModelConfig } from "../runtime/configured-model.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { serverFailureDetails } from "../runtime/server-failure-details.js";
+import { type ServerFailureSources, serverFailureDetails } from "../runtime/server-failure-details.js";
 import { currentRunOwner, isRunOwnerGone, runOwnerOf } from "../state/index.js";
-import { decideHeldCall } from "../terminal/decide-held-call.js";
+import { decideHeldCall, type HeldCallDeciding } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeText, writeLine } from "../terminal/io.js";
 import { createRunDisplay, type RunDisplay, SILENT_RUN_DISPLAY } from "../terminal/run-display.js";
 import { describeServerFailure, failureDetailLines } from "../terminal/server-failure.js";
@@ -17,6 +17,16 @@ export interface SessionOptions {
   json: boolean;
   signal: AbortSignal;
 }
+
+/**
+ * What an agent run's environment is built from: the servers (connected), the tools and the gate,
+ * the run store and audit trail, the workspace, the redactor and the flow guard's labels.
+ */
+export type AgentSessionDeps = Pick<
+  Runtime,
+  "connect" | "registry" | "gate" | "state" | "events" | "workspaceRealPath" | "redactor" | "flows"
+> &
+  ServerFailureSources;
 
 /** An agent run's environment in the CLI, and the display it reports to. */
 export interface AgentSession {
@@ -37,7 +47,7 @@ export interface AgentSession {
  * SQLite run store and audit trail. The servers stay connected until the runtime closes.
  */
 export async function openAgentSession(
-  runtime: Runtime,
+  runtime: AgentSessionDeps,
   io: CliIo,
   options: SessionOptions,
 ): Promise<AgentSession> {
@@ -85,7 +95,7 @@ export async function openAgentSession(
  * interrupts. Elsewhere the waiting result is returned as it is.
  */
 export async function settleHeldCalls(
-  runtime: Runtime,
+  runtime: HeldCallDeciding,
   io: CliIo,
   session: AgentSession,
   first: RunResult,
@@ -126,7 +136,7 @@ function parseArguments(text: string | undefined): unknown {
   }
 }
 
-function reportUnavailableServers(runtime: Runtime, io: CliIo): void {
+function reportUnavailableServers(runtime: ServerFailureSources, io: CliIo): void {
   for (const connection of runtime.connections) {
     if (connection.state === "ready") continue;
     writeLine(

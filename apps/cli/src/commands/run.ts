@@ -12,11 +12,21 @@ import {
 import { serverOfToolName } from "@agent/mcp-client";
 import { CliExit, EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { HeldCallDeciding } from "../terminal/decide-held-call.js";
 import { agentCommand, type CliIo, styleFor, writeLine } from "../terminal/io.js";
 import { describeUsage } from "../terminal/usage-line.js";
-import { composeRunPrompt, type RunInputs } from "./run-inputs.js";
+import { composeRunPrompt, type RunInputs, type RunInputsDeps } from "./run-inputs.js";
 import { reportRun } from "./run-report.js";
-import { canTakeOver, openAgentSession, type SessionOptions, settleHeldCalls } from "./run-session.js";
+import {
+  type AgentSessionDeps,
+  canTakeOver,
+  openAgentSession,
+  type SessionOptions,
+  settleHeldCalls,
+} from "./run-session.js";
+
+/** What driving an agent run needs: its environment, and the operator's prompt for the calls it holds. */
+export type AgentRunDeps = AgentSessionDeps & HeldCallDeciding;
 
 /**
  * `agent run <prompt> [--json] [--max-turns N] [--prompt <server>:<name> [--arg k=v]...]
@@ -24,7 +34,7 @@ import { canTakeOver, openAgentSession, type SessionOptions, settleHeldCalls } f
  * drives it until it completes, waits for an approval, fails, reaches its turn limit or is interrupted.
  */
 export async function runCommand(
-  runtime: Runtime,
+  runtime: AgentRunDeps & RunInputsDeps,
   io: CliIo,
   options: { json: boolean; maxTurns: number | undefined } & RunInputs,
   signal: AbortSignal,
@@ -58,7 +68,7 @@ export async function runCommand(
  * it is resumed first), as is an id that names no agent run: exit 2, before any server starts.
  */
 export async function continueRunCommand(
-  runtime: Runtime,
+  runtime: AgentRunDeps,
   io: CliIo,
   options: { runId: string; prompt: string; json: boolean; maxTurns: number | undefined },
   signal: AbortSignal,
@@ -77,7 +87,7 @@ export async function continueRunCommand(
 }
 
 /** Refuses (exit 2) what `--continue` cannot go on with, saying what to do instead. */
-async function assertContinuable(runtime: Runtime, runId: string): Promise<void> {
+async function assertContinuable(runtime: Pick<Runtime, "state">, runId: string): Promise<void> {
   const run = await runtime.state.runs.loadRun(runId);
   if (!run || isCallRun(run)) {
     throw new CliExit(
@@ -101,7 +111,7 @@ async function assertContinuable(runtime: Runtime, runId: string): Promise<void>
  * calls re-checked through the gate, then the next model turn).
  */
 export async function resumeAgentRunCommand(
-  runtime: Runtime,
+  runtime: AgentRunDeps,
   io: CliIo,
   options: { runId: string; json: boolean; unknownOutcomes?: Record<string, UnknownOutcomeDecision> },
   signal: AbortSignal,
@@ -126,7 +136,10 @@ export async function resumeAgentRunCommand(
  * to make name their tools, and a machine whose configuration lacks one refuses, saying which,
  * instead of answering the model that the tool does not exist.
  */
-async function assertToolsPresent(runtime: Runtime, runId: string): Promise<void> {
+async function assertToolsPresent(
+  runtime: Pick<Runtime, "state" | "registry">,
+  runId: string,
+): Promise<void> {
   const run = await runtime.state.runs.loadRun(runId);
   const missing = [
     ...new Set(
@@ -148,7 +161,7 @@ async function assertToolsPresent(runtime: Runtime, runId: string): Promise<void
 }
 
 async function drive(
-  runtime: Runtime,
+  runtime: HeldCallDeciding,
   io: CliIo,
   session: Awaited<ReturnType<typeof openAgentSession>>,
   options: SessionOptions,

@@ -31,7 +31,7 @@ const SHOWN_CONTENT_CHARS = 500;
 
 /** `agent runs list [--json]`: every run, newest first, agent runs and one-call runs alike. */
 export async function runsListCommand(
-  runtime: StateRuntime,
+  runtime: Pick<StateRuntime, "state">,
   io: CliIo,
   options: { json: boolean },
 ): Promise<ExitCode> {
@@ -65,7 +65,7 @@ export async function runsListCommand(
 
 /** `agent runs show <runId> [--json]`: one run whole (JSON), or its transcript, cut for reading. */
 export async function runsShowCommand(
-  runtime: StateRuntime,
+  runtime: Pick<StateRuntime, "state">,
   io: CliIo,
   options: { runId: string; json: boolean },
 ): Promise<ExitCode> {

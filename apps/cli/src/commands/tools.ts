@@ -8,6 +8,12 @@ import { describeServerFailure } from "../terminal/server-failure.js";
 import { formatTable, plural, terminalWidth, truncate } from "../terminal/table.js";
 import { endIfInterrupted } from "./interrupted-listing.js";
 
+/** What `agent tools` needs: every tool registered once the servers connect, and how the gate would place and decide it. */
+export type ToolsListingDeps = Pick<
+  Runtime,
+  "connect" | "closeServers" | "connections" | "registry" | "config" | "sandboxes" | "flows"
+>;
+
 /**
  * `agent tools`: a table of every registered tool with its effect and the policy's decision; with
  * `--format openai|anthropic`, the tools the policy does not deny as that model API takes them
@@ -15,7 +21,7 @@ import { endIfInterrupted } from "./interrupted-listing.js";
  * A server that did not start is named on stderr and exits 1.
  */
 export async function toolsCommand(
-  runtime: Runtime,
+  runtime: ToolsListingDeps,
   io: CliIo,
   options: { format: "openai" | "anthropic" | "json" | "table" },
   signal: AbortSignal,

@@ -19,7 +19,7 @@ import { type ModelConfig, readApiKey } from "../config/model-config.js";
 import { CliExit, EXIT_CODES } from "../exit-codes.js";
 import { decideHeldCall } from "../terminal/decide-held-call.js";
 import { type CliIo, isInteractive, safeLine, safeText, writeLine } from "../terminal/io.js";
-import type { StateRuntime } from "./state-runtime.js";
+import type { ApprovalDecidingState } from "./state-runtime.js";
 
 /** The configured model, or exit 2 saying how to configure one. */
 export function requireModelConfig(config: AgentConfig): ModelConfig {
@@ -184,7 +184,8 @@ export function createConfiguredSampling(
     io: CliIo;
     json: boolean;
     gate: ToolGate;
-    state: StateRuntime;
+    /** Where a held sampling request is decided, and the audit trail. */
+    state: ApprovalDecidingState;
     cwd: string;
   },
 ): SamplingHandler {

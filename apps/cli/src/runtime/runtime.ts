@@ -3,17 +3,10 @@ import { homedir } from "node:os";
 import { pathToFileURL } from "node:url";
 import { messageOf } from "@agent/base";
 import { type McpClientFeatures, type McpServerConnection, serverOfToolName } from "@agent/mcp-client";
-import { createRedactor, type Redactor, redactJson } from "@agent/mcp-transport";
 import type { OAuthProvider } from "@agent/mcp-transport/oauth";
-import { createApprovalVoidingSink, voidStaleApprovals } from "@agent/policy";
-import { fanOutEvents, type ToolGate, ToolRegistry, transformEvents } from "@agent/tools";
-import {
-  type AgentConfig,
-  loadConfig,
-  requireConfigPath,
-  type ServerConfig,
-  userConfigPath,
-} from "../config/index.js";
+import { createApprovalVoidingSink, createPolicyGate, voidStaleApprovals } from "@agent/policy";
+import { fanOutEvents, type ToolGate, ToolRegistry } from "@agent/tools";
+import { type ServerConfig, userConfigPath } from "../config/index.js";
 import {
   createLocalTools,
   createRunCommandTool,
@@ -26,29 +19,27 @@ import { createElicitationHandler } from "../terminal/elicitation-prompt.js";
 import { createInstallProgress } from "../terminal/install-progress.js";
 import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { createConfiguredSampling } from "./configured-model.js";
+import { type ConfiguredRuntime, openConfiguredRuntime } from "./configured-runtime.js";
 import { formRefusal } from "./form-policy.js";
+import { reloadPolicyFromFile } from "./policy-reload.js";
 import { protectedPathsOf } from "./protected-paths-of.js";
-import { createReloadableGate } from "./reloadable-gate.js";
 import { createRunFlows, noting, type RunFlows } from "./run-flows.js";
 import { createSandboxes, type Sandboxes } from "./sandboxes.js";
-import { createServerAuthProvider, redactingCredentialStore } from "./server-auth.js";
+import { createServerAuthProvider } from "./server-auth.js";
 import {
   connectServers,
   createServerConnection,
   type ServerProcesses,
   type ServerReach,
 } from "./server-connections.js";
-import {
-  configuredSecrets,
-  openStateRuntime,
-  type RuntimeLocation,
-  type StateRuntime,
-} from "./state-runtime.js";
+import type { RuntimeLocation } from "./state-runtime.js";
 import { windowingGate, withTaintWindows, writesUnnamedFiles } from "./taint-windows.js";
 
-/** Everything a command works with: configuration, durable state, audit trail, tools and the gate. */
-export interface Runtime extends StateRuntime {
-  config: AgentConfig;
+/**
+ * The connected world of a command that runs tools or lists servers: the configured state, plus the
+ * tools, the gate and the servers' connections. Commands declare the part of it they use.
+ */
+export interface Runtime extends ConfiguredRuntime {
   /**
    * What no local tool and no sandboxed process may read or write: the config file, the state
    * directory, and the config's `protectedPaths`. The one place this set is computed.
@@ -59,8 +50,6 @@ export interface Runtime extends StateRuntime {
    * tools are pinned to it, and it is the cwd every call's approval digest binds.
    */
   workspaceRealPath: string;
-  /** Built from every secret of the configuration; every output of the command passes through it. */
-  redactor: Redactor;
   registry: ToolRegistry;
   gate: ToolGate;
   connections: McpServerConnection[];
@@ -84,8 +73,8 @@ export interface Runtime extends StateRuntime {
   /** Closes every server now (bounded in time, idempotent); resolves to how many were open or opening. */
   closeServers(): Promise<number>;
   /**
-   * Reads the policy's decisions (`defaults`, `rules`) from the configuration file again; `gate`
-   * decides by them from its next call on. Throws `ConfigError` when the file no longer loads.
+   * Reads the policy's decisions (`defaults`, `rules`) from the configuration file again; the policy
+   * gate decides by them from its next call on. Throws `ConfigError` when the file no longer loads.
    */
   reloadPolicy(): void;
   /** Closes every server (bounded in time) and the state; never throws. */
@@ -93,37 +82,23 @@ export interface Runtime extends StateRuntime {
 }
 
 /**
- * Loads the configuration, opens the state and the audit trail, and registers the local tools. The
- * stdio servers it starts are recorded in `serverProcesses` (the caller's, so that its signal
- * handlers can kill them).
+ * Loads the configuration, opens the state and the audit trail, registers the local tools and
+ * prepares (without starting) the servers: the one composition of the connected world. The stdio
+ * servers it starts are recorded in `serverProcesses` (the caller's, so that its signal handlers can
+ * kill them).
  */
 export async function openRuntime(
   location: RuntimeLocation,
   io: CliIo,
   serverProcesses: ServerProcesses,
 ): Promise<Runtime> {
-  const configPath = requireConfigPath({ flag: location.config, env: io.env, cwd: io.cwd });
-  const config = loadConfig(configPath.path, io.env, { userFile: userConfigPath(io.env) });
-  const secrets = configuredSecrets(config, io.env);
-  for (const warning of config.warnings) {
-    writeLine(io.stderr, `warning: ${safeText(warning)}`);
-  }
-  const redactor = createRedactor(secrets);
-  const durable = await openStateRuntime(location, io, config.state);
-  const { state } = durable;
-  const credentials = redactingCredentialStore(durable.credentials, redactor);
-  // Every event reaches the audit trail through the redactor, whoever emits it.
-  const audit = transformEvents(durable.events, (event) => redactJson(event, redactor));
+  const configured = await openConfiguredRuntime(location, io);
+  const { config, redactor, state, credentials, events: audit } = configured;
 
   const workspaceRealPath = realPathOr(config.workspaceRoot);
-  const packages = createPackageCache({
-    root: packageCacheRoot(io.env, io.env.HOME || homedir()),
-    env: io.env,
-    progress: createInstallProgress(io),
-    events: audit,
-  });
-  const protectedPaths = protectedPathsOf(config, durable.stateDir, packages, workspaceRealPath);
-  const identityKey = durable.identityKey();
+  const packages = openPackageCache(configured, io);
+  const protectedPaths = protectedPathsOf(config, configured.stateDir, packages, workspaceRealPath);
+  const identityKey = configured.identityKey();
   const sandboxes = createSandboxes({
     policy: config.policy,
     servers: config.servers,
@@ -166,15 +141,14 @@ export async function openRuntime(
       network: config.policy.network,
     }),
   );
-  // Owned by this runtime: `reloadPolicy` reloads it, and every holder of `gate` sees the new decisions.
-  const policyGate = createReloadableGate({
-    config,
-    env: io.env,
+  // The gate owns its decisions: `reloadPolicy` hands it the file's, and it decides by them from its next call.
+  const policyGate = createPolicyGate({
+    policy: config.policy,
     approvals: state.approvals,
     events: audit,
-    sandboxes,
+    sandboxFor: (tool) => sandboxes.sandboxFor(tool),
   });
-  const gate: ToolGate = windowingGate(policyGate.gate, state.taintWindows, {
+  const gate: ToolGate = windowingGate(policyGate, state.taintWindows, {
     writesUnnamedFiles: (request) => writesUnnamedFiles(request.tool, config.servers, sandboxes),
     ownSource: (request) => {
       const server = serverOfToolName(request.tool.name);
@@ -255,7 +229,7 @@ export async function openRuntime(
                     io,
                     json: location.json ?? false,
                     gate,
-                    state: { ...durable, events: audit },
+                    state: configured,
                     cwd: workspaceRealPath,
                   }),
                 ),
@@ -266,13 +240,9 @@ export async function openRuntime(
     );
 
   return {
-    ...durable,
-    credentials,
-    events: audit,
-    config,
+    ...configured,
     protectedPaths,
     workspaceRealPath,
-    redactor,
     registry,
     gate,
     connections,
@@ -299,13 +269,23 @@ export async function openRuntime(
     },
     voidStaleApprovals: voidStale,
     closeServers,
-    reloadPolicy: () => policyGate.reload(),
+    reloadPolicy: () => reloadPolicyFromFile(policyGate, config, io.env),
     async close() {
       await closeServers();
       await approvalVoiding.settled();
-      await durable.close();
+      await configured.close();
     },
   };
+}
+
+/** The cache of npx and uvx servers' packages, installing with progress on the terminal and audited. */
+export function openPackageCache(configured: Pick<ConfiguredRuntime, "events">, io: CliIo): PackageCache {
+  return createPackageCache({
+    root: packageCacheRoot(io.env, io.env.HOME || homedir()),
+    env: io.env,
+    progress: createInstallProgress(io),
+    events: configured.events,
+  });
 }
 
 function realPathOr(path: string): string {

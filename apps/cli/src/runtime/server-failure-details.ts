@@ -11,17 +11,17 @@ export interface ServerFailureDetails {
   sandbox: SandboxDenial | null;
 }
 
+/** Where a server's failure is read from: its entry, its process, its sandbox, its connection, its package. */
+export type ServerFailureSources = Pick<
+  Runtime,
+  "config" | "serverProcesses" | "sandboxes" | "protectedPaths" | "connections" | "packages"
+>;
+
 /** How many lines of a server's stderr are searched for the cause. */
 const SEARCHED_LINES = 200;
 
 /** The {@link ServerFailureDetails} of the configured server `name`, as this runtime saw it fail. */
-export function serverFailureDetails(
-  runtime: Pick<
-    Runtime,
-    "config" | "serverProcesses" | "sandboxes" | "protectedPaths" | "connections" | "packages"
-  >,
-  name: string,
-): ServerFailureDetails {
+export function serverFailureDetails(runtime: ServerFailureSources, name: string): ServerFailureDetails {
   const stderr = runtime.serverProcesses.stderrTail(name, SEARCHED_LINES);
   const server = runtime.config.servers.find((candidate) => candidate.name === name);
   if (server?.type !== "stdio") return { stderr: causeLines(stderr), sandbox: null };

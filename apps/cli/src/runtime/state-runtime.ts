@@ -164,6 +164,9 @@ export async function openStateRuntime(
   };
 }
 
+/** What deciding an approval request needs: the store it is recorded in, the audit trail, and whether this machine may grant. */
+export type ApprovalDecidingState = Pick<StateRuntime, "state" | "events" | "grantRefusal">;
+
 /**
  * Throws `state_unsigned_grant` when this machine's approval would not be run by the agents (it has
  * no approver key they trust): call it before granting from any command or prompt.

@@ -1,8 +1,11 @@
 import { type ApprovalRecord, denyApprovalRequest, grantApprovalRequest, PolicyError } from "@agent/policy";
-import { assertMayGrant, type StateRuntime } from "../runtime/state-runtime.js";
+import { type ApprovalDecidingState, assertMayGrant } from "../runtime/state-runtime.js";
 import { type AlwaysAllowTarget, answerAlwaysAllow } from "./always-allow.js";
 import { promptForApproval } from "./approval-prompt.js";
 import { type CliIo, safeText, writeLine } from "./io.js";
+
+/** What asking about a held call at the terminal needs, "always allow" included: the state it is decided in, and the policy file. */
+export type HeldCallDeciding = ApprovalDecidingState & AlwaysAllowTarget;
 
 /** Options of {@link decideHeldCall}. */
 export interface DecideOptions {
@@ -17,7 +20,7 @@ export interface DecideOptions {
  * `always`: a rule allowing the tool was written and the policy reloaded; the request is voided.
  */
 export async function decideHeldCall(
-  runtime: StateRuntime,
+  runtime: ApprovalDecidingState,
   io: CliIo,
   requestId: string,
   input: unknown,

@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
-import { InMemoryApprovalStore } from "@agent/policy";
+import { createPolicyGate, InMemoryApprovalStore } from "@agent/policy";
 import { createMemoryEventSink, defineTool, executeToolCall, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../src/config/index.js";
-import { createReloadableGate } from "../src/runtime/reloadable-gate.js";
+import { reloadPolicyFromFile } from "../src/runtime/policy-reload.js";
 import { useConfigDirectory, writeConfig } from "./config-helpers.js";
 
 useConfigDirectory();
@@ -16,14 +16,14 @@ function setUp() {
   const file = writeConfig(rules("ask"));
   const config = loadConfig(file, {});
   const events = createMemoryEventSink();
-  const reloadable = createReloadableGate({
-    config,
-    env: {},
+  const gate = createPolicyGate({
+    policy: config.policy,
     approvals: new InMemoryApprovalStore(),
     events,
     // Unsandboxed: this test is about decisions, not placement.
-    sandboxes: { sandboxFor: () => null },
+    sandboxFor: () => null,
   });
+  const reloadable = { policy: () => gate.policy(), reload: () => reloadPolicyFromFile(gate, config, {}) };
   const registry = new ToolRegistry();
   registry.register(
     defineTool({
@@ -38,12 +38,12 @@ function setUp() {
   const call = (index: number) =>
     executeToolCall(
       { name: NAME, input: { q: "x" }, callId: `call_${index}` },
-      { registry, gate: reloadable.gate, runId: `run_${index}`, cwd: "/work", events },
+      { registry, gate, runId: `run_${index}`, cwd: "/work", events },
     );
   return { file, config, reloadable, call };
 }
 
-describe("the reloadable policy gate", () => {
+describe("reloading the policy from the configuration file", () => {
   it("decides by the file's new rules from the next call on, keeping the network policy it started with", async () => {
     const { file, config, reloadable, call } = setUp();
     expect((await call(1)).type).toBe("waiting");
