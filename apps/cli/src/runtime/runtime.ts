@@ -93,6 +93,22 @@ export async function openRuntime(
   serverProcesses: ServerProcesses,
 ): Promise<Runtime> {
   const configured = await openConfiguredRuntime(location, io);
+  try {
+    return composeRuntime(configured, location, io, serverProcesses);
+  } catch (error) {
+    // A failure after the state opened (a sandbox or a server entry it cannot build) must not
+    // leave the database open behind the error: a PostgreSQL pool would keep the process alive.
+    await configured.close();
+    throw error;
+  }
+}
+
+function composeRuntime(
+  configured: ConfiguredRuntime,
+  location: RuntimeLocation,
+  io: CliIo,
+  serverProcesses: ServerProcesses,
+): Runtime {
   const { config, redactor, state, credentials, events: audit } = configured;
 
   const workspaceRealPath = realPathOr(config.workspaceRoot);
