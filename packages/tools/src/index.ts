@@ -73,7 +73,6 @@ export {
   MAX_TOOL_NAME_LENGTH,
   type PrepareResult,
   type RegisteredTool,
-  TOOL_EFFECTS,
   type ToolContext,
   type ToolDefinition,
   type ToolEffect,
