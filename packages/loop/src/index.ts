@@ -19,14 +19,13 @@ export {
 export { type ContinueRunOptions, continueRun } from "./continue-run.js";
 export { LOOP_ERROR_CODES, LoopError, type LoopErrorCode } from "./errors.js";
 export { InMemoryRunStore } from "./in-memory-run-store.js";
-export { type OfferedTools, OfferedToolsCache, type ToolSource } from "./offered-tools.js";
+export type { ToolSource } from "./offered-tools.js";
 export { RUN_ERROR_CODES } from "./run-budget.js";
 export { EXTERNAL_TOOLS_UNTRUSTED, type FlowCall, type RunFlow } from "./run-flow.js";
 export {
   type PendingCall,
   READABLE_RUN_STATE_FORMATS,
   RUN_STATE_FORMAT,
-  RUN_STOP_REASONS,
   type RunError,
   type RunHeader,
   type RunState,

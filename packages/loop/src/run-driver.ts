@@ -1,12 +1,5 @@
-import { messageOf } from "@agent/base";
-import type { ModelMessage, ModelRequest, ModelResult, ModelToolCall } from "@agent/models";
-import {
-  type AgentEventInput,
-  DEFAULT_TOOL_OUTPUT_MAX_CHARS,
-  emitEvent,
-  type JsonValue,
-  type ToolCallOutcome,
-} from "@agent/tools";
+import type { ModelMessage } from "@agent/models";
+import { DEFAULT_TOOL_OUTPUT_MAX_CHARS, type JsonValue, type ToolCallOutcome } from "@agent/tools";
 import {
   type AgentEnvironment,
   DEFAULT_MAX_ARGUMENT_CHARS,
@@ -15,10 +8,13 @@ import {
   type RunResult,
 } from "./agent-environment.js";
 import { CallIds } from "./call-ids.js";
-import { LOOP_ERROR_CODES, LoopError } from "./errors.js";
+import { saveFailedRun } from "./failed-run.js";
+import { requestModelTurn } from "./model-turn.js";
 import { type OfferedTools, OfferedToolsCache } from "./offered-tools.js";
-import { budgetError, isOverBudget, RUN_ERROR_CODES } from "./run-budget.js";
-import type { PendingCall, RunError, RunState, RunStopReason, ToolCallRecord } from "./run-state.js";
+import { allAnswered, appendToolMessages, pendingCallsOf } from "./pending-calls.js";
+import { budgetError, isOverBudget } from "./run-budget.js";
+import type { PendingCall, RunState, ToolCallRecord } from "./run-state.js";
+import { type StoppingRun, stopRun, stopUnanswered } from "./run-stop.js";
 import type { RunChange } from "./run-store.js";
 import { RunTaint } from "./run-taint.js";
 import type { RunWriter } from "./run-writer.js";
@@ -33,13 +29,7 @@ import {
   type TurnCallsEnvironment,
 } from "./turn-calls.js";
 import { refuseOverLimits, type TurnLimits } from "./turn-limits.js";
-import {
-  describeLost,
-  describeUnsaved,
-  isOutcomeUnknown,
-  markOutcomesUnknown,
-  unknownOutcomeError,
-} from "./unknown-outcomes.js";
+import { isOutcomeUnknown, unknownOutcomeError } from "./unknown-outcomes.js";
 
 /** Drives one run in this process (started or claimed by `startRun` / `resumeRun`), keeping the saved record in step with every decision. */
 export class RunDriver {
@@ -52,6 +42,7 @@ export class RunDriver {
   readonly #callIds = new CallIds();
   readonly #taint: RunTaint;
   readonly #limits: TurnLimits;
+  readonly #run: StoppingRun;
   // Made once per run, not once per call: the hot path allocates only what it saves.
   readonly #settle: SettleCall = (settlement, outcome) => this.#settled(settlement, outcome);
 
@@ -88,6 +79,7 @@ export class RunDriver {
       maxArgumentChars: env.maxArgumentChars ?? DEFAULT_MAX_ARGUMENT_CHARS,
     };
     this.#taint = new RunTaint(state, env.flow, env.tools, env.events);
+    this.#run = { env, state, writer, taint: this.#taint };
   }
 
   /** The tools the model is offered now. */
@@ -99,35 +91,7 @@ export class RunDriver {
     try {
       return await this.#loop();
     } catch (error) {
-      // Another process owns the run now: leave its record alone.
-      if (LoopError.isInstance(error) && error.code === "run_conflict") throw error;
-      const { unsaved } = this.#calls;
-      let pending = this.#state.pending;
-      // Saved with everything a store failure left unsaved, so a call that settled keeps its outcome.
-      const saved = await this.#writer.salvage(() => {
-        // Built once every update in flight settled: a call still running now may finish unrecorded.
-        pending = markOutcomesUnknown(
-          this.#state.pending,
-          (call) => call.status === "queued" && unsaved.has(call.callId),
-        );
-        return {
-          set: {
-            status: "failed",
-            error: { code: RUN_ERROR_CODES.internalError, message: messageOf(error) },
-            pending,
-            // Whatever the taint grew by, saved or not: a run's taint is never lost to a failure.
-            taint: this.#state.taint,
-          },
-        };
-      });
-      if (unsaved.size === 0) throw error;
-      throw new LoopError(
-        LOOP_ERROR_CODES.runNotSaved,
-        `Run ${this.#state.runId} could not be saved (${messageOf(error)}). ${
-          saved ? describeLost(pending) : describeUnsaved(this.#state.pending, unsaved)
-        }`,
-        { cause: error },
-      );
+      return await saveFailedRun(this.#writer, this.#state, this.#calls.unsaved, error);
     }
   }
 
@@ -135,11 +99,11 @@ export class RunDriver {
     const state = this.#state;
     for (;;) {
       // A run past its budget does nothing more (a resume given no bigger budget stops here).
-      if (isOverBudget(state)) return this.#stop("failed", budgetError(state));
+      if (isOverBudget(state)) return stopRun(this.#run, "failed", budgetError(state));
       if (state.pending.length > 0) {
         // A call that may have run is never run again, nor its turn answered, until someone decides.
         if (state.pending.some(isOutcomeUnknown)) {
-          return this.#stop("failed", unknownOutcomeError(state.runId, state.pending));
+          return stopRun(this.#run, "failed", unknownOutcomeError(state.runId, state.pending));
         }
         this.#calls.turn = state.turns;
         // Judged before any call of the turn runs: its calls share one view of the run's taint.
@@ -155,15 +119,15 @@ export class RunDriver {
           if (!settlement) this.#calls.unsaved.delete(call.callId);
           else await this.#settled(settlement, outcome);
         } else await this.#answerPending();
-        if (state.pending.length > 0) return this.#stopUnanswered();
+        if (state.pending.length > 0) return stopUnanswered(this.#run, this.#signal.aborted);
       }
-      if (this.#signal.aborted) return this.#stop("cancelled");
-      if (state.turns >= state.maxTurns) return this.#stop("max_turns");
+      if (this.#signal.aborted) return stopRun(this.#run, "cancelled");
+      if (state.turns >= state.maxTurns) return stopRun(this.#run, "max_turns");
       const offered = this.offer();
-      const result = await this.#requestTurn(offered);
+      const result = await requestModelTurn(this.#env, state, offered, this.#signal);
       if (!result.ok) {
         const status = result.code === "model_cancelled" || this.#signal.aborted ? "cancelled" : "failed";
-        return this.#stop(status, { code: result.code, message: result.message });
+        return stopRun(this.#run, status, { code: result.code, message: result.message });
       }
       state.turns += 1;
       // Counted in place: the run's usage object is its own (the store copies what it is given).
@@ -178,7 +142,7 @@ export class RunDriver {
       state.messages.push(assistant);
       let refused: ToolCallRecord[] | undefined;
       if (result.toolCalls.length > 0) {
-        state.pending = this.#pendingCalls(result.toolCalls);
+        state.pending = pendingCallsOf(result.toolCalls, this.#env.createId, this.#callIds);
         // Past the turn's limits: answered now, never run, their arguments not kept.
         this.#calls.turn = state.turns;
         refused = refuseOverLimits(state.pending, assistant, this.#limits, this.#calls);
@@ -196,10 +160,10 @@ export class RunDriver {
       if (refused) turn.appendCalls = refused;
       if (result.toolCalls.length === 0) {
         state.output = result.text;
-        return this.#stop("completed", undefined, turn);
+        return stopRun(this.#run, "completed", undefined, turn);
       }
       // Over budget: the turn is saved with its calls unrun, so a resume with a bigger budget runs them.
-      if (isOverBudget(state)) return this.#stop("failed", budgetError(state), turn);
+      if (isOverBudget(state)) return stopRun(this.#run, "failed", budgetError(state), turn);
       // Saved before any tool runs: a resume after this point never asks the model for this turn again.
       await this.#writer.commit(turn);
     }
@@ -209,27 +173,8 @@ export class RunDriver {
   async #answerPending(): Promise<void> {
     const state = this.#state;
     // Every call answered but not yet in the transcript: a record saved between the two updates.
-    if (allDone(state.pending)) return this.#flushResults(undefined);
+    if (allAnswered(state.pending)) return this.#flushResults(undefined);
     await runTurnCalls(state.pending, this.#calls, this.#settle);
-  }
-
-  /** Stops a run whose turn still has calls unanswered: held ones make it wait; else it was interrupted. */
-  #stopUnanswered(): Promise<RunResult> {
-    const state = this.#state;
-    if (this.#signal.aborted) return this.#stop("cancelled");
-    const held = state.pending.filter((call) => call.status === "held");
-    if (held.length > 0) {
-      return this.#stop(
-        "waiting",
-        undefined,
-        {},
-        held.map((call) => call.requestId as string),
-      );
-    }
-    // Some call neither finished nor was held: only an interruption leaves one so. A checkpoint it
-    // made is kept: the task's `tasks/cancel` may not have left, or come too late, so a resume
-    // follows the task (to its end, cancelled or not) instead of starting the action a second time.
-    return this.#stop("cancelled");
   }
 
   /** One call of the turn settled: saved before anything else, so a crash never runs it again. */
@@ -241,7 +186,7 @@ export class RunDriver {
     // Saved with the call that brought it: a resume, or the next process, sees the run as tainted.
     const tainted = this.#taint.settle(index, outcome);
     // The turn's last answer: its results go to the transcript in the same update.
-    if (allDone(state.pending)) return this.#saved(pending.callId, this.#flushResults(record, tainted));
+    if (allAnswered(state.pending)) return this.#saved(pending.callId, this.#flushResults(record, tainted));
     // A copy: with calls running concurrently, this update may be applied after the next settles.
     const change: RunChange = {
       set: tainted
@@ -273,13 +218,7 @@ export class RunDriver {
   /** Moves the answered calls' results into the transcript, saving that (and the taint, if it grew) with `record` if given. */
   #flushResults(record: ToolCallRecord | undefined, tainted = false): Promise<void> {
     const state = this.#state;
-    const { pending } = state;
-    const results = new Array<ModelMessage>(pending.length);
-    for (let index = 0; index < pending.length; index += 1) {
-      const result = toolMessage(pending[index] as PendingCall);
-      results[index] = result;
-      state.messages.push(result);
-    }
+    const results = appendToolMessages(state.pending, state.messages);
     // One empty list for the run and the update: the store copies what it is given.
     state.pending = [];
     const change: RunChange = {
@@ -289,145 +228,6 @@ export class RunDriver {
     if (record) change.appendCalls = [record];
     return this.#writer.commit(change);
   }
-
-  /** The next model turn; wrapped (timed, announced) only for the hooks and events someone listens to. */
-  #requestTurn(offered: OfferedTools): Promise<ModelResult> {
-    const { model, onText, onModelRequest, maxOutputTokens, events } = this.#env;
-    const state = this.#state;
-    // Members set one by one rather than spread from conditional objects: no object made to be thrown away.
-    const request: ModelRequest = {
-      messages: state.messages,
-      tools: offered.definitions,
-      signal: this.#signal,
-    };
-    if (state.system !== null) request.system = state.system;
-    if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
-    if (onText) request.onText = onText;
-    if (!onModelRequest && !events) return model.createTurn(request);
-    return this.#observedTurn(request, state.turns + 1);
-  }
-
-  async #observedTurn(request: ModelRequest, turn: number): Promise<ModelResult> {
-    const { model, onModelRequest, events } = this.#env;
-    onModelRequest?.("started", turn);
-    const started = performance.now();
-    let result: ModelResult;
-    try {
-      result = await model.createTurn(request);
-    } finally {
-      onModelRequest?.("finished", turn);
-    }
-    if (events) emitEvent(events, modelRequestEvent(this.#state.runId, model, turn, started, result));
-    return result;
-  }
-
-  #pendingCalls(calls: readonly ModelToolCall[]): PendingCall[] {
-    const pending = new Array<PendingCall>(calls.length);
-    for (let index = 0; index < calls.length; index += 1) {
-      const call = calls[index] as ModelToolCall;
-      pending[index] = {
-        toolCallId: call.id,
-        callId: this.#env.createId ? this.#env.createId("call") : this.#callIds.next(),
-        toolName: call.name,
-        arguments: call.arguments,
-        status: "queued",
-      };
-    }
-    return pending;
-  }
-
-  async #stop(
-    status: RunStopReason,
-    error?: RunError,
-    change: { appendMessages?: ModelMessage[]; set?: object } = {},
-    requestIds: string[] = [],
-  ): Promise<RunResult> {
-    const state = this.#state;
-    Object.assign(state, { status, error: error ?? null, requestIds });
-    // One time for the last save and the record returned, so the result is the run as saved.
-    const at = this.#env.now?.() ?? new Date();
-    const taint = this.#taint.takeUnsaved() ? { taint: state.taint } : {};
-    await this.#writer.commit(
-      {
-        ...change,
-        set: { ...change.set, ...taint, status, error: state.error, requestIds, output: state.output },
-      },
-      at,
-    );
-    state.version = this.#writer.version;
-    state.updatedAt = at.toISOString();
-    const { runId, turns, usage } = state;
-    const { events } = this.#env;
-    if (events) {
-      if (status === "waiting") emitEvent(events, { type: "run_waiting", runId, turn: turns, requestIds });
-      emitEvent(events, {
-        type: "run_finished",
-        runId,
-        status,
-        turns,
-        inputTokens: usage.inputTokens,
-        outputTokens: usage.outputTokens,
-        ...(status === "failed" && error ? { code: error.code } : {}),
-      });
-    }
-    return {
-      runId,
-      status,
-      output: status === "completed" ? state.output : null,
-      turns,
-      usage: { ...usage },
-      requestIds: [...requestIds],
-      ...(status === "failed" && error ? { error } : {}),
-      state,
-    };
-  }
-}
-
-function modelRequestEvent(
-  runId: string,
-  model: AgentEnvironment["model"],
-  turn: number,
-  started: number,
-  result: ModelResult,
-): AgentEventInput {
-  const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-  const facts = { runId, provider: model.provider, model: model.model, turn, durationMs };
-  return result.ok
-    ? {
-        type: "model_request_finished",
-        ...facts,
-        ok: true,
-        stopReason: result.stopReason,
-        inputTokens: result.usage.inputTokens,
-        outputTokens: result.usage.outputTokens,
-        toolCalls: result.toolCalls.length,
-      }
-    : {
-        type: "model_request_finished",
-        ...facts,
-        ok: false,
-        code: result.code,
-        ...(result.status === undefined ? {} : { status: result.status }),
-        inputTokens: 0,
-        outputTokens: 0,
-        toolCalls: 0,
-      };
-}
-
-function allDone(pending: readonly PendingCall[]): boolean {
-  for (const call of pending) if (call.status !== "done") return false;
-  return true;
-}
-
-function toolMessage(call: PendingCall): ModelMessage {
-  const result = call.result ?? { content: "", isError: true };
-  return {
-    role: "tool",
-    toolCallId: call.toolCallId,
-    toolName: call.toolName,
-    content: result.content,
-    isError: result.isError,
-  };
 }
 
 /** A new run id: the environment's `createId`, or `run_<uuid>`. */

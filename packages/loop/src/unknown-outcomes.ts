@@ -38,25 +38,6 @@ export function unknownOutcomeError(runId: string, pending: readonly PendingCall
   };
 }
 
-/** One sentence on what a failed save left: which calls' outcomes are unknown, or that none is. */
-export function describeLost(pending: readonly PendingCall[]): string {
-  const unknown = pending.filter(isOutcomeUnknown);
-  if (unknown.length === 0) {
-    return "Every call that ran has its outcome in the run; it may be resumed once the store is back.";
-  }
-  const calls = unknown.map((call) => `${call.callId} (${call.toolName})`).join(", ");
-  return `${calls} may have run, and ${unknown.length === 1 ? "its outcome was" : "their outcomes were"} not saved: marked outcome_unknown, never run again until someone decides.`;
-}
-
-/** One sentence on calls whose outcomes were not saved at all (the store stayed unreachable). */
-export function describeUnsaved(pending: readonly PendingCall[], unsaved: ReadonlySet<string>): string {
-  const calls = pending
-    .filter((call) => unsaved.has(call.callId))
-    .map((call) => `${call.callId} (${call.toolName})`);
-  const list = calls.length > 0 ? calls.join(", ") : "Calls of its latest turn";
-  return `${list} may have run, and nothing of it could be saved: resuming it (once the store is back) holds such calls as outcome_unknown, never running them again until someone decides.`;
-}
-
 /**
  * Applies the operator's decisions to the calls waiting for one: `rerun` makes a call `queued`
  * again, `answer_unknown` makes it `done` with an `outcome_unknown` observation (returned as a record

@@ -1,4 +1,4 @@
-import type { AgentEnvironment } from "@agent/loop";
+import type { AgentEnvironment, RunChange, RunStore } from "@agent/loop";
 import { InMemoryRunStore } from "@agent/loop";
 import type { ModelClient } from "@agent/models";
 import {
@@ -108,5 +108,27 @@ export function createHarness(
       isOffered: (tool) => resolvePolicyDecision(policy, tool).decision !== "deny",
       ...extra,
     }),
+  };
+}
+
+/**
+ * The in-memory store behind a fault at the RunStore boundary: update number `from` (and, when
+ * `until` is given, those up to it) throws as a database that went away does, before applying anything.
+ */
+export function failingUpdates(
+  inner: InMemoryRunStore,
+  from: number,
+  until = Number.POSITIVE_INFINITY,
+): RunStore {
+  let updates = 0;
+  return {
+    createRun: (state) => inner.createRun(state),
+    loadRun: (runId) => inner.loadRun(runId),
+    listRuns: (options) => inner.listRuns(options),
+    async updateRun(runId: string, expectedVersion: number, change: RunChange, now?: Date) {
+      updates += 1;
+      if (updates >= from && updates <= until) throw new Error("connection terminated unexpectedly");
+      return inner.updateRun(runId, expectedVersion, change, now);
+    },
   };
 }

@@ -1,33 +1,7 @@
-import {
-  type InMemoryRunStore,
-  LoopError,
-  RUN_ERROR_CODES,
-  type RunChange,
-  type RunStore,
-  resumeRun,
-  startRun,
-} from "@agent/loop";
+import { LoopError, RUN_ERROR_CODES, resumeRun, startRun } from "@agent/loop";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import { describe, expect, it } from "vitest";
-import { createHarness } from "./helpers.js";
-
-/**
- * The in-memory store behind a fault at the RunStore boundary: update number `from` (and, when
- * `until` is given, those up to it) throws as a database that went away does, before applying anything.
- */
-function failingUpdates(inner: InMemoryRunStore, from: number, until = Number.POSITIVE_INFINITY): RunStore {
-  let updates = 0;
-  return {
-    createRun: (state) => inner.createRun(state),
-    loadRun: (runId) => inner.loadRun(runId),
-    listRuns: (options) => inner.listRuns(options),
-    async updateRun(runId: string, expectedVersion: number, change: RunChange, now?: Date) {
-      updates += 1;
-      if (updates >= from && updates <= until) throw new Error("connection terminated unexpectedly");
-      return inner.updateRun(runId, expectedVersion, change, now);
-    },
-  };
-}
+import { createHarness, failingUpdates } from "./helpers.js";
 
 const ECHO_TURN = toolCallTurn([{ id: "tc_1", name: "echo", input: { text: "once" } }]);
 

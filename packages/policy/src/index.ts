@@ -8,7 +8,6 @@ export {
   parseAllowEntry,
 } from "./allow-entry.js";
 export {
-  DENIAL_REASON_MAX_CHARS,
   denyApprovalRequest,
   grantApprovalRequest,
   voidApprovalRequests,
@@ -38,7 +37,6 @@ export {
   type PolicyContext,
   type PolicyMatch,
   resolvePolicyDecision,
-  TAINTED_FLOW,
   type TaintedCall,
 } from "./authorize.js";
 export { POLICY_ERROR_CODES, PolicyError, type PolicyErrorCode } from "./errors.js";
@@ -83,9 +81,6 @@ export {
 export {
   DIGEST_VERSION_CHANGED_REASON,
   type StaleApprovalSweep,
-  staleReasonOf,
-  TOOL_CHANGED_REASON,
-  TOOL_REMOVED_REASON,
   voidApprovalsOfChangedTool,
   voidApprovalsOfOlderDigestVersion,
   voidApprovalsOfRemovedTool,

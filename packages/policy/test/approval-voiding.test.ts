@@ -3,7 +3,6 @@ import {
   type ApprovalStore,
   createApprovalVoidingSink,
   createPolicyGate,
-  DENIAL_REASON_MAX_CHARS,
   DIGEST_VERSION_CHANGED_REASON,
   definePolicy,
   denyApprovalRequest,
@@ -15,6 +14,7 @@ import {
 import { sampleApprovalRequest } from "@agent/policy/testing";
 import { createMemoryEventSink, executeToolCall, type RegisteredTool, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
+import { DENIAL_REASON_MAX_CHARS } from "../src/approval-decisions.js";
 import { countingTool, FIXED_NOW, sequentialIds } from "./helpers.js";
 
 const NAME = "mcp__docs__search";

@@ -3,14 +3,12 @@ import {
   DIGEST_VERSION_CHANGED_REASON,
   grantApprovalRequest,
   InMemoryApprovalStore,
-  staleReasonOf,
-  TOOL_CHANGED_REASON,
-  TOOL_REMOVED_REASON,
   voidStaleApprovals,
 } from "@agent/policy";
 import { sampleApprovalRequest } from "@agent/policy/testing";
 import { createMemoryEventSink } from "@agent/tools";
 import { describe, expect, it } from "vitest";
+import { staleReasonOf, TOOL_CHANGED_REASON, TOOL_REMOVED_REASON } from "../src/stale-approvals.js";
 import { FIXED_NOW } from "./helpers.js";
 
 const CURRENT = "f".repeat(64);

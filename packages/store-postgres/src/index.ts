@@ -2,11 +2,9 @@ export {
   STORE_POSTGRES_ERROR_CODES,
   StorePostgresError,
   type StorePostgresErrorCode,
-  translateDatabaseError,
 } from "./errors.js";
-export { migrate, type PostgresMigration } from "./migrations.js";
+export type { PostgresMigration } from "./migrations.js";
 export {
-  assertPostgresUrl,
   type OpenPostgresStateOptions,
   openPostgresState,
   type PostgresState,
@@ -21,7 +19,6 @@ export {
   type AuditChainHead,
   type AuditChainVerdict,
   type AuditReadFilter,
-  chainHash,
   createPostgresAuditSink,
   type PostgresAuditSink,
   type PostgresAuditSinkOptions,
@@ -31,7 +28,6 @@ export {
 export { insertRun, PostgresRunStore } from "./postgres-run-store.js";
 export { PostgresTaintedFileStore } from "./postgres-tainted-files.js";
 export {
-  auditRowMessage,
   type DecisionFields,
   decisionMessage,
   type RecordSigner,

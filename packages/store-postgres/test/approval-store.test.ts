@@ -1,8 +1,8 @@
 import { APPROVAL_STORE_CONTRACT, sampleApprovalRequest } from "@agent/policy/testing";
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { migrate, openPostgresState, type PostgresState } from "../src/index.js";
-import { POSTGRES_MIGRATIONS } from "../src/migrations.js";
+import { openPostgresState, type PostgresState } from "../src/index.js";
+import { migrate, POSTGRES_MIGRATIONS } from "../src/migrations.js";
 import { createTestDatabase } from "./databases.js";
 
 const cleanups: Array<() => Promise<void>> = [];

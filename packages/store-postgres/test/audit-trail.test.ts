@@ -3,14 +3,13 @@ import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import {
   type AuditChainHead,
-  chainHash,
   createPostgresAuditSink,
   openPostgresState,
   readAuditRecords,
   verifyAuditChain,
 } from "../src/index.js";
 import { createEd25519Signer, createEd25519Verifier, generateEd25519KeyPair } from "../src/keys/index.js";
-import { AUDIT_CHAIN_ORIGIN } from "../src/postgres-audit-trail.js";
+import { AUDIT_CHAIN_ORIGIN, chainHash } from "../src/postgres-audit-trail.js";
 import { createTestDatabase } from "./databases.js";
 
 const cleanups: Array<() => Promise<void>> = [];

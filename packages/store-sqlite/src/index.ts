@@ -1,11 +1,6 @@
 export { STORE_SQLITE_ERROR_CODES, StoreSqliteError, type StoreSqliteErrorCode } from "./errors.js";
 export { callRunOfLegacyRow, type LegacyCallRunRow } from "./legacy-call-runs.js";
-export {
-  migrateSqliteDatabase,
-  SQLITE_MIGRATIONS,
-  SQLITE_SCHEMA_VERSION,
-  type SqliteMigration,
-} from "./migrations.js";
+export { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, type SqliteMigration } from "./migrations.js";
 export { SqliteApprovalStore, type SqliteApprovalStoreOptions } from "./sqlite-approval-store.js";
 export { SqliteRunStore } from "./sqlite-run-store.js";
 export { createSqliteState, type SqliteState, type SqliteStateOptions } from "./sqlite-state.js";

@@ -1,5 +1,5 @@
+import type { AgentEvent } from "./agent-event.js";
 import { sha256Hex } from "./canonical-json.js";
-import type { AgentEvent } from "./events.js";
 import { utf8Length } from "./utf8.js";
 
 /** Size limits for one audit record. */

@@ -1,14 +1,9 @@
 import { messageOf } from "@agent/base";
+import type { AgentEventInput, CallRequestRecord } from "./agent-event.js";
 import { CallCancellation } from "./call-cancellation.js";
 import type { JsonValue } from "./canonical-json.js";
-import {
-  type AgentEventInput,
-  type CallRequestRecord,
-  type EventSink,
-  emitOwnedDecisionEvent,
-  emitOwnedEvent,
-  NULL_EVENT_SINK,
-} from "./events.js";
+import { emitOwnedDecisionEvent, emitOwnedEvent } from "./emit-event.js";
+import { type EventSink, NULL_EVENT_SINK } from "./event-sink.js";
 import { copyFlowSource, type FlowSource } from "./flow.js";
 import type { GateRequest, GateVerdict, ToolGate } from "./gate.js";
 import {

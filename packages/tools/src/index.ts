@@ -1,4 +1,12 @@
 export {
+  AGENT_EVENT_VOCABULARY_VERSION,
+  type AgentEvent,
+  type AgentEventInput,
+  type AgentEventOf,
+  type AgentEventType,
+  type CallRequestRecord,
+} from "./agent-event.js";
+export {
   type AuditLimits,
   DEFAULT_AUDIT_LIMITS,
   SECRET_KEY_PATTERN,
@@ -6,25 +14,18 @@ export {
 } from "./audit-bounds.js";
 export type { CancellationSignal } from "./call-cancellation.js";
 export { canonicalJson, digestJson, type JsonObject, type JsonValue, sha256Hex } from "./canonical-json.js";
+export { emitDecisionEvent, emitEvent } from "./emit-event.js";
 export { TOOLS_ERROR_CODES, ToolsError, type ToolsErrorCode } from "./errors.js";
 export {
-  AGENT_EVENT_VOCABULARY_VERSION,
-  type AgentEvent,
-  type AgentEventInput,
-  type AgentEventOf,
-  type AgentEventType,
-  type CallRequestRecord,
   createEventClock,
   createMemoryEventSink,
   type EventClock,
   type EventSink,
-  emitDecisionEvent,
-  emitEvent,
   fanOutEvents,
   type MemoryEventSink,
   NULL_EVENT_SINK,
   transformEvents,
-} from "./events.js";
+} from "./event-sink.js";
 export {
   DEFAULT_TOOL_TIMEOUT_MS,
   type ExecutionEnvironment,
@@ -72,7 +73,6 @@ export {
   MAX_TOOL_NAME_LENGTH,
   type PrepareResult,
   type RegisteredTool,
-  TOOL_EFFECTS,
   type ToolContext,
   type ToolDefinition,
   type ToolEffect,

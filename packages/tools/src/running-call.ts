@@ -3,9 +3,9 @@
 // timer and the caller's abort reach it without a closure each.
 
 import { messageOf } from "@agent/base";
+import type { CallRequestRecord } from "./agent-event.js";
 import type { CallCancellation } from "./call-cancellation.js";
 import type { JsonValue } from "./canonical-json.js";
-import type { CallRequestRecord } from "./events.js";
 import type { ExecutionEnvironment } from "./execute-tool-call.js";
 import type { FlowSource } from "./flow.js";
 import {

@@ -1,9 +1,9 @@
 import { messageOf } from "@agent/base";
 import { type ZodType, z } from "zod";
+import type { CallRequestRecord } from "./agent-event.js";
 import type { CancellationSignal } from "./call-cancellation.js";
 import { digestJson, type JsonObject, type JsonValue } from "./canonical-json.js";
 import { TOOLS_ERROR_CODES, ToolsError } from "./errors.js";
-import type { CallRequestRecord } from "./events.js";
 import type { FlowSource } from "./flow.js";
 import { exceedsJsonDepth, MAX_INPUT_DEPTH } from "./json-depth.js";
 import { removeStrictNulls, type StrictParameters, toStrictParameters } from "./strict-parameters.js";

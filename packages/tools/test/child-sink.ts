@@ -14,7 +14,7 @@ const BASE_SOURCE = fileURLToPath(new URL("../../base/src/", import.meta.url));
 const MODULES: [file: string, name: string][] = [
   ...[
     "node/jsonl-event-sink",
-    "events",
+    "event-sink",
     "audit-bounds",
     "utf8",
     "canonical-json",

@@ -2,7 +2,6 @@ export {
   APPROVAL_STORE_CONTRACT,
   type ApprovalStoreFactory,
   type ApprovalStoreScenario,
-  sampleApprovalDraft,
   sampleApprovalRequest,
 } from "./approval-store-contract.js";
 export {

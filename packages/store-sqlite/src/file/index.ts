@@ -1,3 +1,2 @@
-export { openSqliteDatabase } from "./open-sqlite-database.js";
 export { type OpenSqliteStateOptions, openSqliteState } from "./open-sqlite-state.js";
 export { assertRegularFileIfPresent, openRegularFile } from "./regular-files.js";

@@ -1,8 +1,9 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import type { AgentEvent } from "../agent-event.js";
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS, serializeForAudit } from "../audit-bounds.js";
 import { TOOLS_ERROR_CODES, ToolsError } from "../errors.js";
-import { type AgentEvent, createEventClock, type EventSink } from "../events.js";
+import { createEventClock, type EventSink } from "../event-sink.js";
 
 /** When a {@link createJsonlEventSink} record reaches the file; see {@link JsonlEventSinkOptions.flush}. */
 export type JsonlFlushMode = "decisions" | "sync" | "batched";

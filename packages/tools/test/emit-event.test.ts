@@ -1,18 +1,16 @@
 import {
   type AgentEvent,
-  createEventClock,
   createMemoryEventSink,
   type EventSink,
   emitDecisionEvent,
   emitEvent,
-  fanOutEvents,
   NULL_EVENT_SINK,
 } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 
 const closed = { type: "mcp_closed", server: "docs", durationMs: 1 } as const;
 
-describe("event time", () => {
+describe("emitEvent", () => {
   it("stamps an event from its sink's clock, and each sink owns its clock", () => {
     const received: AgentEvent[] = [];
     const sink: EventSink = {
@@ -36,20 +34,12 @@ describe("event time", () => {
     expect(received[1]?.at).toBe("2026-02-03T04:05:06.007Z");
   });
 
-  it("gives the same events the same time through a fan-out", () => {
-    const left = createMemoryEventSink();
-    const right = createMemoryEventSink();
-    emitEvent(fanOutEvents(left, right), closed);
-    expect(left.events[0]?.at).toBe(right.events[0]?.at);
-  });
-
-  it("reads the current time, in ISO 8601", () => {
-    const clock = createEventClock();
-    const before = Date.now();
-    const at = clock();
-    expect(new Date(at).toISOString()).toBe(at);
-    expect(Date.parse(at)).toBeGreaterThanOrEqual(before);
-    expect(Date.parse(at)).toBeLessThanOrEqual(Date.now());
+  it("stamps a copy: the caller's event is left as it was", () => {
+    const sink = createMemoryEventSink();
+    const event = { ...closed };
+    emitEvent(sink, event);
+    expect(event).not.toHaveProperty("at");
+    expect(sink.events[0]).toEqual({ ...closed, at: expect.any(String) });
   });
 });
 
