@@ -20,6 +20,7 @@ import { createPhaseContext } from "./phase.js";
 import { type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
 import type { ServerCalls } from "./server-calls.js";
 import { ServerToolGroup } from "./server-tool-group.js";
+import type { RemoteToolPort } from "./tool-mapping.js";
 
 /** What every session of one connection is born with besides its transport: the connection's fixed parts. */
 export interface SessionParts {
@@ -50,7 +51,8 @@ export interface SessionParts {
 export function createSessionParts(
   options: McpServerConnectionOptions,
   connection: Pick<SessionParts, "events" | "timeouts" | "lifetime" | "listingFailed"> & {
-    calls: ServerCalls;
+    /** The port the tools call through: {@link ServerCalls}, which sends on the session of the moment. */
+    calls: RemoteToolPort & Pick<ServerCalls, "request">;
   },
 ): SessionParts {
   const { calls, ...rest } = connection;

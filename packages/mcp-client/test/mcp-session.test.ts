@@ -7,10 +7,8 @@ import { error, FakeTransport, fakeServer, ok, statelessFakeServer, tool } from 
 import { type McpTransport, negotiateEra } from "@agent/mcp-transport";
 import { createMemoryEventSink, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
-import { ConnectionCatalog } from "../src/connection-catalog.js";
-import { resolveListingLimits, resolveTimeouts } from "../src/connection-options.js";
-import { McpSession, type SessionParts } from "../src/mcp-session.js";
-import { ServerToolGroup } from "../src/server-tool-group.js";
+import { resolveTimeouts } from "../src/connection-options.js";
+import { createSessionParts, McpSession } from "../src/mcp-session.js";
 import { EMPTY_ANSWERS } from "./harness.js";
 
 const TOOLS_CHANGED = "notifications/tools/list_changed";
@@ -18,29 +16,19 @@ const TOOLS_CHANGED = "notifications/tools/list_changed";
 function sessionParts(transport: McpTransport) {
   const registry = new ToolRegistry();
   const events = createMemoryEventSink();
-  const options = { name: "docs", connect: () => transport, registry, events };
   const failures: unknown[] = [];
-  const parts: SessionParts = {
-    options,
-    events,
-    timeouts: resolveTimeouts(undefined),
-    listTtl: { minMs: 0, maxMs: 60_000 },
-    lifetime: new AbortController().signal,
-    tools: new ServerToolGroup({
-      server: "docs",
-      registry,
+  const parts = createSessionParts(
+    { name: "docs", connect: () => transport, registry, events },
+    {
       events,
-      port: EMPTY_ANSWERS,
-      limits: resolveListingLimits(options),
-    }),
-    catalog: new ConnectionCatalog(
-      { server: "docs", serverIdentity: undefined, request: async () => ({ ok: true, result: {} }) },
-      events,
-    ),
-    listingFailed: async (_session, failure) => {
-      failures.push(failure);
+      timeouts: resolveTimeouts(undefined),
+      lifetime: new AbortController().signal,
+      calls: { ...EMPTY_ANSWERS, request: async () => ({ ok: true, result: {} }) },
+      listingFailed: async (_session, failure) => {
+        failures.push(failure);
+      },
     },
-  };
+  );
   return { parts, registry, events, failures };
 }
 
@@ -100,7 +88,9 @@ describe("McpSession", () => {
     };
     const transport = new FakeTransport(handlers);
     const setup = sessionParts(transport);
-    const session = await McpSession.open(negotiateEra(transport), setup.parts, undefined);
+    // The default floor (1 s) would keep ttlMs 0 current for the whole test.
+    const parts = { ...setup.parts, listTtl: { minMs: 0, maxMs: 60_000 } };
+    const session = await McpSession.open(negotiateEra(transport), parts, undefined);
     await session.discover(undefined, true);
     expect(session.wire.era).toBe("stateless");
     expect(session.relistIfStale()).toBeUndefined();
