@@ -1,8 +1,6 @@
 import type { McpRequestContext, McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent, type RegisteredTool } from "@agent/tools";
-import { createCoalescingRunner } from "./coalescing-runner.js";
 import { type CacheHints, combineOptionalHints } from "./list-freshness.js";
-import { createPhaseContext } from "./phase.js";
 import {
   listPrompts,
   listResources,
@@ -26,27 +24,12 @@ export function catalogKinds(capabilities: Record<string, unknown>): CatalogKind
   return { resources: capabilities.resources !== undefined, prompts: capabilities.prompts !== undefined };
 }
 
-/** What the catalog needs of its connection to list again after a `list_changed`. */
-export interface CatalogConnection {
-  /** The transport to list on (instrumented), while the connection is ready; else undefined. */
-  readyTransport(): McpTransport | undefined;
-  kinds(): CatalogKinds;
-  /** Fails the connection closed: a listing that cannot be read again cannot be trusted. */
-  fail(error: unknown): Promise<void>;
-  signal: AbortSignal;
-  listMs: number;
-}
-
 /**
- * One connection's resources, templates and prompts: listed at discovery and again on
- * `list_changed` (bursts coalesced), each listing replacing the previous one whole, and the built-in
- * tools that read them (created once, so rediscovery keeps them as they are).
+ * One connection's resources, templates and prompts: listed by each of its sessions (at discovery,
+ * after a `list_changed`, after an expired `ttlMs`), each listing replacing the previous one whole,
+ * and the built-in tools that read them (created once, so rediscovery keeps them as they are).
  */
 export class ConnectionCatalog {
-  /** Kinds whose `list_changed` arrived and is not yet answered. */
-  #changed: Partial<CatalogKinds> = {};
-  readonly #refresher = createCoalescingRunner(() => this.#refreshChanged());
-  readonly #connection: CatalogConnection;
   #resources: McpResource[] = [];
   #templates: McpResourceTemplate[] = [];
   #prompts: McpPrompt[] = [];
@@ -61,12 +44,7 @@ export class ConnectionCatalog {
   readonly #server: string;
   readonly #events: EventSink;
 
-  constructor(
-    port: Omit<ServerCatalogPort, "resources" | "templates" | "prompts">,
-    events: EventSink,
-    connection: CatalogConnection,
-  ) {
-    this.#connection = connection;
+  constructor(port: Omit<ServerCatalogPort, "resources" | "templates" | "prompts">, events: EventSink) {
     this.#server = port.server;
     this.#events = events;
     const full: ServerCatalogPort = {
@@ -147,47 +125,6 @@ export class ConnectionCatalog {
         rejected: prompts.rejected.length,
         durationMs: since(started),
       });
-    }
-  }
-
-  /**
-   * Notes a `list_changed` of `kind`: listed again at once, or, while connecting (`deferred`), once
-   * the connection is ready and {@link connected} is called.
-   */
-  changed(kind: keyof CatalogKinds, deferred: boolean): void {
-    this.#changed[kind] = true;
-    if (!deferred) this.#refresher.request();
-  }
-
-  /** A connection attempt starts: its own listing answers every earlier `list_changed`. */
-  connecting(): void {
-    this.#changed = {};
-  }
-
-  /** The connection is ready: answers the `list_changed` that arrived while it connected. */
-  connected(): void {
-    if (this.#changed.resources || this.#changed.prompts) this.#refresher.request();
-  }
-
-  /** Resolves once no listing triggered by `list_changed` is running or queued. */
-  settled(): Promise<void> {
-    return this.#refresher.settled();
-  }
-
-  async #refreshChanged(): Promise<void> {
-    const transport = this.#connection.readyTransport();
-    const kinds = this.#connection.kinds();
-    const wanted = this.#changed;
-    this.#changed = {};
-    if (!transport) return;
-    try {
-      const phase = createPhaseContext(this.#connection.signal, this.#connection.listMs);
-      await this.refresh(transport, phase.context, {
-        ...(wanted.resources && kinds.resources ? { resources: true } : {}),
-        ...(wanted.prompts && kinds.prompts ? { prompts: true } : {}),
-      });
-    } catch (error) {
-      await this.#connection.fail(error);
     }
   }
 

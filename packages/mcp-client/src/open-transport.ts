@@ -3,9 +3,8 @@ import type { McpCloseReason, McpTransport } from "@agent/mcp-transport";
 import { MCP_CLIENT_ERROR_CODES, McpClientError } from "./errors.js";
 import { installServerRequestHandlers, type ServerRequestContext } from "./server-requests.js";
 
-/** What a connection listens to on the transport it opened. */
+/** What a connection listens to on the transport it opened (its sessions hear the notifications). */
 export interface TransportListeners {
-  notification(method: string): void;
   closed(transport: McpTransport, reason: McpCloseReason): void;
   /** What the handlers of the server's requests (roots, elicitation, sampling) need. */
   requests: ServerRequestContext;
@@ -27,7 +26,6 @@ export async function startTransport(
 /** Subscribes a connection to its new transport; returns the functions that undo each subscription. */
 export function listenTo(transport: McpTransport, listeners: TransportListeners): (() => void)[] {
   return [
-    transport.onNotification((notification) => listeners.notification(notification.method)),
     transport.onClose((reason) => listeners.closed(transport, reason)),
     ...installServerRequestHandlers(transport, listeners.requests),
   ];

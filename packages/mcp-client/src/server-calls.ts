@@ -11,6 +11,7 @@ import { emitTaskResumed, followTaskOf, resumedTaskId } from "./call-tasks.js";
 import type { McpServerState } from "./connection-options.js";
 import type { Dormancy } from "./dormancy.js";
 import { emitRequestFinished, requestRecord } from "./instrumented-transport.js";
+import type { McpSession } from "./mcp-session.js";
 import { mcpToolName, type ServerToolAction, serverToolName } from "./names.js";
 import { isRecord } from "./records.js";
 import { type RemoteCallResult, type RemoteToolPort, responseFailure } from "./tool-mapping.js";
@@ -26,20 +27,25 @@ interface OutgoingRequest {
   before?: RegisteredTool | undefined;
 }
 
-/** What a server's calls read of their connection, at the moment each is sent. */
-export interface CallTarget {
+/** What every call of one connection is sent with: the connection's fixed parts. */
+export interface CallParts {
   server: string;
-  state(): McpServerState;
-  transport(): McpTransport | undefined;
-  dormancy(): Dormancy | undefined;
-  callMs(): number | undefined;
-  events(): EventSink;
-  /** Whether the negotiated protocol version defines `structuredContent` for tool results. */
-  structuredContent(): boolean;
-  /** The tool registered now for a remote name: a reconnect that lists a changed definition replaces it. */
+  events: EventSink;
+  /** The connection's time limit of one call, if it has one. */
+  callMs: number | undefined;
+  /** The connection's idle close, if it has one: a call holds its clock and wakes it when dormant. */
+  dormancy: Dormancy | undefined;
+}
+
+/**
+ * The one thing calls ask their connection live, at the moment each is sent: its state, its current
+ * session (the transport and what was negotiated on it), and the tool registered now for a remote
+ * name (a listing that found a changed definition replaced it).
+ */
+export interface CallConnection {
+  readonly state: McpServerState;
+  readonly session: McpSession | undefined;
   currentTool(remoteName: string): RegisteredTool | undefined;
-  /** The re-listing to await before a call when a stateless server's catalog expired (`ttlMs`); else undefined. */
-  relistIfStale(): Promise<void> | undefined;
 }
 
 /**
@@ -51,12 +57,14 @@ export interface CallTarget {
  * come back as the observation's failure; nothing throws.
  */
 export class ServerCalls implements RemoteToolPort {
-  readonly #target: CallTarget;
+  readonly #parts: CallParts;
+  readonly #connection: CallConnection;
   /** A call resumed from its checkpoint follows its task again; it is never sent twice. */
   readonly resumesTasks = true;
 
-  constructor(target: CallTarget) {
-    this.#target = target;
+  constructor(parts: CallParts, connection: CallConnection) {
+    this.#parts = parts;
+    this.#connection = connection;
   }
 
   /** Sends `tools/call` for `remoteName` on behalf of the call in `context`. */
@@ -67,9 +75,9 @@ export class ServerCalls implements RemoteToolPort {
     authorized?: RegisteredTool,
   ): Promise<RemoteCallResult> {
     // What the call was authorized as; read now only for a caller that does not say (a library's own call).
-    const before = authorized ?? this.#target.currentTool(remoteName);
+    const before = authorized ?? this.#connection.currentTool(remoteName);
     // The registered tool's own name: the same text, without building it again for every call.
-    const toolName = before?.name ?? mcpToolName(this.#target.server, remoteName);
+    const toolName = before?.name ?? mcpToolName(this.#parts.server, remoteName);
     const params = { name: remoteName, arguments: args };
     return this.#send({ method: "tools/call", params, toolName, remoteName, before }, context);
   }
@@ -81,12 +89,13 @@ export class ServerCalls implements RemoteToolPort {
     action: ServerToolAction,
     context: ToolContext,
   ): Promise<RemoteCallResult> {
-    const toolName = serverToolName(this.#target.server, action);
+    const toolName = serverToolName(this.#parts.server, action);
     return this.#send({ method, params, toolName }, context);
   }
 
   #send(request: OutgoingRequest, context: ToolContext): Promise<RemoteCallResult> {
-    const relisting = this.#target.relistIfStale();
+    const relisting =
+      this.#connection.state === "ready" ? this.#connection.session?.relistIfStale() : undefined;
     if (relisting) return this.#sendRelisted(relisting, request, context);
     return this.#sendAwakeOrNow(request, context);
   }
@@ -104,7 +113,7 @@ export class ServerCalls implements RemoteToolPort {
   }
 
   #sendAwakeOrNow(request: OutgoingRequest, context: ToolContext): Promise<RemoteCallResult> {
-    const dormancy = this.#target.dormancy();
+    const { dormancy } = this.#parts;
     // No idle close configured (the common case): nothing to wake and no clock to hold.
     if (!dormancy) return this.#sendNow(request, context);
     return this.#sendAwake(dormancy, request, context);
@@ -117,10 +126,10 @@ export class ServerCalls implements RemoteToolPort {
   ): Promise<RemoteCallResult> {
     dormancy.begin();
     try {
-      if (this.#target.state() === "dormant" || dormancy.waking) {
+      if (this.#connection.state === "dormant" || dormancy.waking) {
         const cancellation = context.cancellation ?? context.signal;
         if (await dormancy.wake(cancellation)) {
-          const stale = this.#stale(request, `the connection to "${this.#target.server}" was reopened`);
+          const stale = this.#stale(request, `the connection to "${this.#parts.server}" was reopened`);
           if (stale) return { ok: false, failure: stale };
         } else if (cancellation.aborted) {
           const failure = toolFailure(
@@ -138,13 +147,13 @@ export class ServerCalls implements RemoteToolPort {
 
   async #sendNow(request: OutgoingRequest, context: ToolContext): Promise<RemoteCallResult> {
     const { method, params, toolName } = request;
-    const target = this.#target;
-    const transport = target.transport();
-    const state = target.state();
-    if (state !== "ready" || !transport) {
+    const { server, events, callMs } = this.#parts;
+    // The session of this moment: a reconnect that swaps in another leaves this call on this one.
+    const { state, session } = this.#connection;
+    if (state !== "ready" || !session) {
       const failure = toolFailure(
         OBSERVATION_ERROR_CODES.mcpUnavailable,
-        `Server "${target.server}" is not connected (${state}).`,
+        `Server "${server}" is not connected (${state}).`,
       );
       return { ok: false, failure };
     }
@@ -154,25 +163,28 @@ export class ServerCalls implements RemoteToolPort {
     if (context.progressListened !== false) {
       requestContext.onProgress = (progress) => context.reportProgress(progress);
     }
-    const callMs = target.callMs();
     if (callMs !== undefined) requestContext.timeoutMs = callMs;
     if (request.remoteName !== undefined) {
       // A listing that finished while the call was being authorized (another call's re-list, a
       // list_changed) may have replaced its definition: what was approved is not what would run.
       const stale = this.#stale(request, "its server's tools were listed again while it was authorized");
       if (stale) return { ok: false, failure: stale };
-      const refused = this.#followTask(requestContext, context, toolName, transport);
+      const refused = this.#followTask(requestContext, context, toolName, session.transport);
       if (refused) return { ok: false, failure: refused };
     }
     const started = performance.now();
-    const response = await transport.request(method, params, requestContext);
+    const response = await session.transport.request(method, params, requestContext);
     // The executor records the request in the call's outcome; a context that cannot gets its own record.
-    if (!context.recordRequest?.(requestRecord(target.server, method, started, response))) {
+    if (!context.recordRequest?.(requestRecord(server, method, started, response))) {
       const attribution = { callId: context.callId, toolName };
-      emitRequestFinished(target.events(), target.server, attribution, method, started, response);
+      emitRequestFinished(events, server, attribution, method, started, response);
     }
     if (!response.ok) return { ok: false, failure: responseFailure(response.error) };
-    if (request.remoteName !== undefined && !target.structuredContent() && isRecord(response.result)) {
+    if (
+      request.remoteName !== undefined &&
+      !session.features.structuredContent &&
+      isRecord(response.result)
+    ) {
       // The negotiated version has no structuredContent: the server's extra field is not passed on.
       const { structuredContent: _dropped, ...result } = response.result;
       return { ok: true, result };
@@ -194,17 +206,17 @@ export class ServerCalls implements RemoteToolPort {
     // Only the stateless protocol has tasks: a handshake-era call costs nothing more.
     const stateless = transport.wireProtocol?.()?.era === "stateless";
     if (!stateless && context.resume === undefined) return undefined;
-    const attribution = { server: this.#target.server, toolName, events: this.#target.events() };
+    const attribution = { server: this.#parts.server, toolName, events: this.#parts.events };
     if (!stateless) {
       return toolFailure(
         OBSERVATION_ERROR_CODES.mcpError,
-        `Server "${this.#target.server}" no longer speaks the 2026-07-28 protocol, so the call's task cannot be followed; it was not sent again.`,
+        `Server "${this.#parts.server}" no longer speaks the 2026-07-28 protocol, so the call's task cannot be followed; it was not sent again.`,
         { code: MCP_ERROR_CODES.invalidParams },
       );
     }
     followTaskOf(requestContext, context, attribution);
     if (context.resume === undefined) return undefined;
-    const resumed = resumedTaskId(this.#target.server, context.resume);
+    const resumed = resumedTaskId(this.#parts.server, context.resume);
     if (!resumed.ok) {
       return toolFailure(
         OBSERVATION_ERROR_CODES.mcpError,
@@ -223,7 +235,8 @@ export class ServerCalls implements RemoteToolPort {
    */
   #stale(request: OutgoingRequest, when: string): ToolFailure | undefined {
     const { remoteName } = request;
-    if (remoteName === undefined || this.#target.currentTool(remoteName) === request.before) return undefined;
+    if (remoteName === undefined || this.#connection.currentTool(remoteName) === request.before)
+      return undefined;
     return toolFailure(
       OBSERVATION_ERROR_CODES.mcpUnavailable,
       `The definition of ${request.toolName} changed when ${when}; call it again.`,

@@ -2,7 +2,6 @@ import type { McpCloseReason, McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent, type GroupChange, NULL_EVENT_SINK } from "@agent/tools";
 import type { McpRoot } from "./client-features.js";
 import { closeTransportWithin } from "./close-transport.js";
-import { ConnectionDiscovery } from "./connection-discovery.js";
 import {
   buildSnapshot,
   type McpServerConnectionOptions,
@@ -16,10 +15,11 @@ import {
 import { Reconnector, type ReconnectTarget } from "./connection-reconnect.js";
 import { Dormancy } from "./dormancy.js";
 import { MCP_CLIENT_ERROR_CODES, McpClientError, toMcpClientError } from "./errors.js";
-import { ListChangedRouter } from "./list-changed.js";
+import { closedError, createSessionParts, McpSession, type SessionParts } from "./mcp-session.js";
 import { assertServerName } from "./names.js";
 import { listenTo, startTransport } from "./open-transport.js";
-import { ServerCalls } from "./server-calls.js";
+import { LATEST_PROTOCOL_VERSION, protocolFeatures } from "./protocol-version.js";
+import { type CallConnection, ServerCalls } from "./server-calls.js";
 import type { McpPrompt, McpResource, McpResourceTemplate } from "./server-catalog.js";
 import { mcpToolGroup } from "./tool-mapping.js";
 
@@ -28,8 +28,9 @@ import { mcpToolGroup } from "./tool-mapping.js";
  * group), rediscovery on `list_changed`, calls that go through the transport with the caller's
  * signal, reconnects, and a close that never throws. Every phase has a timeout and every step an event.
  * This class is the lifecycle (`idle`, `connecting`, `ready`, `dormant`, `disconnected`, `failed`,
- * `closed`) and the transport it holds; what each connection learns and registers is its
- * {@link ConnectionDiscovery}, and its calls go through {@link ServerCalls}.
+ * `closed`) and its current {@link McpSession}: each handshake makes a new session, which owns the
+ * transport, what was negotiated and the listings made on it, and the connection swaps it in. The
+ * registry group and the catalog outlive sessions; the tools' calls go through {@link ServerCalls}.
  */
 export class McpServerConnection {
   readonly name: string;
@@ -40,53 +41,24 @@ export class McpServerConnection {
   readonly #reconnector: Reconnector | undefined;
   readonly #lifetime = new AbortController();
   #state: McpServerState = "idle";
+  /** The transport opened last, from before its handshake until it is let go. */
   #transport: McpTransport | undefined;
   #unsubscribe: (() => void)[] = [];
-  readonly #discovery: ConnectionDiscovery;
+  /** The session of the last successful handshake (kept when it ended: a snapshot still names it). */
+  #session: McpSession | undefined;
+  readonly #sessionParts: SessionParts;
   #error: { code: string; message: string } | undefined;
-  readonly #listChanged = new ListChangedRouter({
-    state: () => this.#state,
-    rediscoverTools: () => this.#relist(false),
-    catalogChanged: (kind, connecting) => this.#discovery.catalog.changed(kind, connecting),
-  });
   readonly #idle: Dormancy | undefined;
-  readonly #calls: ServerCalls;
   #roots: readonly McpRoot[];
   #closing: Promise<void> | undefined;
-  /** The re-listing of an expired (ttlMs) catalog under way, which every call that needs it awaits. */
-  #relisting: Promise<void> | undefined;
 
   constructor(options: McpServerConnectionOptions) {
     assertServerName(options.name);
     this.name = options.name;
     this.group = mcpToolGroup(options.name);
-    this.#calls = new ServerCalls({
-      server: options.name,
-      state: () => this.#state,
-      transport: () => this.#transport,
-      dormancy: () => this.#idle,
-      callMs: () => this.#timeouts.callMs,
-      events: () => this.#events,
-      structuredContent: () => this.#discovery.features().structuredContent,
-      currentTool: (remoteName) => this.#discovery.tools.currentTool(remoteName),
-      relistIfStale: () => this.#relistIfStale(),
-    });
     this.#options = options;
     this.#events = options.events ?? NULL_EVENT_SINK;
     this.#timeouts = resolveTimeouts(options.timeouts);
-    this.#discovery = new ConnectionDiscovery(options, this.#calls, {
-      events: this.#events,
-      timeouts: this.#timeouts,
-      signal: this.#lifetime.signal,
-      readyTransport: () => (this.#state === "ready" ? this.#transport : undefined),
-      fail: async (error) => {
-        if (this.#state === "ready") await this.#fail(this.#toClientError(error));
-      },
-      throwIfClosed: () => this.#throwIfClosed(),
-    });
-    const reconnect = resolveReconnectPolicy(options.reconnect);
-    this.#reconnector = reconnect && new Reconnector(reconnect, this.#reconnectTarget());
-    this.#roots = options.features?.roots ?? [];
     const idleTimeoutMs = resolveIdleTimeout(options);
     if (idleTimeoutMs !== undefined) {
       this.#idle = new Dormancy(idleTimeoutMs, {
@@ -95,6 +67,23 @@ export class McpServerConnection {
         reopenFailed: (error) => this.#fail(this.#toClientError(error)),
       });
     }
+    const calls = new ServerCalls(
+      { server: options.name, events: this.#events, callMs: this.#timeouts.callMs, dormancy: this.#idle },
+      this.#callConnection(),
+    );
+    this.#sessionParts = createSessionParts(options, {
+      events: this.#events,
+      timeouts: this.#timeouts,
+      lifetime: this.#lifetime.signal,
+      calls,
+      listingFailed: async (session, error) => {
+        if (session === this.#session && this.#state === "ready")
+          await this.#fail(this.#toClientError(error));
+      },
+    });
+    const reconnect = resolveReconnectPolicy(options.reconnect);
+    this.#reconnector = reconnect && new Reconnector(reconnect, this.#reconnectTarget());
+    this.#roots = options.features?.roots ?? [];
   }
 
   /** The current lifecycle state. */
@@ -109,23 +98,22 @@ export class McpServerConnection {
 
   /** The negotiated protocol version on the wire, once initialized (`2026-07-28` on the stateless protocol). */
   get protocolVersion(): string | undefined {
-    const wire = this.#discovery.wire;
-    return wire?.era === "stateless" ? wire.protocolVersion : this.#discovery.initialized?.protocolVersion;
+    return this.#session?.protocolVersion;
   }
 
   /** The resources the server listed last (none when it offers no resources). */
   resources(): readonly McpResource[] {
-    return this.#discovery.catalog.resources;
+    return this.#sessionParts.catalog.resources;
   }
 
   /** The resource templates the server listed last. */
   resourceTemplates(): readonly McpResourceTemplate[] {
-    return this.#discovery.catalog.templates;
+    return this.#sessionParts.catalog.templates;
   }
 
   /** The prompts the server listed last (none when it offers no prompts). */
   prompts(): readonly McpPrompt[] {
-    return this.#discovery.catalog.prompts;
+    return this.#sessionParts.catalog.prompts;
   }
 
   /**
@@ -160,20 +148,20 @@ export class McpServerConnection {
 
   /** Lists the tools again and replaces the server's group atomically; returns what changed. */
   async refreshTools(signal?: AbortSignal): Promise<GroupChange> {
-    if (this.#state !== "ready" || !this.#transport) {
+    const session = this.#session;
+    if (this.#state !== "ready" || !session) {
       const message = `Server "${this.name}" is not connected (${this.#state}).`;
       throw new McpClientError(MCP_CLIENT_ERROR_CODES.notConnected, message, { server: this.name });
     }
-    return this.#discovery.discover(this.#transport, signal);
+    return session.discover(signal);
   }
 
   /** Resolves once no rediscovery triggered by a `list_changed` (tools, resources, prompts) or an expired `ttlMs` is running or queued. */
   async toolsSettled(): Promise<void> {
-    await this.#relisting;
-    await this.#listChanged.settled();
+    await this.#session?.settled();
     while (this.#reconnector?.running) await this.#reconnector.running;
-    await this.#listChanged.settled();
-    await this.#discovery.catalog.settled();
+    // A reconnect swapped in another session, whose own listings may be under way.
+    await this.#session?.settled();
   }
 
   /** Reconnects now: a new transport, handshake and discovery; a changed definition replaces the old one. */
@@ -188,13 +176,13 @@ export class McpServerConnection {
     return buildSnapshot({
       name: this.name,
       state: this.#state,
-      initialized: this.#discovery.initialized,
-      wire: this.#discovery.wire,
+      initialized: this.#session?.initialized,
+      wire: this.#session?.wire,
       error: this.#error,
-      tools: this.#discovery.tools.list(),
-      rejected: this.#discovery.tools.rejected,
-      excluded: this.#discovery.tools.excluded,
-      catalog: this.#discovery.catalog,
+      tools: this.#sessionParts.tools.list(),
+      rejected: this.#sessionParts.tools.rejected,
+      excluded: this.#sessionParts.tools.excluded,
+      catalog: this.#sessionParts.catalog,
     });
   }
 
@@ -208,8 +196,8 @@ export class McpServerConnection {
     this.#state = "closed";
     this.#lifetime.abort();
     this.#idle?.stop();
-    this.#discovery.tools.clear();
-    this.#discovery.catalog.clear();
+    this.#sessionParts.tools.clear();
+    this.#sessionParts.catalog.clear();
     await this.#closeTransport();
   }
 
@@ -229,15 +217,13 @@ export class McpServerConnection {
     this.#throwIfClosed();
     this.#state = "connecting";
     const transport = await this.#open();
-    await this.#discovery.handshake(transport, signal);
-    this.#listChanged.listingStarted();
-    this.#discovery.catalog.connecting();
-    await this.#discovery.discover(transport, signal, true);
+    const session = await McpSession.open(transport, this.#sessionParts, signal);
+    this.#session = session;
+    await session.discover(signal, true);
     this.#state = "ready";
     this.#error = undefined;
     this.#idle?.restart();
-    this.#listChanged.connected();
-    this.#discovery.catalog.connected();
+    session.ready();
   }
 
   async #open(): Promise<McpTransport> {
@@ -249,39 +235,17 @@ export class McpServerConnection {
     }
     this.#transport = transport;
     this.#unsubscribe = listenTo(transport, {
-      notification: (method) => this.#listChanged.route(method),
       closed: (closed, reason) => this.#onTransportClosed(closed, reason),
       requests: {
         server: this.name,
         features: this.#options.features ?? {},
         events: this.#events,
         roots: () => this.#roots,
-        protocol: () => this.#discovery.features(),
+        // Until this transport's handshake ends: the last session's, or the latest version's.
+        protocol: () => this.#session?.features ?? protocolFeatures(LATEST_PROTOCOL_VERSION),
       },
     });
     return transport;
-  }
-
-  /** Undefined when the catalog is current (no await on a call's way); else the re-listing to await first. */
-  #relistIfStale(): Promise<void> | undefined {
-    if (this.#relisting) return this.#relisting;
-    if (this.#state !== "ready" || !this.#discovery.isStale()) return undefined;
-    this.#relisting = this.#relist(true).finally(() => {
-      this.#relisting = undefined;
-    });
-    return this.#relisting;
-  }
-
-  /** Lists again after a `list_changed` (tools) or an expired `ttlMs` (`withCatalog`: everything). */
-  async #relist(withCatalog: boolean): Promise<void> {
-    const transport = this.#transport;
-    if (this.#state !== "ready" || !transport) return;
-    try {
-      await this.#discovery.discover(transport, this.#lifetime.signal, withCatalog);
-    } catch (error) {
-      // A tool list that cannot be read again cannot be trusted: fail closed.
-      if (this.#state === "ready") await this.#fail(this.#toClientError(error));
-    }
   }
 
   /** Closes an idle connection; its tools stay registered and the next use reopens it. */
@@ -330,7 +294,7 @@ export class McpServerConnection {
     this.#state = "failed";
     this.#idle?.stop();
     this.#error = { code: error.code, message: error.message };
-    this.#discovery.tools.unregister();
+    this.#sessionParts.tools.unregister();
     emitEvent(this.#events, {
       type: "mcp_server_failed",
       server: this.name,
@@ -346,19 +310,30 @@ export class McpServerConnection {
     if (transport) await closeTransportWithin(transport, this.#timeouts.closeMs, this.#events, this.name);
   }
 
+  /** What the calls ask live: the lifecycle state, the session swapped in last, the tool registered now. */
+  #callConnection(): CallConnection {
+    const connection = () => this;
+    return {
+      get state() {
+        return connection().#state;
+      },
+      get session() {
+        return connection().#session;
+      },
+      currentTool: (remoteName) => this.#sessionParts.tools.currentTool(remoteName),
+    };
+  }
+
   #isClosed(): boolean {
     return this.#state === "closed";
   }
 
   #throwIfClosed(): void {
-    if (this.#isClosed()) {
-      throw new McpClientError(MCP_CLIENT_ERROR_CODES.notConnected, `Server "${this.name}" was closed.`, {
-        server: this.name,
-      });
-    }
+    if (this.#isClosed()) throw closedError(this.name);
   }
 
   #detach(): void {
+    this.#session?.end();
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
     this.#unsubscribe = [];
     this.#transport = undefined;

@@ -1,7 +1,13 @@
 import { McpServerConnection, type McpServerConnectionOptions, type RemoteToolPort } from "@agent/mcp-client";
 import { type FakeHandler, FakeTransport } from "@agent/mcp-testing";
 import { createPolicyGate, definePolicy, InMemoryApprovalStore, type PolicyConfig } from "@agent/policy";
-import { createMemoryEventSink, type ExecutionEnvironment, ToolRegistry } from "@agent/tools";
+import {
+  createMemoryEventSink,
+  type ExecutionEnvironment,
+  type RegisteredTool,
+  type ToolContext,
+  ToolRegistry,
+} from "@agent/tools";
 
 /** Options of {@link connectFake}. */
 export interface FakeSetup {
@@ -42,3 +48,33 @@ export const ALLOW_EXTERNAL: PolicyConfig = { defaults: { external: "allow" } };
 export const EMPTY_ANSWERS: RemoteToolPort = {
   callTool: async () => ({ ok: true, result: { content: [] } }),
 };
+
+/** A context for a call made straight through a tool, outside the executor. */
+export function toolContext(): ToolContext {
+  return {
+    signal: new AbortController().signal,
+    callId: "c1",
+    runId: "r1",
+    cwd: "/",
+    reportProgress: () => {},
+  } as unknown as ToolContext;
+}
+
+/** Runs `tool` as the executor does once it authorized it: validated, then executed (it passes itself to its port). */
+export function runAuthorized(tool: RegisteredTool | undefined, input: unknown): Promise<unknown> {
+  const prepared = tool?.prepare(input);
+  if (!prepared?.ok)
+    throw new Error(`the test's input does not validate for ${tool?.name ?? "a missing tool"}`);
+  return prepared.execute(toolContext());
+}
+
+/** A connect function that opens a new FakeTransport on `handlers()` each time, and the transports it opened. */
+export function connectEachTime(handlers: () => Record<string, FakeHandler>) {
+  const transports: FakeTransport[] = [];
+  const connect = (): FakeTransport => {
+    const transport = new FakeTransport(handlers());
+    transports.push(transport);
+    return transport;
+  };
+  return { transports, connect };
+}

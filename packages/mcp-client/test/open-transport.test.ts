@@ -33,10 +33,8 @@ describe("startTransport", () => {
 
 describe("listenTo", () => {
   function listeners(roots: boolean) {
-    const heard: string[] = [];
     const closes: [McpTransport, McpCloseReason][] = [];
     const wiring: TransportListeners = {
-      notification: (method) => heard.push(method),
       closed: (transport, reason) => closes.push([transport, reason]),
       requests: {
         server: "docs",
@@ -46,16 +44,14 @@ describe("listenTo", () => {
         protocol: () => protocolFeatures("2025-11-25"),
       },
     };
-    return { heard, closes, wiring };
+    return { closes, wiring };
   }
 
-  it("passes on the server's notifications and the transport's close, naming the transport that closed", async () => {
+  it("passes on the transport's close, naming the transport that closed", async () => {
     const transport = new FakeTransport();
-    const { heard, closes, wiring } = listeners(false);
+    const { closes, wiring } = listeners(false);
     listenTo(transport, wiring);
-    transport.pushNotification("notifications/tools/list_changed");
     transport.crash("the server exited");
-    expect(heard).toEqual(["notifications/tools/list_changed"]);
     expect(closes).toEqual([[transport, { kind: "exited", message: "the server exited" }]]);
   });
 
@@ -74,12 +70,10 @@ describe("listenTo", () => {
 
   it("returns what undoes each subscription: afterwards nothing more is heard or answered", async () => {
     const transport = new FakeTransport();
-    const { heard, closes, wiring } = listeners(true);
+    const { closes, wiring } = listeners(true);
     for (const undo of listenTo(transport, wiring)) undo();
-    transport.pushNotification("notifications/tools/list_changed");
     expect(await transport.serverRequest("roots/list")).toMatchObject({ ok: false, error: { code: -32601 } });
     transport.crash();
-    expect(heard).toEqual([]);
     expect(closes).toEqual([]);
   });
 });
