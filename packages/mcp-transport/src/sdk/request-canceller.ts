@@ -15,7 +15,10 @@ export class RequestCanceller {
   aborted = false;
   reason: unknown = undefined;
   onabort: ((event: Event) => void) | null = null;
-  #listeners: AbortListener[] = [];
+  // Protocol.request adds one listener per request and never removes it: it gets a field, and only
+  // further ones an array (an array per request was ~150 bytes of backing store, garbage by the answer).
+  #firstListener: AbortListener | undefined;
+  #laterListeners: AbortListener[] | undefined;
 
   /** This handle, typed as what the SDK's `RequestOptions.signal` expects. */
   get signal(): AbortSignal {
@@ -23,11 +26,21 @@ export class RequestCanceller {
   }
 
   addEventListener(type: string, listener: AbortListener | null): void {
-    if (type === "abort" && listener && !this.#listeners.includes(listener)) this.#listeners.push(listener);
+    if (type !== "abort" || !listener) return;
+    if (listener === this.#firstListener || this.#laterListeners?.includes(listener)) return;
+    // The field only while no later listener waits, so that listeners run in the order added.
+    if (this.#firstListener === undefined && !this.#laterListeners?.length) {
+      this.#firstListener = listener;
+      return;
+    }
+    this.#laterListeners ??= [];
+    this.#laterListeners.push(listener);
   }
 
   removeEventListener(type: string, listener: AbortListener | null): void {
-    if (type === "abort") this.#listeners = this.#listeners.filter((candidate) => candidate !== listener);
+    if (type !== "abort") return;
+    if (listener === this.#firstListener) this.#firstListener = undefined;
+    else this.#laterListeners = this.#laterListeners?.filter((candidate) => candidate !== listener);
   }
 
   throwIfAborted(): void {
@@ -40,12 +53,17 @@ export class RequestCanceller {
     this.aborted = true;
     this.reason = reason;
     const event = new Event("abort");
-    const listeners = this.#listeners;
-    this.#listeners = [];
-    for (const listener of listeners) {
-      if (typeof listener === "function") listener.call(this, event);
-      else listener.handleEvent(event);
-    }
+    const first = this.#firstListener;
+    const later = this.#laterListeners;
+    this.#firstListener = undefined;
+    this.#laterListeners = undefined;
+    if (first) this.#dispatch(first, event);
+    for (const listener of later ?? []) this.#dispatch(listener, event);
     this.onabort?.call(this, event);
+  }
+
+  #dispatch(listener: AbortListener, event: Event): void {
+    if (typeof listener === "function") listener.call(this, event);
+    else listener.handleEvent(event);
   }
 }
