@@ -15,10 +15,9 @@ export class RequestCanceller {
   aborted = false;
   reason: unknown = undefined;
   onabort: ((event: Event) => void) | null = null;
-  // Protocol.request adds one listener per request and never removes it: it gets a field, and only
-  // further ones an array (an array per request was ~150 bytes of backing store, garbage by the answer).
-  #firstListener: AbortListener | undefined;
-  #laterListeners: AbortListener[] | undefined;
+  // Made with its first listener: `Protocol.request` adds exactly one and never removes it, and an
+  // array literal of one has room for one, where an empty array's first push allocates room for 17.
+  #listeners: AbortListener[] | undefined;
 
   /** This handle, typed as what the SDK's `RequestOptions.signal` expects. */
   get signal(): AbortSignal {
@@ -27,20 +26,12 @@ export class RequestCanceller {
 
   addEventListener(type: string, listener: AbortListener | null): void {
     if (type !== "abort" || !listener) return;
-    if (listener === this.#firstListener || this.#laterListeners?.includes(listener)) return;
-    // The field only while no later listener waits, so that listeners run in the order added.
-    if (this.#firstListener === undefined && !this.#laterListeners?.length) {
-      this.#firstListener = listener;
-      return;
-    }
-    this.#laterListeners ??= [];
-    this.#laterListeners.push(listener);
+    if (!this.#listeners) this.#listeners = [listener];
+    else if (!this.#listeners.includes(listener)) this.#listeners.push(listener);
   }
 
   removeEventListener(type: string, listener: AbortListener | null): void {
-    if (type !== "abort") return;
-    if (listener === this.#firstListener) this.#firstListener = undefined;
-    else this.#laterListeners = this.#laterListeners?.filter((candidate) => candidate !== listener);
+    if (type === "abort") this.#listeners = this.#listeners?.filter((candidate) => candidate !== listener);
   }
 
   throwIfAborted(): void {
@@ -53,17 +44,12 @@ export class RequestCanceller {
     this.aborted = true;
     this.reason = reason;
     const event = new Event("abort");
-    const first = this.#firstListener;
-    const later = this.#laterListeners;
-    this.#firstListener = undefined;
-    this.#laterListeners = undefined;
-    if (first) this.#dispatch(first, event);
-    for (const listener of later ?? []) this.#dispatch(listener, event);
+    const listeners = this.#listeners ?? [];
+    this.#listeners = undefined;
+    for (const listener of listeners) {
+      if (typeof listener === "function") listener.call(this, event);
+      else listener.handleEvent(event);
+    }
     this.onabort?.call(this, event);
-  }
-
-  #dispatch(listener: AbortListener, event: Event): void {
-    if (typeof listener === "function") listener.call(this, event);
-    else listener.handleEvent(event);
   }
 }
