@@ -30,9 +30,12 @@ async function runSequential(call, count) {
 }
 
 async function runConcurrent(call, count) {
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   await Promise.all(Array.from({ length: count }, () => call()));
-  return performance.now() - started;
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 function rotate(items, by) {
@@ -42,14 +45,16 @@ function rotate(items, by) {
 
 /**
  * Measures each caller (functions that make one call, by client name) and returns, per client: the
- * median sequential latency, the median client CPU time per sequential call, and the concurrent
- * throughput (calls per second over the median batch of `concurrentCalls` calls in flight at once).
+ * median sequential latency, the median client CPU time per sequential call, the concurrent
+ * throughput (calls per second over the median batch of `concurrentCalls` calls in flight at once)
+ * and the median client CPU time per call in those batches (what caps the throughput when the client
+ * is the busier side, and a number other load disturbs far less than the batches' wall time).
  */
 export async function benchCalls(callers, progress, options = {}) {
   const settings = { ...DEFAULTS, ...options };
   const kinds = Object.keys(callers);
   const samples = Object.fromEntries(
-    kinds.map((kind) => [kind, { latencies: [], cpuMsPerCall: [], batchMs: [] }]),
+    kinds.map((kind) => [kind, { latencies: [], cpuMsPerCall: [], batchMs: [], concurrentCpuMsPerCall: [] }]),
   );
 
   progress(`calls: warming up (${settings.warmupCalls} calls and 2 batches per client)`);
@@ -75,22 +80,30 @@ export async function benchCalls(callers, progress, options = {}) {
     }
     for (const kind of kinds) samples[kind].cpuMsPerCall.push(cpuMs[kind] / settings.sequentialCalls);
     // Batches alternate between kinds too, so no kind gets all of a slow stretch.
+    const concurrentCpuMs = Object.fromEntries(kinds.map((kind) => [kind, 0]));
     for (let batch = 0; batch < settings.concurrentBatches; batch += 1) {
       for (const kind of order) {
-        samples[kind].batchMs.push(await runConcurrent(callers[kind], settings.concurrentCalls));
+        const measured = await runConcurrent(callers[kind], settings.concurrentCalls);
+        samples[kind].batchMs.push(measured.ms);
+        concurrentCpuMs[kind] += measured.cpuMs;
       }
+    }
+    const concurrentCalls = settings.concurrentBatches * settings.concurrentCalls;
+    for (const kind of kinds) {
+      samples[kind].concurrentCpuMsPerCall.push(concurrentCpuMs[kind] / concurrentCalls);
     }
   }
 
   return Object.fromEntries(
     kinds.map((kind) => {
-      const { latencies, cpuMsPerCall, batchMs } = samples[kind];
+      const { latencies, cpuMsPerCall, batchMs, concurrentCpuMsPerCall } = samples[kind];
       return [
         kind,
         {
           latencyMs: median(latencies),
           cpuMsPerCall: median(cpuMsPerCall),
           concurrentPerSecond: (settings.concurrentCalls * 1000) / median(batchMs),
+          concurrentCpuMsPerCall: median(concurrentCpuMsPerCall),
         },
       ];
     }),

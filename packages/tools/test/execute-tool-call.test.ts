@@ -186,6 +186,21 @@ describe("executeToolCall", () => {
     expect(heard).toEqual(["kept"]);
   });
 
+  it("calls cancellation listeners in the order they were added, also after one was removed", async () => {
+    const heard: string[] = [];
+    const { env } = setup((_, context) => {
+      const first = () => heard.push("first");
+      context.cancellation?.addEventListener("abort", first);
+      context.cancellation?.addEventListener("abort", () => heard.push("second"));
+      context.cancellation?.removeEventListener("abort", first);
+      context.cancellation?.addEventListener("abort", () => heard.push("third"));
+      return new Promise(() => {});
+    });
+    env.timeoutMs = 10;
+    await executeToolCall({ name: "search", input: { q: "x" } }, env);
+    expect(heard).toEqual(["second", "third"]);
+  });
+
   it("returns cancelled when the caller aborts, even if the tool ignores its signal", async () => {
     const controller = new AbortController();
     const { env } = setup(() => {
