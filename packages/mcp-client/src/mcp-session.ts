@@ -117,7 +117,8 @@ export class McpSession {
     const initialized = await runHandshakePhase(
       listingPhase(options.name, listing, events, signal, timeouts.initializeMs),
       options.clientInfo ?? DEFAULT_CLIENT_INFO,
-      clientCapabilities(options.features ?? {}),
+      // Only what can be answered: a transport without onRequest gets no server request to a handler.
+      clientCapabilities(transport.onRequest ? (options.features ?? {}) : {}),
       // Read once the handshake is answered: the audit names the version on the wire.
       () => transport.wireProtocol?.(),
     );

@@ -1,4 +1,10 @@
-import type { ElicitationHandler, McpClientFeatures, SamplingHandler } from "@agent/mcp-client";
+import {
+  type ElicitationHandler,
+  type McpClientFeatures,
+  McpServerConnection,
+  type SamplingHandler,
+} from "@agent/mcp-client";
+import type { McpTransport } from "@agent/mcp-transport";
 import { fakeServer, initializeResult, ok } from "@agent/mcp-testing";
 import { describe, expect, it } from "vitest";
 import { createFakeSetup } from "./harness.js";
@@ -29,10 +35,33 @@ async function connected(features: McpClientFeatures, version = "2025-11-25") {
 describe("what the client offers", () => {
   it("advertises nothing by default, and every server request gets method not found", async () => {
     const { transport, connection } = await connected({});
-    expect(transport.requests[0]?.params).toMatchObject({ capabilities: {} });
+    expect((transport.requests[0]?.params as { capabilities?: unknown }).capabilities).toEqual({});
     for (const method of ["roots/list", "elicitation/create", "sampling/createMessage"]) {
       expect(await transport.serverRequest(method, {})).toMatchObject({ ok: false, error: { code: -32601 } });
     }
+    await connection.close();
+  });
+
+  it("offers nothing over a transport that cannot take server requests, whatever features it was given", async () => {
+    const setup = createFakeSetup(fakeServer());
+    const fake = setup.transport;
+    // The McpTransport contract's optional onRequest left out: no handler could ever be installed.
+    const withoutRequests: McpTransport = {
+      request: (method, params, context) => fake.request(method, params, context),
+      notify: (method, params) => fake.notify(method, params),
+      onNotification: (listener) => fake.onNotification(listener),
+      onClose: (listener) => fake.onClose(listener),
+      close: () => fake.close(),
+    };
+    const connection = new McpServerConnection({
+      name: "docs",
+      connect: () => withoutRequests,
+      registry: setup.registry,
+      features: { roots: [{ uri: "file:///work/repo" }], elicitation: async () => ({ action: "decline" }) },
+    });
+    await connection.start();
+    expect(fake.requests[0]?.method).toBe("initialize");
+    expect((fake.requests[0]?.params as { capabilities?: unknown }).capabilities).toEqual({});
     await connection.close();
   });
 
