@@ -120,14 +120,17 @@ describe("PolicyGate.reload, reviewed", () => {
     expect(gate.policy()).toMatchObject({ network: "deny", sandbox: "required" });
   });
 
-  // FINDING (low): reload takes up whatever it is handed. Malformed decisions (here: no defaults) are
-  // not refused at reload time, the old ones are gone, and later calls are decided by the remains: a
-  // tool a rule allows runs, any other is denied as gate_failed ("Cannot read properties of undefined").
+  // FINDING (low-medium, public API): reload takes up whatever it is handed, unvalidated. A rule whose
+  // decision is misspelt ("Deny") is read as neither allow nor deny, i.e. ask: a tool the gate denied
+  // is now held for an approval an operator may grant. The CLI passes loadConfig's validated policy,
+  // so only programmatic callers of the newly exported PolicyGate.reload reach this.
   it("refuses malformed decisions and keeps deciding by the ones it had", async () => {
     const { gate, call, notes } = setUp();
-    const malformed = { rules: [{ tool: "write_notes", decision: "allow" }], flows: "guard" } as unknown;
-    expect(() => gate.reload(malformed as PolicyDecisions)).toThrow();
-    expect((await call()).type).toBe("waiting");
+    gate.reload(definePolicy({ rules: [{ tool: "write_notes", decision: "deny" }] }));
+    const { defaults } = definePolicy();
+    const misspelt = { defaults, rules: [{ tool: "write_notes", decision: "Deny" }], flows: "guard" };
+    expect(() => gate.reload(misspelt as unknown as PolicyDecisions)).toThrow();
+    expect(await call()).toMatchObject({ type: "observation", ok: false, error: "policy_denied" });
     expect(notes.executions).toEqual([]);
   });
 });
