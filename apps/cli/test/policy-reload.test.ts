@@ -12,8 +12,9 @@ useConfigDirectory();
 const NAME = "mcp__docs__search";
 const rules = (decision: string) => ({ policy: { rules: [{ tool: NAME, decision }] } });
 
-function setUp() {
-  const file = writeConfig(rules("ask"));
+/** A gate over the file's policy, whose one rule decides `initial` for the docs search tool. */
+function setUp(initial = "ask") {
+  const file = writeConfig(rules(initial));
   const config = loadConfig(file, {});
   const events = createMemoryEventSink();
   const gate = createPolicyGate({
@@ -58,11 +59,15 @@ describe("reloading the policy from the configuration file", () => {
   });
 
   it("keeps its decisions when the file no longer loads, and says why", async () => {
-    const { file, reloadable, call } = setUp();
+    // From "allow", not "ask": an external tool's default is "ask", so only a rule that differs
+    // from the defaults tells kept decisions from a fall-back to the defaults.
+    const { file, reloadable, call } = setUp("allow");
+    expect((await call(1)).type).toBe("observation");
     writeFileSync(file, "{ not json");
     expect(() => reloadable.reload()).toThrow(
       expect.objectContaining({ code: expect.stringMatching(/^config_/) }),
     );
-    expect((await call(1)).type).toBe("waiting");
+    expect((await call(2)).type).toBe("observation");
+    expect(reloadable.policy().rules).toEqual([{ tool: NAME, decision: "allow" }]);
   });
 });
