@@ -13,7 +13,7 @@ import { approvalFields } from "./approval-decisions.js";
 import type { ApprovalDraft, ApprovalRecord, ApprovalRequest, ApprovalStore } from "./approval-store.js";
 import { authorize } from "./authorize.js";
 import { isFlowSink } from "./flow-sink.js";
-import type { NetworkPolicy, Policy } from "./policy.js";
+import { definePolicy, type NetworkPolicy, type Policy } from "./policy.js";
 import { describeMissingIsolation, executeInSandbox, NO_ISOLATION, type Sandbox } from "./sandbox.js";
 import { voidApprovalsOfChangedTool, voidApprovalsOfOlderDigestVersion } from "./stale-approvals.js";
 
@@ -48,6 +48,7 @@ export interface PolicyGate extends ToolGate {
   /**
    * Decides by `decisions` from the next call on. The network policy and the sandbox requirement stay
    * those the gate was created with: its sandboxes (and the servers started in them) were made under them.
+   * Throws `PolicyError` (`invalid_policy`) for decisions a policy file could not hold, and keeps its own.
    */
   reload(decisions: PolicyDecisions): void;
 }
@@ -163,8 +164,11 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
     },
     policy: () => decisions.policy,
     reload(next) {
+      // Checked as a policy file's are, before anything is swapped: a misspelt decision ("Deny")
+      // would otherwise read as ask, and a throw here leaves the gate deciding by what it had.
+      const checked = definePolicy({ defaults: next.defaults, rules: next.rules, flows: next.flows });
       decisions = decisionsOf(
-        Object.freeze({ ...policy, defaults: next.defaults, rules: next.rules, flows: next.flows }),
+        Object.freeze({ ...policy, defaults: checked.defaults, rules: checked.rules, flows: checked.flows }),
       );
     },
   };

@@ -71,7 +71,7 @@ export function createOutbound(port: OutboundPort): Outbound {
           request.settle({ ok: true, result });
         },
         async (error: unknown) => {
-          const decision = !retried && retryAfter && request.pending ? await retryAfter(error) : undefined;
+          const decision = !retried && retryAfter && request.pending ? await decideRetry(retryAfter, error) : undefined;
           if (decision?.retry && request.pending && !lifetime.reason) return attempt(true);
           const failure =
             decision && !decision.retry && decision.error !== undefined ? decision.error : error;
@@ -131,4 +131,16 @@ function toMcpProgress(progress: Progress): McpProgress {
   if (typeof progress.total === "number") result.total = progress.total;
   if (typeof progress.message === "string") result.message = progress.message;
   return result;
+}
+
+/** A `retryAfter` that throws or rejects decides "no retry, with its failure": the request still settles. */
+async function decideRetry(
+  retryAfter: (error: unknown) => Promise<RetryDecision>,
+  error: unknown,
+): Promise<RetryDecision> {
+  try {
+    return await retryAfter(error);
+  } catch (failure) {
+    return { retry: false, error: failure };
+  }
 }

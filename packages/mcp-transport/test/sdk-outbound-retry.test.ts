@@ -1,6 +1,6 @@
 /**
- * Review of the one-retry path of the SDK adapter after its split into parts (outbound-messages.ts):
- * what happens while `retryAfter` is deciding.
+ * The one-retry path of the SDK adapter's outbound part (outbound-messages.ts): what happens while
+ * `retryAfter` is deciding, and when it fails.
  */
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -71,8 +71,8 @@ describe("the one-retry path, while retryAfter decides", () => {
     expect(requests()).toHaveLength(1);
   });
 
-  // FINDING (pre-existing, kept by the split): a retryAfter that rejects leaves the request pending
-  // (a request with no timeoutMs waits until close) and its rejection is unhandled.
+  // A rejection left unhandled would leave the request pending (with no timeoutMs, until close) and,
+  // on Node's default, end the process.
   it("fails the request when retryAfter itself rejects, rather than leaving it pending", async () => {
     const { outbound, askedOnce, decide } = await refusedWithPendingDecision();
     let settled: McpResponse | undefined;
@@ -90,6 +90,6 @@ describe("the one-retry path, while retryAfter decides", () => {
     await drain();
     await drain();
     expect(unhandled).toEqual([]);
-    expect(settled).toMatchObject({ ok: false });
+    expect(settled).toMatchObject({ ok: false, error: { message: expect.stringContaining("the token endpoint is unreachable") } });
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Review of `PolicyGate.reload`: a reload racing a call in flight, and a reload the gate should refuse.
+ * What a reload of the policy gate cannot do: change the rules of a call in flight, relax the
+ * sandbox or the network it was created with, or take up decisions that are not a valid policy's.
  */
 import {
   type ApprovalStore,
@@ -70,7 +71,7 @@ function setUp() {
   return { gate, call, notes, ...paused };
 }
 
-describe("PolicyGate.reload, reviewed", () => {
+describe("what a policy gate's reload cannot do", () => {
   it("a call in flight finishes under the rules it started under, even when a reload denies the tool meanwhile", async () => {
     const { gate, call, notes, store, pauseNextConsume, reachedConsume, release } = setUp();
     const held = await call();
@@ -120,16 +121,15 @@ describe("PolicyGate.reload, reviewed", () => {
     expect(gate.policy()).toMatchObject({ network: "deny", sandbox: "required" });
   });
 
-  // FINDING (low-medium, public API): reload takes up whatever it is handed, unvalidated. A rule whose
-  // decision is misspelt ("Deny") is read as neither allow nor deny, i.e. ask: a tool the gate denied
-  // is now held for an approval an operator may grant. The CLI passes loadConfig's validated policy,
-  // so only programmatic callers of the newly exported PolicyGate.reload reach this.
+  // Unchecked, a misspelt decision ("Deny") reads as ask: a denied tool would be held for a grant.
   it("refuses malformed decisions and keeps deciding by the ones it had", async () => {
     const { gate, call, notes } = setUp();
     gate.reload(definePolicy({ rules: [{ tool: "write_notes", decision: "deny" }] }));
     const { defaults } = definePolicy();
     const misspelt = { defaults, rules: [{ tool: "write_notes", decision: "Deny" }], flows: "guard" };
-    expect(() => gate.reload(misspelt as unknown as PolicyDecisions)).toThrow();
+    expect(() => gate.reload(misspelt as unknown as PolicyDecisions)).toThrow(
+      expect.objectContaining({ name: "PolicyError", code: "invalid_policy" }),
+    );
     expect(await call()).toMatchObject({ type: "observation", ok: false, error: "policy_denied" });
     expect(notes.executions).toEqual([]);
   });
