@@ -4,8 +4,8 @@ import {
   McpServerConnection,
   type SamplingHandler,
 } from "@agent/mcp-client";
-import type { McpTransport } from "@agent/mcp-transport";
 import { fakeServer, initializeResult, ok } from "@agent/mcp-testing";
+import type { McpTransport } from "@agent/mcp-transport";
 import { describe, expect, it } from "vitest";
 import { createFakeSetup } from "./harness.js";
 
@@ -35,7 +35,7 @@ async function connected(features: McpClientFeatures, version = "2025-11-25") {
 describe("what the client offers", () => {
   it("advertises nothing by default, and every server request gets method not found", async () => {
     const { transport, connection } = await connected({});
-    expect((transport.requests[0]?.params as { capabilities?: unknown }).capabilities).toEqual({});
+    expect(transport.requests[0]?.params).toHaveProperty("capabilities", {});
     for (const method of ["roots/list", "elicitation/create", "sampling/createMessage"]) {
       expect(await transport.serverRequest(method, {})).toMatchObject({ ok: false, error: { code: -32601 } });
     }
@@ -61,7 +61,7 @@ describe("what the client offers", () => {
     });
     await connection.start();
     expect(fake.requests[0]?.method).toBe("initialize");
-    expect((fake.requests[0]?.params as { capabilities?: unknown }).capabilities).toEqual({});
+    expect(fake.requests[0]?.params).toHaveProperty("capabilities", {});
     await connection.close();
   });
 

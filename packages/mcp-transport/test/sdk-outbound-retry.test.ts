@@ -90,6 +90,9 @@ describe("the one-retry path, while retryAfter decides", () => {
     await drain();
     await drain();
     expect(unhandled).toEqual([]);
-    expect(settled).toMatchObject({ ok: false, error: { message: expect.stringContaining("the token endpoint is unreachable") } });
+    expect(settled).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("the token endpoint is unreachable") },
+    });
   });
 });

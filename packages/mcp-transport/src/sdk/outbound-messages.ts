@@ -71,7 +71,8 @@ export function createOutbound(port: OutboundPort): Outbound {
           request.settle({ ok: true, result });
         },
         async (error: unknown) => {
-          const decision = !retried && retryAfter && request.pending ? await decideRetry(retryAfter, error) : undefined;
+          const decision =
+            !retried && retryAfter && request.pending ? await decideRetry(retryAfter, error) : undefined;
           if (decision?.retry && request.pending && !lifetime.reason) return attempt(true);
           const failure =
             decision && !decision.retry && decision.error !== undefined ? decision.error : error;
