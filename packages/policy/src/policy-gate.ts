@@ -166,7 +166,7 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
     reload(next) {
       // Checked as a policy file's are, before anything is swapped: a misspelt decision ("Deny")
       // would otherwise read as ask, and a throw here leaves the gate deciding by what it had.
-      const checked = definePolicy({ defaults: next.defaults, rules: next.rules, flows: next.flows });
+      const checked = definePolicy({ defaults: next.defaults, rules: [...next.rules], flows: next.flows });
       decisions = decisionsOf(
         Object.freeze({ ...policy, defaults: checked.defaults, rules: checked.rules, flows: checked.flows }),
       );

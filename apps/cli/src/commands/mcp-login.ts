@@ -13,7 +13,7 @@ import { EXIT_CODES, type ExitCode, usageError } from "../exit-codes.js";
 import type { ConfiguredRuntime } from "../runtime/configured-runtime.js";
 import { providerOptions, serverAuthState, usesOAuth } from "../runtime/server-auth.js";
 import { connectTransport } from "../runtime/server-connections.js";
-import { loadIdentityKey, serverIdentity } from "../runtime/server-identity.js";
+import { serverIdentity } from "../runtime/server-identity.js";
 import type { StateRuntime } from "../runtime/state-runtime.js";
 import { agentCommand, type CliIo, safeText, writeLine } from "../terminal/io.js";
 import { describeServerFailure } from "../terminal/server-failure.js";
@@ -24,7 +24,7 @@ const LOGIN_WAIT_MS = 5 * 60_000;
 /** What `mcp login` works with: the server's entry, where its tokens go, and the audit trail; no server is started but the one it logs in to. */
 export type LoginDeps = Pick<
   ConfiguredRuntime,
-  "config" | "credentials" | "stateDir" | "redactor" | "events"
+  "config" | "credentials" | "identityKey" | "redactor" | "events"
 >;
 
 /**
@@ -63,7 +63,8 @@ export async function mcpLoginCommand(
   await provider.invalidateCredentials?.("tokens");
   const connection = new McpServerConnection({
     name: server.name,
-    identity: serverIdentity(server, loadIdentityKey(runtime.stateDir)),
+    // The same key every other command names this server by: the team's, when it shares one.
+    identity: serverIdentity(server, runtime.identityKey()),
     connect: () => connectTransport(server, runtime.redactor, { authProvider: provider }),
     registry: new ToolRegistry(),
     events: runtime.events,

@@ -11,7 +11,7 @@ import { endIfInterrupted } from "./interrupted-listing.js";
 /** What `agent tools` needs: every tool registered once the servers connect, and how the gate would place and decide it. */
 export type ToolsListingDeps = Pick<
   Runtime,
-  "connect" | "closeServers" | "connections" | "registry" | "config" | "sandboxes" | "flows"
+  "connect" | "closeServers" | "connections" | "registry" | "policy" | "sandboxes" | "flows"
 >;
 
 /**
@@ -29,7 +29,8 @@ export async function toolsCommand(
   await runtime.connect(undefined, signal);
   const interrupted = await endIfInterrupted(runtime, io, signal);
   if (interrupted !== undefined) return interrupted;
-  const { policy } = runtime.config;
+  // As the gate decides now: in a chat, after an "always allow" reloaded it.
+  const policy = runtime.policy();
   const decisionOf = (tool: RegisteredTool) =>
     resolvePolicyDecision(policy, { name: tool.name, effect: tool.effect }).decision;
   // What the gate decides for the tool in a run that took in untrusted content (the flow guard).

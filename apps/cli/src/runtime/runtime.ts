@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { messageOf } from "@agent/base";
 import { type McpClientFeatures, type McpServerConnection, serverOfToolName } from "@agent/mcp-client";
 import type { OAuthProvider } from "@agent/mcp-transport/oauth";
-import { createApprovalVoidingSink, createPolicyGate, voidStaleApprovals } from "@agent/policy";
+import { createApprovalVoidingSink, createPolicyGate, type Policy, voidStaleApprovals } from "@agent/policy";
 import { fanOutEvents, type ToolGate, ToolRegistry } from "@agent/tools";
 import { type ServerConfig, userConfigPath } from "../config/index.js";
 import {
@@ -77,6 +77,8 @@ export interface Runtime extends ConfiguredRuntime {
    * gate decides by them from its next call on. Throws `ConfigError` when the file no longer loads.
    */
   reloadPolicy(): void;
+  /** The policy the gate decides by now: the configuration's, as last reloaded (an "always allow" in chat). */
+  policy(): Policy;
   /** Closes every server (bounded in time) and the state; never throws. */
   close(): Promise<void>;
 }
@@ -286,6 +288,7 @@ function composeRuntime(
     voidStaleApprovals: voidStale,
     closeServers,
     reloadPolicy: () => reloadPolicyFromFile(policyGate, config, io.env),
+    policy: () => policyGate.policy(),
     async close() {
       await closeServers();
       await approvalVoiding.settled();
