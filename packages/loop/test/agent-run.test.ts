@@ -3,7 +3,7 @@ import type { ModelMessage, ModelRequest } from "@agent/models";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import type { Observation } from "@agent/tools";
 import { describe, expect, it } from "vitest";
-import { createHarness } from "./helpers.js";
+import { createHarness, echoPingThen } from "./helpers.js";
 
 function toolMessages(request: Omit<ModelRequest, "signal" | "onText"> | undefined) {
   return (request?.messages ?? []).filter(
@@ -47,10 +47,7 @@ describe("startRun", () => {
 
   it("runs an allowed call through the gate and gives the model its result", async () => {
     const harness = createHarness();
-    const model = createScriptedModel([
-      toolCallTurn([{ id: "tc_1", name: "echo", input: { text: "ping" } }]),
-      textTurn("the tool said ping"),
-    ]);
+    const model = echoPingThen("the tool said ping");
     const result = await startRun(harness.env(model), { prompt: "echo ping" });
     expect(result.status).toBe("completed");
     expect(harness.executed.echo).toEqual([{ text: "ping" }]);

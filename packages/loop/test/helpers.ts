@@ -1,6 +1,7 @@
 import type { AgentEnvironment, RunChange, RunStore } from "@agent/loop";
 import { InMemoryRunStore } from "@agent/loop";
 import type { ModelClient } from "@agent/models";
+import { createScriptedModel, type ScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import {
   createPolicyGate,
   definePolicy,
@@ -131,4 +132,12 @@ export function failingUpdates(
       return inner.updateRun(runId, expectedVersion, change, now);
     },
   };
+}
+
+/** A model that asks for one echo of "ping" (call id `tc_1`), then answers `reply`. */
+export function echoPingThen(reply: string): ScriptedModel {
+  return createScriptedModel([
+    toolCallTurn([{ id: "tc_1", name: "echo", input: { text: "ping" } }]),
+    textTurn(reply),
+  ]);
 }

@@ -2,7 +2,7 @@ import { startRun } from "@agent/loop";
 import type { ModelResult, ModelUsage } from "@agent/models";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import { describe, expect, it } from "vitest";
-import { createHarness } from "./helpers.js";
+import { createHarness, echoPingThen } from "./helpers.js";
 
 function withUsage(result: ModelResult, usage: ModelUsage): ModelResult {
   return result.ok ? { ...result, usage } : result;
@@ -11,10 +11,7 @@ function withUsage(result: ModelResult, usage: ModelUsage): ModelResult {
 describe("a run's model turns", () => {
   it("asks with the run's system prompt, transcript, offered tools and output bound", async () => {
     const harness = createHarness();
-    const model = createScriptedModel([
-      toolCallTurn([{ id: "tc_1", name: "echo", input: { text: "ping" } }]),
-      textTurn("done"),
-    ]);
+    const model = echoPingThen("done");
     await startRun(harness.env(model, { maxOutputTokens: 64 }), { prompt: "echo ping", system: "Be brief." });
     expect(model.requests).toHaveLength(2);
     for (const request of model.requests) {

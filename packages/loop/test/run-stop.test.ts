@@ -1,17 +1,14 @@
 import { startRun } from "@agent/loop";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import { describe, expect, it } from "vitest";
-import { createHarness } from "./helpers.js";
+import { createHarness, echoPingThen } from "./helpers.js";
 
 const ECHO_TURN = toolCallTurn([{ id: "tc_1", name: "echo", input: { text: "ping" } }]);
 
 describe("how a run stops", () => {
   it("returns the run as saved: its state has the stored version and update time", async () => {
     const harness = createHarness();
-    const model = createScriptedModel([
-      toolCallTurn([{ id: "tc_1", name: "echo", input: { text: "ping" } }]),
-      textTurn("done"),
-    ]);
+    const model = echoPingThen("done");
     const result = await startRun(harness.env(model), { prompt: "echo ping" });
     const saved = await harness.store.loadRun(result.runId);
     expect(result.state.version).toBe(saved?.version);

@@ -5,9 +5,8 @@ import {
   type SamplingHandler,
 } from "@agent/mcp-client";
 import { fakeServer, initializeResult, ok } from "@agent/mcp-testing";
-import type { McpTransport } from "@agent/mcp-transport";
 import { describe, expect, it } from "vitest";
-import { createFakeSetup } from "./harness.js";
+import { createFakeSetup, withoutServerRequests } from "./harness.js";
 
 const FORM = {
   message: "Tell us about you",
@@ -45,17 +44,9 @@ describe("what the client offers", () => {
   it("offers nothing over a transport that cannot take server requests, whatever features it was given", async () => {
     const setup = createFakeSetup(fakeServer());
     const fake = setup.transport;
-    // The McpTransport contract's optional onRequest left out: no handler could ever be installed.
-    const withoutRequests: McpTransport = {
-      request: (method, params, context) => fake.request(method, params, context),
-      notify: (method, params) => fake.notify(method, params),
-      onNotification: (listener) => fake.onNotification(listener),
-      onClose: (listener) => fake.onClose(listener),
-      close: () => fake.close(),
-    };
     const connection = new McpServerConnection({
       name: "docs",
-      connect: () => withoutRequests,
+      connect: () => withoutServerRequests(fake),
       registry: setup.registry,
       features: { roots: [{ uri: "file:///work/repo" }], elicitation: async () => ({ action: "decline" }) },
     });

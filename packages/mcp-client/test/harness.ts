@@ -1,5 +1,6 @@
 import { McpServerConnection, type McpServerConnectionOptions, type RemoteToolPort } from "@agent/mcp-client";
 import { type FakeHandler, FakeTransport } from "@agent/mcp-testing";
+import type { McpTransport } from "@agent/mcp-transport";
 import { createPolicyGate, definePolicy, InMemoryApprovalStore, type PolicyConfig } from "@agent/policy";
 import {
   createMemoryEventSink,
@@ -77,4 +78,15 @@ export function connectEachTime(handlers: () => Record<string, FakeHandler>) {
     return transport;
   };
   return { transports, connect };
+}
+
+/** `transport` without the McpTransport contract's optional `onRequest`: it can take no server request. */
+export function withoutServerRequests(transport: McpTransport): McpTransport {
+  return {
+    request: (method, params, context) => transport.request(method, params, context),
+    notify: (method, params) => transport.notify(method, params),
+    onNotification: (listener) => transport.onNotification(listener),
+    onClose: (listener) => transport.onClose(listener),
+    close: () => transport.close(),
+  };
 }

@@ -6,11 +6,10 @@
  */
 import type { McpClientFeatures, SamplingRequest } from "@agent/mcp-client";
 import { FakeTransport, fakeServer } from "@agent/mcp-testing";
-import type { McpTransport } from "@agent/mcp-transport";
 import { createMemoryEventSink } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { installServerRequestHandlers, type ServerRequestContext } from "../src/server-requests.js";
-import { createFakeSetup } from "./harness.js";
+import { createFakeSetup, withoutServerRequests } from "./harness.js";
 
 const FORM_SCHEMA = {
   type: "object",
@@ -345,14 +344,7 @@ describe("handlers and their lifetime", () => {
     expect(await transport.serverRequest("elicitation/create", FORM)).toMatchObject({ ok: false });
     expect(asked).toEqual(["Where to?"]);
 
-    const withoutRequests: McpTransport = {
-      request: (method, params, requestContext) => transport.request(method, params, requestContext),
-      notify: (method, params) => transport.notify(method, params),
-      onNotification: (listener) => transport.onNotification(listener),
-      onClose: (listener) => transport.onClose(listener),
-      close: () => transport.close(),
-    };
-    expect(installServerRequestHandlers(withoutRequests, context)).toEqual([]);
+    expect(installServerRequestHandlers(withoutServerRequests(transport), context)).toEqual([]);
   });
 });
 
