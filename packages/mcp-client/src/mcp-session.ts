@@ -69,7 +69,8 @@ export function createSessionParts(
     {
       server: options.name,
       serverIdentity: options.identity,
-      request: (method, params, action, context) => calls.request(method, params, action, context),
+      request: (method, params, action, context, stillApplies) =>
+        calls.request(method, params, action, context, stillApplies),
     },
     connection.events,
   );
@@ -208,6 +209,11 @@ export class McpSession {
     await this.#relisting;
     await this.#listChanged.settled();
     await this.#catalogRefresher.settled();
+  }
+
+  /** Whether the session's transport was let go or went away (see {@link McpSession.end}). */
+  get ended(): boolean {
+    return this.#phase === "closed";
   }
 
   /** The session's transport was let go or went away: nothing more is listed on it. Idempotent. */

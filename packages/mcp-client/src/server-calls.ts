@@ -25,6 +25,8 @@ interface OutgoingRequest {
   remoteName?: string;
   /** For `tools/call`: the local tool it was authorized as, checked against what is registered when it is sent. */
   before?: RegisteredTool | undefined;
+  /** For a built-in tool's request: whether its arguments still match the server's catalog (after a re-listing). */
+  stillApplies?: (() => boolean) | undefined;
 }
 
 /** What every call of one connection is sent with: the connection's fixed parts. */
@@ -82,15 +84,19 @@ export class ServerCalls implements RemoteToolPort {
     return this.#send({ method: "tools/call", params, toolName, remoteName, before }, context);
   }
 
-  /** Sends a built-in tool's request (`resources/read`, `prompts/get`) on behalf of the call in `context`. */
+  /**
+   * Sends a built-in tool's request (`resources/read`, `prompts/get`) on behalf of the call in
+   * `context`; `stillApplies` is asked again when the catalog was listed again before it is sent.
+   */
   request(
     method: string,
     params: Record<string, unknown>,
     action: ServerToolAction,
     context: ToolContext,
+    stillApplies?: () => boolean,
   ): Promise<RemoteCallResult> {
     const toolName = serverToolName(this.#parts.server, action);
-    return this.#send({ method, params, toolName }, context);
+    return this.#send({ method, params, toolName, stillApplies }, context);
   }
 
   #send(request: OutgoingRequest, context: ToolContext): Promise<RemoteCallResult> {
@@ -234,9 +240,15 @@ export class ServerCalls implements RemoteToolPort {
    * connection reopened, an expired catalog): it was validated and authorized against the old definition.
    */
   #stale(request: OutgoingRequest, when: string): ToolFailure | undefined {
-    const { remoteName } = request;
-    if (remoteName === undefined || this.#connection.currentTool(remoteName) === request.before)
-      return undefined;
+    const { remoteName, stillApplies } = request;
+    if (remoteName === undefined) {
+      if (!stillApplies || stillApplies()) return undefined;
+      return toolFailure(
+        OBSERVATION_ERROR_CODES.mcpUnavailable,
+        `The server no longer lists what ${request.toolName} was called with, since ${when}; list again and call it again.`,
+      );
+    }
+    if (this.#connection.currentTool(remoteName) === request.before) return undefined;
     return toolFailure(
       OBSERVATION_ERROR_CODES.mcpUnavailable,
       `The definition of ${request.toolName} changed when ${when}; call it again.`,

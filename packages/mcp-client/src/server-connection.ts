@@ -51,6 +51,10 @@ export class McpServerConnection {
   readonly #idle: Dormancy | undefined;
   #roots: readonly McpRoot[];
   #closing: Promise<void> | undefined;
+  /** The handshake under way: a reconnect, a wake and the reconnector's attempt never run two at once. */
+  #establishing: Promise<void> | undefined;
+  /** Closes of transports already let go, which close() still waits for (their processes must be gone). */
+  readonly #transportCloses = new Set<Promise<void>>();
 
   constructor(options: McpServerConnectionOptions) {
     assertServerName(options.name);
@@ -148,7 +152,7 @@ export class McpServerConnection {
 
   /** Lists the tools again and replaces the server's group atomically; returns what changed. */
   async refreshTools(signal?: AbortSignal): Promise<GroupChange> {
-    const session = this.#session;
+    const session = this.#liveSession();
     if (this.#state !== "ready" || !session) {
       const message = `Server "${this.name}" is not connected (${this.#state}).`;
       throw new McpClientError(MCP_CLIENT_ERROR_CODES.notConnected, message, { server: this.name });
@@ -167,6 +171,13 @@ export class McpServerConnection {
   /** Reconnects now: a new transport, handshake and discovery; a changed definition replaces the old one. */
   async reconnect(signal?: AbortSignal): Promise<void> {
     this.#throwIfClosed();
+    if (this.#establishing) {
+      // A handshake under way (a wake, the reconnector's attempt) ends first: then this one replaces it.
+      await this.#establishing.catch(() => {});
+      this.#throwIfClosed();
+    }
+    // Not ready while the old transport closes: a call meanwhile is mcp_unavailable, not sent to it.
+    this.#state = "connecting";
     await this.#closeTransport();
     await this.#connectOrFail(signal);
   }
@@ -199,6 +210,8 @@ export class McpServerConnection {
     this.#sessionParts.tools.clear();
     this.#sessionParts.catalog.clear();
     await this.#closeTransport();
+    // Transports let go before (a reconnect, a dormancy, a failure) may still be closing.
+    await Promise.all([...this.#transportCloses]);
   }
 
   async #connectOrFail(signal: AbortSignal | undefined): Promise<void> {
@@ -211,15 +224,26 @@ export class McpServerConnection {
     }
   }
 
-  /** Opens a transport, handshakes and registers; on success the connection is ready. */
-  async #establish(signal: AbortSignal | undefined): Promise<void> {
+  /** Opens a transport, handshakes and registers; on success the connection is ready. One at a time: a second caller joins the first. */
+  #establish(signal: AbortSignal | undefined): Promise<void> {
+    this.#establishing ??= this.#establishOnce(signal).finally(() => {
+      this.#establishing = undefined;
+    });
+    return this.#establishing;
+  }
+
+  async #establishOnce(signal: AbortSignal | undefined): Promise<void> {
     // Every await below may see close() run meanwhile: a closed connection never comes back.
     this.#throwIfClosed();
     this.#state = "connecting";
+    // A transport still held (one that went away, its listeners still on it) is let go first.
+    if (this.#transport) await this.#closeTransport();
     const transport = await this.#open();
     const session = await McpSession.open(transport, this.#sessionParts, signal);
     this.#session = session;
     await session.discover(signal, true);
+    // The server went away after answering: its close was left to this handshake, which must fail.
+    if (session.ended) throw closedAfterHandshake(this.name);
     this.#state = "ready";
     this.#error = undefined;
     this.#idle?.restart();
@@ -275,7 +299,8 @@ export class McpServerConnection {
       server: this.name,
       events: this.#events,
       signal: this.#lifetime.signal,
-      establish: () => this.#establish(this.#lifetime.signal),
+      // Already back (reconnect() won the race): nothing to open over it.
+      establish: () => (this.#state === "ready" ? Promise.resolve() : this.#establish(this.#lifetime.signal)),
       attemptFailed: async (error) => {
         const { code, message } = this.#toClientError(error);
         this.#error = { code, message };
@@ -307,7 +332,14 @@ export class McpServerConnection {
   async #closeTransport(): Promise<void> {
     const transport = this.#transport;
     this.#detach();
-    if (transport) await closeTransportWithin(transport, this.#timeouts.closeMs, this.#events, this.name);
+    if (!transport) return;
+    const closing = closeTransportWithin(transport, this.#timeouts.closeMs, this.#events, this.name);
+    this.#transportCloses.add(closing);
+    try {
+      await closing;
+    } finally {
+      this.#transportCloses.delete(closing);
+    }
   }
 
   /** What the calls ask live: the lifecycle state, the session swapped in last, the tool registered now. */
@@ -318,10 +350,16 @@ export class McpServerConnection {
         return connection().#state;
       },
       get session() {
-        return connection().#session;
+        return connection().#liveSession();
       },
       currentTool: (remoteName) => this.#sessionParts.tools.currentTool(remoteName),
     };
+  }
+
+  /** The current session while its transport is held; an ended one is kept only for snapshots. */
+  #liveSession(): McpSession | undefined {
+    const session = this.#session;
+    return session && !session.ended ? session : undefined;
   }
 
   #isClosed(): boolean {
@@ -342,4 +380,13 @@ export class McpServerConnection {
   #toClientError(error: unknown): McpClientError {
     return toMcpClientError(error, this.name);
   }
+}
+
+/** A server that went away between answering its first listing and the connection becoming ready. */
+function closedAfterHandshake(server: string): McpClientError {
+  return new McpClientError(
+    MCP_CLIENT_ERROR_CODES.connectionClosed,
+    `Server "${server}" went away right after its handshake.`,
+    { server },
+  );
 }

@@ -30,6 +30,8 @@ export interface ServerCatalogPort {
     params: Record<string, unknown>,
     action: ServerToolAction,
     context: ToolContext,
+    /** Whether the call still matches the catalog, asked again if it is listed again before sending. */
+    stillApplies?: () => boolean,
   ): Promise<RemoteCallResult>;
 }
 
@@ -61,7 +63,11 @@ export function createResourceTools(port: ServerCatalogPort): RegisteredTool[] {
     group: mcpToolGroup(server),
     identity: identity(port, "read_resource"),
     execute: async ({ uri }, context) =>
-      mapReadResult(await port.request("resources/read", { uri }, "read_resource", context)),
+      mapReadResult(
+        await port.request("resources/read", { uri }, "read_resource", context, () =>
+          isAdvertised(port, uri),
+        ),
+      ),
   });
   return [list as RegisteredTool, read as RegisteredTool];
 }
@@ -79,29 +85,7 @@ export function createPromptTool(port: ServerCatalogPort): RegisteredTool {
           arguments: z.record(z.string(), z.string()).optional(),
         })
         .superRefine((input, check) => {
-          const prompt = port.prompts().find((candidate) => candidate.name === input.name);
-          if (!prompt) {
-            check.addIssue({
-              code: "custom",
-              path: ["name"],
-              message: `the server "${server}" lists no such prompt`,
-            });
-            return;
-          }
-          for (const argument of prompt.arguments) {
-            if (argument.required && input.arguments?.[argument.name] === undefined) {
-              check.addIssue({ code: "custom", path: ["arguments", argument.name], message: "is required" });
-            }
-          }
-          for (const name of Object.keys(input.arguments ?? {})) {
-            if (!prompt.arguments.some((argument) => argument.name === name)) {
-              check.addIssue({
-                code: "custom",
-                path: ["arguments", name],
-                message: "is not an argument of this prompt",
-              });
-            }
-          }
+          for (const issue of promptIssues(port, input)) check.addIssue({ code: "custom", ...issue });
         }),
     effect: "external",
     group: mcpToolGroup(server),
@@ -113,10 +97,32 @@ export function createPromptTool(port: ServerCatalogPort): RegisteredTool {
           { name: input.name, ...(input.arguments ? { arguments: input.arguments } : {}) },
           "get_prompt",
           context,
+          () => promptIssues(port, input).length === 0,
         ),
       ),
   });
   return tool as RegisteredTool;
+}
+
+/** What is wrong with a `get_prompt` input against the prompts the server lists now. */
+function promptIssues(
+  port: ServerCatalogPort,
+  input: { name: string; arguments?: Record<string, string> | undefined },
+): { path: string[]; message: string }[] {
+  const prompt = port.prompts().find((candidate) => candidate.name === input.name);
+  if (!prompt) return [{ path: ["name"], message: `the server "${port.server}" lists no such prompt` }];
+  const issues: { path: string[]; message: string }[] = [];
+  for (const argument of prompt.arguments) {
+    if (argument.required && input.arguments?.[argument.name] === undefined) {
+      issues.push({ path: ["arguments", argument.name], message: "is required" });
+    }
+  }
+  for (const name of Object.keys(input.arguments ?? {})) {
+    if (!prompt.arguments.some((argument) => argument.name === name)) {
+      issues.push({ path: ["arguments", name], message: "is not an argument of this prompt" });
+    }
+  }
+  return issues;
 }
 
 function identity(port: ServerCatalogPort, action: string): JsonValue {
