@@ -10,7 +10,7 @@ import type { PendingCall } from "./run-state.js";
 /** The model's `calls`, queued, with ids from the environment's `createId` or else from `callIds`. */
 export function pendingCallsOf(
   calls: readonly ModelToolCall[],
-  createId: AgentEnvironment["createId"],
+  env: Pick<AgentEnvironment, "createId">,
   callIds: CallIds,
 ): PendingCall[] {
   const pending = new Array<PendingCall>(calls.length);
@@ -18,7 +18,8 @@ export function pendingCallsOf(
     const call = calls[index] as ModelToolCall;
     pending[index] = {
       toolCallId: call.id,
-      callId: createId ? createId("call") : callIds.next(),
+      // Called on the environment, as every id it makes: a createId may rely on `this`.
+      callId: env.createId ? env.createId("call") : callIds.next(),
       toolName: call.name,
       arguments: call.arguments,
       status: "queued",

@@ -142,7 +142,7 @@ export class RunDriver {
       state.messages.push(assistant);
       let refused: ToolCallRecord[] | undefined;
       if (result.toolCalls.length > 0) {
-        state.pending = pendingCallsOf(result.toolCalls, this.#env.createId, this.#callIds);
+        state.pending = pendingCallsOf(result.toolCalls, this.#env, this.#callIds);
         // Past the turn's limits: answered now, never run, their arguments not kept.
         this.#calls.turn = state.turns;
         refused = refuseOverLimits(state.pending, assistant, this.#limits, this.#calls);
