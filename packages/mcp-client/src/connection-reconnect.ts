@@ -24,6 +24,8 @@ export class Reconnector {
   readonly #policy: ReconnectPolicy;
   readonly #target: ReconnectTarget;
   #running: Promise<void> | undefined;
+  /** A drop heard while a run was ending (after its last attempt succeeded): one more run follows. */
+  #again = false;
 
   constructor(policy: ReconnectPolicy, target: ReconnectTarget) {
     this.#policy = policy;
@@ -35,10 +37,16 @@ export class Reconnector {
     return this.#running;
   }
 
-  /** Starts a run unless one is under way. */
+  /** Starts a run, or, when one is under way, another once it ends (the drop may have come after its success). */
   start(): void {
-    this.#running ??= this.#run().finally(() => {
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#again = false;
+    this.#running = this.#run().finally(() => {
       this.#running = undefined;
+      if (this.#again && !this.#target.signal.aborted) this.start();
     });
   }
 

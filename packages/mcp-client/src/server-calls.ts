@@ -170,11 +170,11 @@ export class ServerCalls implements RemoteToolPort {
       requestContext.onProgress = (progress) => context.reportProgress(progress);
     }
     if (callMs !== undefined) requestContext.timeoutMs = callMs;
+    // A listing that finished while the call was being authorized (another call's re-list, a
+    // list_changed) may have replaced its definition, or withdrawn what a built-in call names.
+    const stale = this.#stale(request, "its server's catalog was listed again while it was authorized");
+    if (stale) return { ok: false, failure: stale };
     if (request.remoteName !== undefined) {
-      // A listing that finished while the call was being authorized (another call's re-list, a
-      // list_changed) may have replaced its definition: what was approved is not what would run.
-      const stale = this.#stale(request, "its server's tools were listed again while it was authorized");
-      if (stale) return { ok: false, failure: stale };
       const refused = this.#followTask(requestContext, context, toolName, session.transport);
       if (refused) return { ok: false, failure: refused };
     }
