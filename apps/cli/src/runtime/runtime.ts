@@ -73,7 +73,7 @@ export interface Runtime extends ConfiguredRuntime {
   /** Closes every server now (bounded in time, idempotent); resolves to how many were open or opening. */
   closeServers(): Promise<number>;
   /**
-   * Reads the policy's decisions (`defaults`, `rules`) from the configuration file again; the policy
+   * Reads the policy's decisions (`defaults`, `rules`, `flows`) from the configuration file again; the policy
    * gate decides by them from its next call on. Throws `ConfigError` when the file no longer loads.
    */
   reloadPolicy(): void;
