@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { textTurn, toolCallTurn } from "@agent/models/testing";
 import { type FakeModelServer, hangReply } from "@agent/models/testing/server";
@@ -119,6 +119,47 @@ describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
       await server.close();
     }
   });
+
+  test("/tools shows the decisions the chat reloaded: the file's edited rule and the rule 'always allow' wrote", {
+    timeout,
+  }, async ({ sandbox }) => {
+    const write = toolCallTurn([
+      { id: "tc_w", name: "write_file", input: { path: "kept.txt", content: "kept" } },
+    ]);
+    const server = await setUpAgent(sandbox, provider, [write, textTurn("Saved it.")], {
+      mcpServers: { s: sandbox.scriptableServer("s") },
+      policy: { rules: [{ tool: "mcp__s__echo", decision: "allow" }] },
+    });
+    try {
+      const agent = sandbox.start(["chat"], { terminal: true, stdin: true, env: agentEnv(provider) });
+      await waitFor("prompt 1", () => promptsShown(agent) >= 1);
+      // Edited by hand while the chat runs: the chat decides by its startup policy until it reloads.
+      const config = JSON.parse(readFileSync(sandbox.configPath, "utf8")) as {
+        policy: { rules: { tool: string; decision: string }[] };
+      };
+      config.policy.rules = [{ tool: "mcp__s__echo", decision: "deny" }];
+      writeFileSync(sandbox.configPath, JSON.stringify(config, null, 2));
+      await typeAtPrompt(agent, 1, "save a note");
+      await waitFor("the approval prompt", () => agent.stdout().includes("a: always allow this tool"));
+      agent.child.stdin?.write("a\r");
+      await waitFor("the confirmation", () => agent.stdout().includes("Write this rule to"));
+      agent.child.stdin?.write("y\r");
+      await waitFor("the answer after the call", () => agent.stdout().includes("Saved it."));
+      const beforeListing = agent.stdout().length;
+      await typeAtPrompt(agent, 2, "/tools");
+      await typeAtPrompt(agent, 3, "/quit");
+      const left = await agent.exited;
+      expect(left.code, left.stdout).toBe(0);
+      expect(readFileSync(join(sandbox.workspace, "kept.txt"), "utf8")).toBe("kept");
+      // The table's POLICY column, as the gate decides after the reload (at startup: ask and allow).
+      const listing = left.stdout.slice(beforeListing);
+      expect(listing).toMatch(/\bwrite_file +write +\S+ +allow\b/);
+      expect(listing).toMatch(/\bmcp__s__echo +external +\S+ +deny\b/);
+    } finally {
+      await server.close();
+    }
+  });
+
   test("Ctrl-C at the prompt leaves the chat, asking the model nothing", { timeout }, async ({ sandbox }) => {
     const server = await setUpAgent(sandbox, provider, [textTurn("never")]);
     try {

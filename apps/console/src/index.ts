@@ -1,6 +1,3 @@
-export { sessionCookieName } from "./access.js";
-export { escapeHtml } from "./html.js";
-export { CONSOLE_ERROR_CODES, type ConsoleErrorCode } from "./http-io.js";
 export type {
   ApprovalPort,
   AuditPort,

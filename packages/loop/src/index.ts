@@ -25,7 +25,6 @@ export { EXTERNAL_TOOLS_UNTRUSTED, type FlowCall, type RunFlow } from "./run-flo
 export {
   type PendingCall,
   READABLE_RUN_STATE_FORMATS,
-  RUN_STATE_FORMAT,
   type RunError,
   type RunHeader,
   type RunState,

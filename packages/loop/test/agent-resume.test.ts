@@ -5,7 +5,7 @@ import { grantApprovalRequest } from "@agent/policy";
 import { defineTool } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createHarness } from "./helpers.js";
+import { createHarness, textCallsThen } from "./helpers.js";
 
 type SeenRequest = Omit<ModelRequest, "signal" | "onText">;
 
@@ -18,13 +18,13 @@ function toolResults(request: SeenRequest | undefined): Array<Extract<ModelMessa
 describe("waiting and resuming", () => {
   it("holds a call for approval, saves the run, and resumes it without asking the model again for that turn", async () => {
     const harness = createHarness();
-    const model = createScriptedModel([
-      toolCallTurn([
-        { id: "tc_echo", name: "echo", input: { text: "first" } },
-        { id: "tc_write", name: "write_note", input: { text: "hello" } },
-      ]),
-      textTurn("all done"),
-    ]);
+    const model = textCallsThen(
+      [
+        ["tc_echo", "echo", "first"],
+        ["tc_write", "write_note", "hello"],
+      ],
+      "all done",
+    );
     const env = harness.env(model);
     const waiting = await startRun(env, { prompt: "note hello" });
     expect(waiting).toMatchObject({ status: "waiting", output: null, turns: 1 });
@@ -71,10 +71,7 @@ describe("waiting and resuming", () => {
 
   it("needs a new approval for a held call whose tool changed while the run waited, and shows the new tools", async () => {
     const harness = createHarness();
-    const model = createScriptedModel([
-      toolCallTurn([{ id: "tc_write", name: "write_note", input: { text: "hi" } }]),
-      textTurn("done"),
-    ]);
+    const model = textCallsThen([["tc_write", "write_note", "hi"]], "done");
     const env = harness.env(model);
     const waiting = await startRun(env, { prompt: "write" });
     const firstRequest = waiting.requestIds[0] as string;

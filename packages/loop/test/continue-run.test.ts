@@ -3,7 +3,6 @@ import {
   DEFAULT_MAX_TURNS,
   InMemoryRunStore,
   LoopError,
-  RUN_STATE_FORMAT,
   resumeRun,
   startRun,
 } from "@agent/loop";
@@ -12,6 +11,7 @@ import type { ModelMessage, ModelRequest } from "@agent/models";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import { grantApprovalRequest } from "@agent/policy";
 import { describe, expect, it } from "vitest";
+import { RUN_STATE_FORMAT } from "../src/run-state.js";
 import { createHarness } from "./helpers.js";
 
 type SeenRequest = Omit<ModelRequest, "signal" | "onText">;

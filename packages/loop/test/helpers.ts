@@ -134,10 +134,16 @@ export function failingUpdates(
   };
 }
 
+/** One call of a harness tool that takes `{ text }` (`echo`, `write_note`): `[call id, tool, text]`. */
+export type TextCall = readonly [id: string, tool: string, text: string];
+
+/** A model that asks for `calls` in one turn, then answers `reply` if one is given (else its script ends). */
+export function textCallsThen(calls: readonly TextCall[], reply?: string): ScriptedModel {
+  const turn = toolCallTurn(calls.map(([id, name, text]) => ({ id, name, input: { text } })));
+  return createScriptedModel(reply === undefined ? [turn] : [turn, textTurn(reply)]);
+}
+
 /** A model that asks for one echo of "ping" (call id `tc_1`), then answers `reply`. */
 export function echoPingThen(reply: string): ScriptedModel {
-  return createScriptedModel([
-    toolCallTurn([{ id: "tc_1", name: "echo", input: { text: "ping" } }]),
-    textTurn(reply),
-  ]);
+  return textCallsThen([["tc_1", "echo", "ping"]], reply);
 }

@@ -1,9 +1,10 @@
-import { RUN_STATE_FORMAT, type RunChange, type RunStore, resumeRun, startRun } from "@agent/loop";
+import { type RunChange, type RunStore, resumeRun, startRun } from "@agent/loop";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import { grantApprovalRequest } from "@agent/policy";
 import { defineTool, type GateRequest, type JsonValue, type ToolGate } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { RUN_STATE_FORMAT } from "../src/run-state.js";
 import { createHarness } from "./helpers.js";
 
 /**

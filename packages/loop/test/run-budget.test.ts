@@ -1,8 +1,9 @@
-import { InMemoryRunStore, LoopError, RUN_STATE_FORMAT, resumeRun, startRun } from "@agent/loop";
+import { InMemoryRunStore, LoopError, resumeRun, startRun } from "@agent/loop";
 import { sampleRunState } from "@agent/loop/testing";
 import type { ModelResult, ModelUsage } from "@agent/models";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import { describe, expect, it } from "vitest";
+import { RUN_STATE_FORMAT } from "../src/run-state.js";
 import { createHarness } from "./helpers.js";
 
 function costing(result: ModelResult, usage: ModelUsage): ModelResult {

@@ -1,7 +1,7 @@
 import { startRun } from "@agent/loop";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import { describe, expect, it } from "vitest";
-import { createHarness, echoPingThen } from "./helpers.js";
+import { createHarness, echoPingThen, textCallsThen } from "./helpers.js";
 
 const ECHO_TURN = toolCallTurn([{ id: "tc_1", name: "echo", input: { text: "ping" } }]);
 
@@ -18,11 +18,9 @@ describe("how a run stops", () => {
 
   it("waits on its held calls: saved waiting with their request ids, announced, no output", async () => {
     const harness = createHarness();
-    const model = createScriptedModel([
-      toolCallTurn([
-        { id: "tc_a", name: "write_note", input: { text: "a" } },
-        { id: "tc_b", name: "write_note", input: { text: "b" } },
-      ]),
+    const model = textCallsThen([
+      ["tc_a", "write_note", "a"],
+      ["tc_b", "write_note", "b"],
     ]);
     const result = await startRun(harness.env(model), { prompt: "notes" });
     expect(result).toMatchObject({ status: "waiting", output: null, turns: 1 });
@@ -38,9 +36,7 @@ describe("how a run stops", () => {
 
   it("gives each result its own copies: changing one changes neither the run's usage nor its request ids", async () => {
     const harness = createHarness();
-    const model = createScriptedModel([
-      toolCallTurn([{ id: "tc", name: "write_note", input: { text: "x" } }]),
-    ]);
+    const model = textCallsThen([["tc", "write_note", "x"]]);
     const result = await startRun(harness.env(model), { prompt: "note" });
     result.usage.inputTokens += 100;
     result.requestIds.push("forged");

@@ -1,7 +1,7 @@
 import { startRun } from "@agent/loop";
 import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import { describe, expect, it } from "vitest";
-import { createHarness } from "./helpers.js";
+import { createHarness, textCallsThen } from "./helpers.js";
 
 function calls(count: number, name: string) {
   return Array.from({ length: count }, (_, index) => ({
@@ -38,13 +38,13 @@ describe("the limits of one model turn", () => {
   it("answers arguments past maxArgumentChars with arguments_too_large, never runs them and keeps only their size", async () => {
     const harness = createHarness();
     const huge = "y".repeat(2_000_000);
-    const model = createScriptedModel([
-      toolCallTurn([
-        { id: "tc_big", name: "write_note", input: { text: huge } },
-        { id: "tc_ok", name: "echo", input: { text: "small" } },
-      ]),
-      textTurn("done"),
-    ]);
+    const model = textCallsThen(
+      [
+        ["tc_big", "write_note", huge],
+        ["tc_ok", "echo", "small"],
+      ],
+      "done",
+    );
     const result = await startRun(harness.env(model, { maxArgumentChars: 10_000 }), { prompt: "write" });
     expect(result.status).toBe("completed");
     expect(harness.executed.write_note).toBeUndefined();

@@ -19,11 +19,9 @@ export {
   tool,
 } from "./fixtures.js";
 export {
-  discoverResult,
   type FakeInputRequest,
   inputRequired,
   inputResponsesOf,
-  STATELESS_PROTOCOL_VERSION,
   statelessFakeServer,
   taskCreated,
   taskState,

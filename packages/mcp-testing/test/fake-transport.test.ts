@@ -4,11 +4,11 @@ import {
   inputRequired,
   inputResponsesOf,
   ok,
-  STATELESS_PROTOCOL_VERSION,
   statelessFakeServer,
 } from "@agent/mcp-testing";
 import { negotiateEra } from "@agent/mcp-transport";
 import { describe, expect, it } from "vitest";
+import { STATELESS_PROTOCOL_VERSION } from "../src/stateless.js";
 
 describe("FakeTransport", () => {
   const signal = new AbortController().signal;

@@ -12,10 +12,10 @@ import {
   scriptableServerPath,
   sseServerPath,
   testServerCommand,
-  waitForProcessesGone,
 } from "@agent/mcp-testing/servers";
 import { createStdioTransport } from "@agent/mcp-transport/stdio";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { waitForProcessesGone } from "../src/servers/process-tree.js";
 
 describe("test server scripts", () => {
   it("exist and parse for every name", async () => {

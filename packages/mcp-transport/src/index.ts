@@ -11,7 +11,6 @@ export {
   MCP_TASK_STATUSES,
   type McpTaskStatus,
   TASK_LIMITS,
-  TASKS_EXTENSION,
 } from "./era/task-result.js";
 export {
   readToolParamHeaders,

@@ -1,5 +1,6 @@
-import { OAUTH_ERROR_CODES, responseFromPastedRedirect } from "@agent/mcp-transport/oauth";
+import { OAUTH_ERROR_CODES } from "@agent/mcp-transport/oauth";
 import { describe, expect, it } from "vitest";
+import { responseFromPastedRedirect } from "../src/oauth/loopback-redirect.js";
 import { never } from "./helpers.js";
 import { createOAuthWorld, type OAuthWorldOptions } from "./oauth-world.js";
 import { connectToWorld } from "./oauth-world-client.js";

@@ -4,9 +4,9 @@
  * (`isLoopbackUrl`): here the server is `https://mcp.example.com`, which nothing ever contacts.
  */
 
-import { assertTrustedDiscovery } from "@agent/mcp-transport/oauth";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import { describe, expect, it } from "vitest";
+import { assertTrustedDiscovery } from "../src/oauth/metadata-guard.js";
 
 const LOCAL_ISSUER = "http://127.0.0.1:9/";
 

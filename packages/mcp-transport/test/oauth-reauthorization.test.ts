@@ -1,5 +1,5 @@
-import { sameIssuer } from "@agent/mcp-transport/oauth";
 import { describe, expect, it } from "vitest";
+import { sameIssuer } from "../src/oauth/metadata-guard.js";
 import { never } from "./helpers.js";
 import { createOAuthWorld } from "./oauth-world.js";
 import { connectToWorld } from "./oauth-world-client.js";

@@ -4,7 +4,6 @@ export {
   isProcessAlive,
   processGroupMembers,
   processTreeOf,
-  waitForProcessesGone,
 } from "./process-tree.js";
 export {
   echoSecretsHttpServerPath,

@@ -1,9 +1,4 @@
-export {
-  type AuthorizationResponse,
-  assertAuthorizationResponseIssuer,
-  type RecordedIssuer,
-  recordedIssuer,
-} from "./authorization-response.js";
+export type { AuthorizationResponse } from "./authorization-response.js";
 export { type BrowserAuthorizerOptions, createBrowserAuthorizer } from "./browser-authorizer.js";
 export {
   createMemoryCredentialStore,
@@ -12,17 +7,8 @@ export {
   type StoredTokenState,
   storedTokenState,
 } from "./credential-store.js";
-export {
-  type LoopbackRedirect,
-  responseFromPastedRedirect,
-  startLoopbackRedirect,
-} from "./loopback-redirect.js";
-export {
-  assertTrustedDiscovery,
-  isLoopbackUrl,
-  sameIssuer,
-  type TrustedDiscoveryOptions,
-} from "./metadata-guard.js";
+export { type LoopbackRedirect, startLoopbackRedirect } from "./loopback-redirect.js";
+export { isLoopbackUrl } from "./metadata-guard.js";
 export { OAUTH_ERROR_CODES, type OAuthErrorCode, OAuthFlowError } from "./oauth-errors.js";
 export {
   createOAuthProvider,
