@@ -281,8 +281,10 @@ export class McpServerConnection {
   }
 
   #onTransportClosed(transport: McpTransport, reason: McpCloseReason): void {
-    // While connecting, the pending handshake or listing fails by itself and reports why.
-    if (transport !== this.#transport || reason.kind === "client" || this.#state !== "ready") return;
+    // A close the connection asked for never lands here: #closeTransport lets go of the transport
+    // (and this listener) before closing it, whatever kind the transport then reports. While
+    // connecting, the pending handshake or listing fails by itself and reports why.
+    if (transport !== this.#transport || this.#state !== "ready") return;
     this.#state = "disconnected";
     this.#error = { code: "mcp_connection_closed", message: reason.message };
     emitEvent(this.#events, {
