@@ -171,6 +171,8 @@ export class McpServerConnection {
   /** Reconnects now: a new transport, handshake and discovery; a changed definition replaces the old one. */
   async reconnect(signal?: AbortSignal): Promise<void> {
     this.#throwIfClosed();
+    // This reconnect takes over: a crash's run would otherwise report this failure again.
+    this.#reconnector?.stop();
     if (this.#establishing) {
       // A handshake under way (a wake, the reconnector's attempt) ends first: then this one replaces it.
       await this.#establishing.catch(() => {});
