@@ -1,7 +1,6 @@
 import type { McpCloseReason, McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent, type GroupChange, NULL_EVENT_SINK } from "@agent/tools";
 import type { McpRoot } from "./client-features.js";
-import { closeTransportWithin } from "./close-transport.js";
 import {
   buildSnapshot,
   type McpServerConnectionOptions,
@@ -22,6 +21,7 @@ import { LATEST_PROTOCOL_VERSION, protocolFeatures } from "./protocol-version.js
 import { type CallConnection, ServerCalls } from "./server-calls.js";
 import type { McpPrompt, McpResource, McpResourceTemplate } from "./server-catalog.js";
 import { mcpToolGroup } from "./tool-mapping.js";
+import { TransportHold } from "./transport-hold.js";
 
 /**
  * One governed connection to an MCP server: handshake, discovery into the registry (as one atomic
@@ -41,9 +41,8 @@ export class McpServerConnection {
   readonly #reconnector: Reconnector | undefined;
   readonly #lifetime = new AbortController();
   #state: McpServerState = "idle";
-  /** The transport opened last, from before its handshake until it is let go. */
-  #transport: McpTransport | undefined;
-  #unsubscribe: (() => void)[] = [];
+  /** The transport opened last, from before its handshake until it is let go, and the closes of those let go. */
+  readonly #transport: TransportHold;
   /** The session of the last successful handshake (kept when it ended: a snapshot still names it). */
   #session: McpSession | undefined;
   readonly #sessionParts: SessionParts;
@@ -53,8 +52,6 @@ export class McpServerConnection {
   #closing: Promise<void> | undefined;
   /** The handshake under way: a reconnect, a wake and the reconnector's attempt never run two at once. */
   #establishing: Promise<void> | undefined;
-  /** Closes of transports already let go, which close() still waits for (their processes must be gone). */
-  readonly #transportCloses = new Set<Promise<void>>();
 
   constructor(options: McpServerConnectionOptions) {
     assertServerName(options.name);
@@ -63,6 +60,11 @@ export class McpServerConnection {
     this.#options = options;
     this.#events = options.events ?? NULL_EVENT_SINK;
     this.#timeouts = resolveTimeouts(options.timeouts);
+    this.#transport = new TransportHold({
+      server: options.name,
+      events: this.#events,
+      closeMs: this.#timeouts.closeMs,
+    });
     const idleTimeoutMs = resolveIdleTimeout(options);
     if (idleTimeoutMs !== undefined) {
       this.#idle = new Dormancy(idleTimeoutMs, {
@@ -136,8 +138,9 @@ export class McpServerConnection {
     }
     const changed = JSON.stringify(roots) !== JSON.stringify(this.#roots);
     this.#roots = roots.map((root) => ({ ...root }));
-    if (changed && this.#state === "ready" && this.#transport) {
-      await this.#transport.notify("notifications/roots/list_changed");
+    const transport = this.#transport.current;
+    if (changed && this.#state === "ready" && transport) {
+      await transport.notify("notifications/roots/list_changed");
     }
   }
 
@@ -213,7 +216,7 @@ export class McpServerConnection {
     this.#sessionParts.catalog.clear();
     await this.#closeTransport();
     // Transports let go before (a reconnect, a dormancy, a failure) may still be closing.
-    await Promise.all([...this.#transportCloses]);
+    await this.#transport.settled();
   }
 
   async #connectOrFail(signal: AbortSignal | undefined): Promise<void> {
@@ -239,7 +242,7 @@ export class McpServerConnection {
     this.#throwIfClosed();
     this.#state = "connecting";
     // A transport still held (one that went away, its listeners still on it) is let go first.
-    if (this.#transport) await this.#closeTransport();
+    if (this.#transport.current) await this.#closeTransport();
     const transport = await this.#open();
     const session = await McpSession.open(transport, this.#sessionParts, signal);
     this.#session = session;
@@ -256,11 +259,10 @@ export class McpServerConnection {
     const transport = await startTransport(this.name, this.#options.connect);
     if (this.#isClosed()) {
       // Opened after close() ran: nobody else will close it.
-      await closeTransportWithin(transport, this.#timeouts.closeMs, this.#events, this.name);
+      await this.#transport.close(transport);
       this.#throwIfClosed();
     }
-    this.#transport = transport;
-    this.#unsubscribe = listenTo(transport, {
+    const listening = listenTo(transport, {
       closed: (closed, reason) => this.#onTransportClosed(closed, reason),
       requests: {
         server: this.name,
@@ -271,6 +273,7 @@ export class McpServerConnection {
         protocol: () => this.#session?.features ?? protocolFeatures(LATEST_PROTOCOL_VERSION),
       },
     });
+    this.#transport.hold(transport, listening);
     return transport;
   }
 
@@ -286,7 +289,7 @@ export class McpServerConnection {
     // A close the connection asked for never lands here: #closeTransport lets go of the transport
     // (and this listener) before closing it, whatever kind the transport then reports. While
     // connecting, the pending handshake or listing fails by itself and reports why.
-    if (transport !== this.#transport || this.#state !== "ready") return;
+    if (transport !== this.#transport.current || this.#state !== "ready") return;
     this.#state = "disconnected";
     this.#error = { code: "mcp_connection_closed", message: reason.message };
     emitEvent(this.#events, {
@@ -333,17 +336,10 @@ export class McpServerConnection {
     await this.#closeTransport();
   }
 
+  /** Lets go of the transport held: its session ends (nothing more is sent or listed on it), then it closes. */
   async #closeTransport(): Promise<void> {
-    const transport = this.#transport;
-    this.#detach();
-    if (!transport) return;
-    const closing = closeTransportWithin(transport, this.#timeouts.closeMs, this.#events, this.name);
-    this.#transportCloses.add(closing);
-    try {
-      await closing;
-    } finally {
-      this.#transportCloses.delete(closing);
-    }
+    this.#session?.end();
+    await this.#transport.release();
   }
 
   /** What the calls ask live: the lifecycle state, the session swapped in last, the tool registered now. */
@@ -372,13 +368,6 @@ export class McpServerConnection {
 
   #throwIfClosed(): void {
     if (this.#isClosed()) throw closedError(this.name);
-  }
-
-  #detach(): void {
-    this.#session?.end();
-    for (const unsubscribe of this.#unsubscribe) unsubscribe();
-    this.#unsubscribe = [];
-    this.#transport = undefined;
   }
 
   #toClientError(error: unknown): McpClientError {
