@@ -14,7 +14,13 @@ import {
 import { Reconnector, type ReconnectTarget } from "./connection-reconnect.js";
 import { Dormancy } from "./dormancy.js";
 import { MCP_CLIENT_ERROR_CODES, McpClientError, toMcpClientError } from "./errors.js";
-import { closedError, createSessionParts, McpSession, type SessionParts } from "./mcp-session.js";
+import {
+  closedAfterHandshake,
+  closedError,
+  createSessionParts,
+  McpSession,
+  type SessionParts,
+} from "./mcp-session.js";
 import { assertServerName } from "./names.js";
 import { listenTo, startTransport } from "./open-transport.js";
 import { LATEST_PROTOCOL_VERSION, protocolFeatures } from "./protocol-version.js";
@@ -52,6 +58,8 @@ export class McpServerConnection {
   #closing: Promise<void> | undefined;
   /** The handshake under way: a reconnect, a wake and the reconnector's attempt never run two at once. */
   #establishing: Promise<void> | undefined;
+  /** How many explicit reconnect() calls are under way: while any is, it reports what fails, not a wake. */
+  #reconnecting = 0;
 
   constructor(options: McpServerConnectionOptions) {
     assertServerName(options.name);
@@ -70,7 +78,7 @@ export class McpServerConnection {
       this.#idle = new Dormancy(idleTimeoutMs, {
         sleep: () => void this.#goDormant(idleTimeoutMs),
         reopen: () => this.#establish(this.#lifetime.signal),
-        reopenFailed: (error) => this.#fail(this.#toClientError(error)),
+        reopenFailed: (error) => this.#wakeFailed(error),
       });
     }
     const calls = new ServerCalls(
@@ -128,13 +136,8 @@ export class McpServerConnection {
    */
   async setRoots(roots: readonly McpRoot[]): Promise<void> {
     if (!this.#options.features?.roots) {
-      throw new McpClientError(
-        MCP_CLIENT_ERROR_CODES.invalidOption,
-        `Server "${this.name}" was not offered roots.`,
-        {
-          server: this.name,
-        },
-      );
+      const message = `Server "${this.name}" was not offered roots.`;
+      throw new McpClientError(MCP_CLIENT_ERROR_CODES.invalidOption, message, { server: this.name });
     }
     const changed = JSON.stringify(roots) !== JSON.stringify(this.#roots);
     this.#roots = roots.map((root) => ({ ...root }));
@@ -174,17 +177,22 @@ export class McpServerConnection {
   /** Reconnects now: a new transport, handshake and discovery; a changed definition replaces the old one. */
   async reconnect(signal?: AbortSignal): Promise<void> {
     this.#throwIfClosed();
-    // This reconnect takes over: a crash's run would otherwise report this failure again.
+    // This reconnect takes over: a crash's run, or a wake that fails meanwhile, would report its failure too.
     this.#reconnector?.stop();
-    if (this.#establishing) {
-      // A handshake under way (a wake, the reconnector's attempt) ends first: then this one replaces it.
-      await this.#establishing.catch(() => {});
-      this.#throwIfClosed();
+    this.#reconnecting += 1;
+    try {
+      if (this.#establishing) {
+        // A handshake under way (a wake, the reconnector's attempt) ends first: then this one replaces it.
+        await this.#establishing.catch(() => {});
+        this.#throwIfClosed();
+      }
+      // Not ready while the old transport closes: a call meanwhile is mcp_unavailable, not sent to it.
+      this.#state = "connecting";
+      await this.#closeTransport();
+      await this.#connectOrFail(signal);
+    } finally {
+      this.#reconnecting -= 1;
     }
-    // Not ready while the old transport closes: a call meanwhile is mcp_unavailable, not sent to it.
-    this.#state = "connecting";
-    await this.#closeTransport();
-    await this.#connectOrFail(signal);
   }
 
   /** A summary for listings (`agent mcp list`). */
@@ -308,17 +316,32 @@ export class McpServerConnection {
       signal: this.#lifetime.signal,
       // Already back (reconnect() won the race): nothing to open over it.
       establish: () => (this.#state === "ready" ? Promise.resolve() : this.#establish(this.#lifetime.signal)),
-      attemptFailed: async (error) => {
-        const { code, message } = this.#toClientError(error);
-        this.#error = { code, message };
-        this.#state = "disconnected";
-        await this.#closeTransport();
-      },
+      attemptFailed: (error) => this.#disconnect(error),
       gaveUp: (message) =>
         this.#fail(
           new McpClientError(MCP_CLIENT_ERROR_CODES.connectionClosed, message, { server: this.name }),
         ),
     };
+  }
+
+  /**
+   * A wake from dormancy failed. With a reconnect policy the reconnector takes over, as after a
+   * crash (the wake's callers are already told the server is not back); without one the connection
+   * fails. An explicit reconnect() waiting on this wake takes over instead: it reports its own outcome.
+   */
+  async #wakeFailed(error: unknown): Promise<void> {
+    if (this.#isClosed() || this.#reconnecting > 0) return;
+    if (!this.#reconnector) return this.#fail(this.#toClientError(error));
+    await this.#disconnect(error);
+    this.#reconnector.start();
+  }
+
+  /** Records why the server is not back and lets go of its transport; a reconnect may follow. */
+  async #disconnect(error: unknown): Promise<void> {
+    const { code, message } = this.#toClientError(error);
+    this.#error = { code, message };
+    this.#state = "disconnected";
+    await this.#closeTransport();
   }
 
   async #fail(error: McpClientError): Promise<void> {
@@ -373,13 +396,4 @@ export class McpServerConnection {
   #toClientError(error: unknown): McpClientError {
     return toMcpClientError(error, this.name);
   }
-}
-
-/** A server that went away between answering its first listing and the connection becoming ready. */
-function closedAfterHandshake(server: string): McpClientError {
-  return new McpClientError(
-    MCP_CLIENT_ERROR_CODES.connectionClosed,
-    `Server "${server}" went away right after its handshake.`,
-    { server },
-  );
 }
