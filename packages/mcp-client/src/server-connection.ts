@@ -47,7 +47,7 @@ export class McpServerConnection {
   readonly #reconnector: Reconnector | undefined;
   readonly #lifetime = new AbortController();
   #state: McpServerState = "idle";
-  /** The transport opened last, from before its handshake until it is let go, and the closes of those let go. */
+  /** The transport opened last, from before its handshake until it is let go; the opens and closes under way. */
   readonly #transport: TransportHold;
   /** The session of the last successful handshake (kept when it ended: a snapshot still names it). */
   #session: McpSession | undefined;
@@ -264,12 +264,12 @@ export class McpServerConnection {
   }
 
   async #open(): Promise<McpTransport> {
-    const transport = await startTransport(this.name, this.#options.connect);
-    if (this.#isClosed()) {
-      // Opened after close() ran: nobody else will close it.
-      await this.#transport.close(transport);
-      this.#throwIfClosed();
-    }
+    // Opened after close() ran, it is closed there, and close() waits for that (within closeMs).
+    const transport = await this.#transport.open(
+      () => startTransport(this.name, this.#options.connect),
+      () => this.#isClosed(),
+    );
+    if (!transport) throw closedError(this.name);
     const listening = listenTo(transport, {
       closed: (closed, reason) => this.#onTransportClosed(closed, reason),
       requests: {

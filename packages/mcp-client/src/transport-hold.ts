@@ -1,6 +1,8 @@
 import type { McpTransport } from "@agent/mcp-transport";
-import type { EventSink } from "@agent/tools";
-import { closeTransportWithin } from "./close-transport.js";
+import { type EventSink, emitEvent } from "@agent/tools";
+import { closeDeadlineMs, closeTransportWithin } from "./close-transport.js";
+import { delay } from "./phase.js";
+import { since } from "./time.js";
 
 /** What a {@link TransportHold} closes with: the connection's server, audit trail and close bound. */
 export interface TransportHoldParts {
@@ -12,8 +14,8 @@ export interface TransportHoldParts {
 
 /**
  * The transport a connection opened last, held from before its handshake until the connection lets
- * it go, and the closes of every transport it let go, which the connection's close() waits for (an
- * exiting process must leave no server behind). Letting go unsubscribes the connection's listeners
+ * it go, and the closes of every transport it let go and the opens still under way, which the
+ * connection's close() waits for (an exiting process must leave no server behind). Letting go unsubscribes the connection's listeners
  * before the close starts, so a close asked for here is never heard as the server going away.
  */
 export class TransportHold {
@@ -21,6 +23,8 @@ export class TransportHold {
   #transport: McpTransport | undefined;
   #unsubscribe: (() => void)[] = [];
   readonly #closes = new Set<Promise<void>>();
+  /** Opens under way (a `connect` has no bound of its own), each until it is held or closed. */
+  readonly #opens = new Set<Promise<void>>();
 
   constructor(parts: TransportHoldParts) {
     this.#parts = parts;
@@ -29,6 +33,32 @@ export class TransportHold {
   /** The transport held now, if any. */
   get current(): McpTransport | undefined {
     return this.#transport;
+  }
+
+  /**
+   * Opens a transport through `connect`. One that finishes opening when `unwanted()` says so (the
+   * connection was closed meanwhile) is closed here, as one of the closes {@link settled} waits
+   * for, and `undefined` returned: nobody else would close it.
+   */
+  async open(
+    connect: () => Promise<McpTransport>,
+    unwanted: () => boolean,
+  ): Promise<McpTransport | undefined> {
+    const opening = connect().then(async (transport) => {
+      if (!unwanted()) return transport;
+      await this.close(transport);
+      return undefined;
+    });
+    const settling = opening.then(
+      () => {},
+      () => {},
+    );
+    this.#opens.add(settling);
+    try {
+      return await opening;
+    } finally {
+      this.#opens.delete(settling);
+    }
   }
 
   /** Holds a transport just opened, with the subscriptions to undo when it is let go. */
@@ -57,8 +87,31 @@ export class TransportHold {
     }
   }
 
-  /** Resolves once every close started so far has finished (each within its bound). */
+  /**
+   * Resolves once every close started so far has finished (each within its bound), and every open
+   * under way has finished and been closed, within the close bound (`closeMs`, unset: the bound of
+   * a transport that states none): past it, an open still pending is an `mcp_close_failed`.
+   */
   async settled(): Promise<void> {
-    await Promise.all([...this.#closes]);
+    await Promise.all([...this.#closes, this.#opensWithin()]);
+  }
+
+  async #opensWithin(): Promise<void> {
+    if (this.#opens.size === 0) return;
+    const { server, events, closeMs } = this.#parts;
+    const limitMs = closeDeadlineMs(closeMs);
+    const started = performance.now();
+    const stopWaiting = new AbortController();
+    const opened = Promise.all([...this.#opens]).then(() => true);
+    const waited = delay(limitMs, stopWaiting.signal).then(() => false);
+    const inTime = await Promise.race([opened, waited]);
+    stopWaiting.abort();
+    if (inTime) return;
+    emitEvent(events, {
+      type: "mcp_close_failed",
+      server,
+      message: `the transport was still opening after ${limitMs} ms; it is closed once it opens`,
+      durationMs: since(started),
+    });
   }
 }
