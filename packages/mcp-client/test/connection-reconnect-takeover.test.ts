@@ -36,4 +36,25 @@ describe("reconnect() after a crash started the reconnector", () => {
     expect(transports).toHaveLength(2);
     await connection.close();
   });
+
+  it("leaves the reconnector able to bring back a later crash once reconnect() succeeded", async () => {
+    const events = createMemoryEventSink();
+    const { transports, connect } = connectEachTime(() => fakeServer());
+    const connection = new McpServerConnection({
+      name: "docs",
+      registry: new ToolRegistry(),
+      events,
+      connect,
+      reconnect: { maxAttempts: 2, initialDelayMs: 0, maxDelayMs: 0 },
+    });
+    await connection.start();
+    transports[0]?.crash("the server exited");
+    await connection.reconnect();
+    transports[1]?.crash("the server exited again");
+    await connection.toolsSettled();
+    expect(connection.state).toBe("ready");
+    expect(transports).toHaveLength(3);
+    expect(events.ofType("mcp_server_failed")).toEqual([]);
+    await connection.close();
+  });
 });
