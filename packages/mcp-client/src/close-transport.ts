@@ -11,7 +11,10 @@ export const UNSTATED_TRANSPORT_CLOSE_MS = 5_000;
  * the transport's own bound plus the margin of one layer ({@link closeBoundAround}), so that the
  * transport's own escalation (for stdio: stdin, SIGTERM, SIGKILL) always finishes first.
  */
-export function closeDeadlineMs(closeMs: number | undefined, transport: McpTransport): number {
+export function closeDeadlineMs(
+  closeMs: number | undefined,
+  transport: Pick<McpTransport, "closeTimeoutMs"> = {},
+): number {
   return closeMs ?? closeBoundAround(transport.closeTimeoutMs ?? UNSTATED_TRANSPORT_CLOSE_MS);
 }
 

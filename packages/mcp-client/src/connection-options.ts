@@ -83,7 +83,7 @@ export interface McpServerConnectionOptions {
    * (a new handshake and discovery, definitions compared as on a reconnect). Unset: never.
    */
   idleTimeoutMs?: number;
-  /** Reconnect automatically after the server goes away; off by default. */
+  /** Reconnect automatically after the server goes away or a wake from dormancy fails; off by default. */
   reconnect?: Partial<ReconnectPolicy> | boolean;
   maxPages?: number;
   /**

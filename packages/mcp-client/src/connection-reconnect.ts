@@ -24,6 +24,8 @@ export class Reconnector {
   readonly #policy: ReconnectPolicy;
   readonly #target: ReconnectTarget;
   #running: Promise<void> | undefined;
+  /** Stops the run under way (see {@link stop}); each run has its own. */
+  #stopRun: AbortController | undefined;
   /** A drop heard while a run was ending (after its last attempt succeeded): one more run follows. */
   #again = false;
 
@@ -44,14 +46,26 @@ export class Reconnector {
       return;
     }
     this.#again = false;
-    this.#running = this.#run().finally(() => {
+    const stopRun = new AbortController();
+    this.#stopRun = stopRun;
+    this.#running = this.#run(AbortSignal.any([this.#target.signal, stopRun.signal])).finally(() => {
       this.#running = undefined;
       if (this.#again && !this.#target.signal.aborted) this.start();
     });
   }
 
-  async #run(): Promise<void> {
-    const { server, events, signal } = this.#target;
+  /**
+   * Someone else takes over (an explicit reconnect): the run under way makes no further attempt,
+   * and neither its attempt still pending nor its end is reported, so a failure is reported once,
+   * by whoever took over. A later {@link start} starts a new run.
+   */
+  stop(): void {
+    this.#again = false;
+    this.#stopRun?.abort();
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    const { server, events } = this.#target;
     const back = await retryWithBackoff(this.#policy, () => this.#target.establish(), {
       signal,
       beforeAttempt: (attempt, delayMs) =>

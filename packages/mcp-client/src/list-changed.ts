@@ -42,11 +42,6 @@ export class ListChangedRouter {
     if (kind && (connecting || state === "ready")) this.#target.catalogChanged(kind, connecting);
   }
 
-  /** The tool listing starts now: a `list_changed` sent before it is answered by the listing itself. */
-  listingStarted(): void {
-    this.#toolsChangedWhileConnecting = false;
-  }
-
   /** The connection is ready: runs the rediscovery a `list_changed` during the listing asked for. */
   connected(): void {
     if (this.#toolsChangedWhileConnecting) this.#rediscovery.request();

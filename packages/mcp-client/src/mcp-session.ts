@@ -271,3 +271,12 @@ export function closedError(server: string): McpClientError {
     server,
   });
 }
+
+/** The error of a server that went away between answering its first listing and the connection becoming ready. */
+export function closedAfterHandshake(server: string): McpClientError {
+  return new McpClientError(
+    MCP_CLIENT_ERROR_CODES.connectionClosed,
+    `Server "${server}" went away right after its handshake.`,
+    { server },
+  );
+}

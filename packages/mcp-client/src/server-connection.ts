@@ -1,7 +1,6 @@
 import type { McpCloseReason, McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent, type GroupChange, NULL_EVENT_SINK } from "@agent/tools";
 import type { McpRoot } from "./client-features.js";
-import { closeTransportWithin } from "./close-transport.js";
 import {
   buildSnapshot,
   type McpServerConnectionOptions,
@@ -15,13 +14,20 @@ import {
 import { Reconnector, type ReconnectTarget } from "./connection-reconnect.js";
 import { Dormancy } from "./dormancy.js";
 import { MCP_CLIENT_ERROR_CODES, McpClientError, toMcpClientError } from "./errors.js";
-import { closedError, createSessionParts, McpSession, type SessionParts } from "./mcp-session.js";
+import {
+  closedAfterHandshake,
+  closedError,
+  createSessionParts,
+  McpSession,
+  type SessionParts,
+} from "./mcp-session.js";
 import { assertServerName } from "./names.js";
 import { listenTo, startTransport } from "./open-transport.js";
 import { LATEST_PROTOCOL_VERSION, protocolFeatures } from "./protocol-version.js";
 import { type CallConnection, ServerCalls } from "./server-calls.js";
 import type { McpPrompt, McpResource, McpResourceTemplate } from "./server-catalog.js";
 import { mcpToolGroup } from "./tool-mapping.js";
+import { TransportHold } from "./transport-hold.js";
 
 /**
  * One governed connection to an MCP server: handshake, discovery into the registry (as one atomic
@@ -41,9 +47,8 @@ export class McpServerConnection {
   readonly #reconnector: Reconnector | undefined;
   readonly #lifetime = new AbortController();
   #state: McpServerState = "idle";
-  /** The transport opened last, from before its handshake until it is let go. */
-  #transport: McpTransport | undefined;
-  #unsubscribe: (() => void)[] = [];
+  /** The transport opened last, from before its handshake until it is let go; the opens and closes under way. */
+  readonly #transport: TransportHold;
   /** The session of the last successful handshake (kept when it ended: a snapshot still names it). */
   #session: McpSession | undefined;
   readonly #sessionParts: SessionParts;
@@ -53,8 +58,8 @@ export class McpServerConnection {
   #closing: Promise<void> | undefined;
   /** The handshake under way: a reconnect, a wake and the reconnector's attempt never run two at once. */
   #establishing: Promise<void> | undefined;
-  /** Closes of transports already let go, which close() still waits for (their processes must be gone). */
-  readonly #transportCloses = new Set<Promise<void>>();
+  /** How many explicit reconnect() calls are under way: while any is, it reports what fails, not a wake. */
+  #reconnecting = 0;
 
   constructor(options: McpServerConnectionOptions) {
     assertServerName(options.name);
@@ -63,12 +68,17 @@ export class McpServerConnection {
     this.#options = options;
     this.#events = options.events ?? NULL_EVENT_SINK;
     this.#timeouts = resolveTimeouts(options.timeouts);
+    this.#transport = new TransportHold({
+      server: options.name,
+      events: this.#events,
+      closeMs: this.#timeouts.closeMs,
+    });
     const idleTimeoutMs = resolveIdleTimeout(options);
     if (idleTimeoutMs !== undefined) {
       this.#idle = new Dormancy(idleTimeoutMs, {
         sleep: () => void this.#goDormant(idleTimeoutMs),
         reopen: () => this.#establish(this.#lifetime.signal),
-        reopenFailed: (error) => this.#fail(this.#toClientError(error)),
+        reopenFailed: (error) => this.#wakeFailed(error),
       });
     }
     const calls = new ServerCalls(
@@ -126,18 +136,14 @@ export class McpServerConnection {
    */
   async setRoots(roots: readonly McpRoot[]): Promise<void> {
     if (!this.#options.features?.roots) {
-      throw new McpClientError(
-        MCP_CLIENT_ERROR_CODES.invalidOption,
-        `Server "${this.name}" was not offered roots.`,
-        {
-          server: this.name,
-        },
-      );
+      const message = `Server "${this.name}" was not offered roots.`;
+      throw new McpClientError(MCP_CLIENT_ERROR_CODES.invalidOption, message, { server: this.name });
     }
     const changed = JSON.stringify(roots) !== JSON.stringify(this.#roots);
     this.#roots = roots.map((root) => ({ ...root }));
-    if (changed && this.#state === "ready" && this.#transport) {
-      await this.#transport.notify("notifications/roots/list_changed");
+    const transport = this.#transport.current;
+    if (changed && this.#state === "ready" && transport) {
+      await transport.notify("notifications/roots/list_changed");
     }
   }
 
@@ -171,15 +177,22 @@ export class McpServerConnection {
   /** Reconnects now: a new transport, handshake and discovery; a changed definition replaces the old one. */
   async reconnect(signal?: AbortSignal): Promise<void> {
     this.#throwIfClosed();
-    if (this.#establishing) {
-      // A handshake under way (a wake, the reconnector's attempt) ends first: then this one replaces it.
-      await this.#establishing.catch(() => {});
-      this.#throwIfClosed();
+    // This reconnect takes over: a crash's run, or a wake that fails meanwhile, would report its failure too.
+    this.#reconnector?.stop();
+    this.#reconnecting += 1;
+    try {
+      if (this.#establishing) {
+        // A handshake under way (a wake, the reconnector's attempt) ends first: then this one replaces it.
+        await this.#establishing.catch(() => {});
+        this.#throwIfClosed();
+      }
+      // Not ready while the old transport closes: a call meanwhile is mcp_unavailable, not sent to it.
+      this.#state = "connecting";
+      await this.#closeTransport();
+      await this.#connectOrFail(signal);
+    } finally {
+      this.#reconnecting -= 1;
     }
-    // Not ready while the old transport closes: a call meanwhile is mcp_unavailable, not sent to it.
-    this.#state = "connecting";
-    await this.#closeTransport();
-    await this.#connectOrFail(signal);
   }
 
   /** A summary for listings (`agent mcp list`). */
@@ -211,7 +224,7 @@ export class McpServerConnection {
     this.#sessionParts.catalog.clear();
     await this.#closeTransport();
     // Transports let go before (a reconnect, a dormancy, a failure) may still be closing.
-    await Promise.all([...this.#transportCloses]);
+    await this.#transport.settled();
   }
 
   async #connectOrFail(signal: AbortSignal | undefined): Promise<void> {
@@ -237,7 +250,7 @@ export class McpServerConnection {
     this.#throwIfClosed();
     this.#state = "connecting";
     // A transport still held (one that went away, its listeners still on it) is let go first.
-    if (this.#transport) await this.#closeTransport();
+    if (this.#transport.current) await this.#closeTransport();
     const transport = await this.#open();
     const session = await McpSession.open(transport, this.#sessionParts, signal);
     this.#session = session;
@@ -251,14 +264,13 @@ export class McpServerConnection {
   }
 
   async #open(): Promise<McpTransport> {
-    const transport = await startTransport(this.name, this.#options.connect);
-    if (this.#isClosed()) {
-      // Opened after close() ran: nobody else will close it.
-      await closeTransportWithin(transport, this.#timeouts.closeMs, this.#events, this.name);
-      this.#throwIfClosed();
-    }
-    this.#transport = transport;
-    this.#unsubscribe = listenTo(transport, {
+    // Opened after close() ran, it is closed there, and close() waits for that (within closeMs).
+    const transport = await this.#transport.open(
+      () => startTransport(this.name, this.#options.connect),
+      () => this.#isClosed(),
+    );
+    if (!transport) throw closedError(this.name);
+    const listening = listenTo(transport, {
       closed: (closed, reason) => this.#onTransportClosed(closed, reason),
       requests: {
         server: this.name,
@@ -269,6 +281,7 @@ export class McpServerConnection {
         protocol: () => this.#session?.features ?? protocolFeatures(LATEST_PROTOCOL_VERSION),
       },
     });
+    this.#transport.hold(transport, listening);
     return transport;
   }
 
@@ -281,8 +294,10 @@ export class McpServerConnection {
   }
 
   #onTransportClosed(transport: McpTransport, reason: McpCloseReason): void {
-    // While connecting, the pending handshake or listing fails by itself and reports why.
-    if (transport !== this.#transport || reason.kind === "client" || this.#state !== "ready") return;
+    // A close the connection asked for never lands here: #closeTransport lets go of the transport
+    // (and this listener) before closing it, whatever kind the transport then reports. While
+    // connecting, the pending handshake or listing fails by itself and reports why.
+    if (transport !== this.#transport.current || this.#state !== "ready") return;
     this.#state = "disconnected";
     this.#error = { code: "mcp_connection_closed", message: reason.message };
     emitEvent(this.#events, {
@@ -301,17 +316,32 @@ export class McpServerConnection {
       signal: this.#lifetime.signal,
       // Already back (reconnect() won the race): nothing to open over it.
       establish: () => (this.#state === "ready" ? Promise.resolve() : this.#establish(this.#lifetime.signal)),
-      attemptFailed: async (error) => {
-        const { code, message } = this.#toClientError(error);
-        this.#error = { code, message };
-        this.#state = "disconnected";
-        await this.#closeTransport();
-      },
+      attemptFailed: (error) => this.#disconnect(error),
       gaveUp: (message) =>
         this.#fail(
           new McpClientError(MCP_CLIENT_ERROR_CODES.connectionClosed, message, { server: this.name }),
         ),
     };
+  }
+
+  /**
+   * A wake from dormancy failed. With a reconnect policy the reconnector takes over, as after a
+   * crash (the wake's callers are already told the server is not back); without one the connection
+   * fails. An explicit reconnect() waiting on this wake takes over instead: it reports its own outcome.
+   */
+  async #wakeFailed(error: unknown): Promise<void> {
+    if (this.#isClosed() || this.#reconnecting > 0) return;
+    if (!this.#reconnector) return this.#fail(this.#toClientError(error));
+    await this.#disconnect(error);
+    this.#reconnector.start();
+  }
+
+  /** Records why the server is not back and lets go of its transport; a reconnect may follow. */
+  async #disconnect(error: unknown): Promise<void> {
+    const { code, message } = this.#toClientError(error);
+    this.#error = { code, message };
+    this.#state = "disconnected";
+    await this.#closeTransport();
   }
 
   async #fail(error: McpClientError): Promise<void> {
@@ -329,17 +359,10 @@ export class McpServerConnection {
     await this.#closeTransport();
   }
 
+  /** Lets go of the transport held: its session ends (nothing more is sent or listed on it), then it closes. */
   async #closeTransport(): Promise<void> {
-    const transport = this.#transport;
-    this.#detach();
-    if (!transport) return;
-    const closing = closeTransportWithin(transport, this.#timeouts.closeMs, this.#events, this.name);
-    this.#transportCloses.add(closing);
-    try {
-      await closing;
-    } finally {
-      this.#transportCloses.delete(closing);
-    }
+    this.#session?.end();
+    await this.#transport.release();
   }
 
   /** What the calls ask live: the lifecycle state, the session swapped in last, the tool registered now. */
@@ -370,23 +393,7 @@ export class McpServerConnection {
     if (this.#isClosed()) throw closedError(this.name);
   }
 
-  #detach(): void {
-    this.#session?.end();
-    for (const unsubscribe of this.#unsubscribe) unsubscribe();
-    this.#unsubscribe = [];
-    this.#transport = undefined;
-  }
-
   #toClientError(error: unknown): McpClientError {
     return toMcpClientError(error, this.name);
   }
-}
-
-/** A server that went away between answering its first listing and the connection becoming ready. */
-function closedAfterHandshake(server: string): McpClientError {
-  return new McpClientError(
-    MCP_CLIENT_ERROR_CODES.connectionClosed,
-    `Server "${server}" went away right after its handshake.`,
-    { server },
-  );
 }

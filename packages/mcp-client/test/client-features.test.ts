@@ -5,6 +5,7 @@ import {
   type SamplingHandler,
 } from "@agent/mcp-client";
 import { fakeServer, initializeResult, ok } from "@agent/mcp-testing";
+import { negotiateEra } from "@agent/mcp-transport";
 import { describe, expect, it } from "vitest";
 import { createFakeSetup, withoutServerRequests } from "./harness.js";
 
@@ -53,6 +54,22 @@ describe("what the client offers", () => {
     await connection.start();
     expect(fake.requests[0]?.method).toBe("initialize");
     expect(fake.requests[0]?.params).toHaveProperty("capabilities", {});
+    await connection.close();
+  });
+
+  it("offers nothing over an era-negotiating transport whose inner one cannot take server requests", async () => {
+    const setup = createFakeSetup(fakeServer());
+    const fake = setup.transport;
+    const connection = new McpServerConnection({
+      name: "docs",
+      connect: () => negotiateEra(withoutServerRequests(fake)),
+      registry: setup.registry,
+      features: { roots: [{ uri: "file:///work/repo" }], elicitation: async () => ({ action: "decline" }) },
+    });
+    await connection.start();
+    // The probe is refused (the fake server knows no server/discover): the handshake follows.
+    const initialize = fake.requests.find((request) => request.method === "initialize");
+    expect(initialize?.params).toHaveProperty("capabilities", {});
     await connection.close();
   });
 

@@ -65,6 +65,27 @@ describe("Reconnector", () => {
     expect(world.attempts()).toBe(1);
   });
 
+  it("stops when told to: the attempt pending fails unreported, and no attempt or giving up follows", async () => {
+    const world = target();
+    let refuse: (() => void) | undefined;
+    // The first attempt waits for the test; any later one is refused at once.
+    world.connection.establish = () =>
+      new Promise<void>((_, reject) => {
+        if (refuse) reject(new Error("refused again"));
+        refuse = () => reject(new Error("refused"));
+      });
+    const reconnector = new Reconnector(POLICY, world.connection);
+    reconnector.start();
+    // Stopped while its first attempt is pending.
+    await expect.poll(() => refuse).toBeDefined();
+    reconnector.stop();
+    refuse?.();
+    await reconnector.running;
+    expect(world.failures).toEqual([]);
+    expect(world.gaveUp).toEqual([]);
+    expect(world.events.ofType("mcp_reconnecting")).toHaveLength(1);
+  });
+
   it("stops at close: no attempt after the connection's signal aborted, and no giving up reported", async () => {
     const lifetime = new AbortController();
     const world = target(undefined, lifetime);

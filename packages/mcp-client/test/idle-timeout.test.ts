@@ -1,4 +1,4 @@
-import { McpServerConnection } from "@agent/mcp-client";
+import { McpServerConnection, type McpServerConnectionOptions } from "@agent/mcp-client";
 import { FakeTransport, fakeServer, ok, textContent, tool } from "@agent/mcp-testing";
 import { createPolicyGate, definePolicy, InMemoryApprovalStore } from "@agent/policy";
 import {
@@ -10,7 +10,11 @@ import {
 import { describe, expect, it } from "vitest";
 
 /** A connection whose every (re)connect opens a new FakeTransport on `handlers()`. */
-function idleSetup(handlers: () => ReturnType<typeof fakeServer>, idleTimeoutMs = 30) {
+function idleSetup(
+  handlers: () => ReturnType<typeof fakeServer>,
+  idleTimeoutMs = 30,
+  reconnect?: McpServerConnectionOptions["reconnect"],
+) {
   const transports: FakeTransport[] = [];
   const registry = new ToolRegistry();
   const events = createMemoryEventSink();
@@ -19,6 +23,7 @@ function idleSetup(handlers: () => ReturnType<typeof fakeServer>, idleTimeoutMs 
     registry,
     events,
     idleTimeoutMs,
+    ...(reconnect ? { reconnect } : {}),
     connect: () => {
       const transport = new FakeTransport(handlers());
       transports.push(transport);
@@ -122,6 +127,28 @@ describe("idle timeout", () => {
     expect(connection.state).toBe("failed");
     expect(connection.error?.code).toBe("unsupported_protocol_version");
     expect(registry.names()).toEqual([]);
+    await connection.close();
+  });
+
+  it("hands a failed wake to the reconnector when it has a reconnect policy: the server comes back", async () => {
+    // The second server (the wake's) answers a version the client does not speak; the others are fine.
+    let opened = 0;
+    const { connection, registry, events, env } = idleSetup(
+      () => (++opened === 2 ? { initialize: () => ok({ protocolVersion: "1999-01-01" }) } : fakeServer()),
+      30,
+      { maxAttempts: 2, initialDelayMs: 0, maxDelayMs: 0 },
+    );
+    await connection.start();
+    await until(() => connection.state === "dormant");
+    const outcome = await executeToolCall({ name: "mcp__docs__search", input: { q: "x" } }, env);
+    expect(outcome).toMatchObject({ ok: false, error: "mcp_unavailable" });
+    await connection.toolsSettled();
+    expect(events.ofType("mcp_server_failed")).toEqual([]);
+    expect(events.ofType("mcp_reconnecting")).toHaveLength(1);
+    expect(registry.names()).toEqual(["mcp__docs__search"]);
+    expect(await executeToolCall({ name: "mcp__docs__search", input: { q: "y" } }, env)).toMatchObject({
+      ok: true,
+    });
     await connection.close();
   });
 

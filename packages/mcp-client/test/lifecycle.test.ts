@@ -164,20 +164,37 @@ describe("close", () => {
     expect(registry.names()).toEqual([]);
   });
 
-  it("closes a transport that finishes opening after close()", async () => {
-    const late = new FakeTransport(fakeServer());
+  it("closes a transport that finishes opening after close(), and close() waits for that close", async () => {
+    // The late server takes a while to end, as a stdio server that ignores stdin's end does.
+    const late = new FakeTransport(fakeServer(), { closeDelayMs: 20 });
     let open: (transport: FakeTransport) => void = () => {};
-    const { connection, registry } = createFakeSetup(
+    const { connection, registry, events } = createFakeSetup(
       {},
       { connection: { connect: () => new Promise<FakeTransport>((resolve) => (open = resolve)) } },
     );
     const starting = connection.start().catch((error: unknown) => error);
-    await connection.close();
+    const closing = connection.close();
     open(late);
+    await closing;
+    // Once close() resolved, the late transport's close has finished too: no server is left behind.
+    expect(events.ofType("mcp_closed")).toHaveLength(1);
     expect(await starting).toMatchObject({ code: "mcp_not_connected" });
     expect(late.closeCount).toBe(1);
     expect(late.methods).toEqual([]);
     expect(registry.names()).toEqual([]);
+  });
+
+  it("stops waiting for a connect() that never finishes once closeMs passed, and says so", async () => {
+    const { connection, events } = createFakeSetup(
+      {},
+      { connection: { connect: () => new Promise<FakeTransport>(() => {}), timeouts: { closeMs: 20 } } },
+    );
+    void connection.start().catch(() => {});
+    await connection.close();
+    expect(events.ofType("mcp_close_failed")).toMatchObject([
+      { server: "docs", message: expect.stringContaining("still opening") },
+    ]);
+    expect(connection.state).toBe("closed");
   });
 
   it("turns a failing close into an mcp_close_failed event, not an exception", async () => {

@@ -57,16 +57,6 @@ describe("ListChangedRouter", () => {
     expect(rediscoveries).toEqual([1]);
   });
 
-  it("drops a tools/list_changed sent before the listing started: the listing answers it", async () => {
-    const { router, setState, rediscoveries } = createRouter("connecting");
-    router.route(TOOLS);
-    router.listingStarted();
-    setState("ready");
-    router.connected();
-    await router.settled();
-    expect(rediscoveries).toEqual([]);
-  });
-
   it("passes resources and prompts changes to the catalog, saying whether the connection is connecting", () => {
     const { router, setState, catalog } = createRouter("connecting");
     router.route("notifications/resources/list_changed");

@@ -3,7 +3,7 @@
  * two handshakes never run at once (a reconnect, a wake and the reconnector's attempt take turns),
  * and close() waits for every transport it let go.
  */
-import { FakeTransport, fakeServer } from "@agent/mcp-testing";
+import { error, FakeTransport, fakeServer } from "@agent/mcp-testing";
 import { createMemoryEventSink, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { McpServerConnection } from "../src/index.js";
@@ -83,6 +83,30 @@ describe("a connection whose handshakes race", () => {
     expect(transports.filter((transport) => !transport.closed)).toHaveLength(1);
     await connection.close();
     expect(transports.every((transport) => transport.closed)).toBe(true);
+  });
+
+  it("lets reconnect() report a wake that fails while it waits on it: the connection is not failed first", async () => {
+    const registry = new ToolRegistry();
+    const events = createMemoryEventSink();
+    let refuseWake: () => void = () => {};
+    // The second server (the wake's) refuses its handshake when the test says; the others are fine.
+    const { transports, connect } = connectEachTime(() =>
+      transports.length === 1
+        ? { initialize: () => new Promise((resolve) => (refuseWake = () => resolve(error(-32603, "no")))) }
+        : fakeServer(),
+    );
+    const connection = new McpServerConnection({ name: "docs", registry, events, connect, idleTimeoutMs: 1 });
+    await connection.start();
+    await expect.poll(() => connection.state).toBe("dormant");
+    const waking = runAuthorized(registry.get("mcp__docs__search"), { q: "x" });
+    await expect.poll(() => transports[1]?.requestsFor("initialize").length).toBe(1);
+    const reconnecting = connection.reconnect();
+    refuseWake();
+    await reconnecting;
+    expect(await waking).toMatchObject({ error: "mcp_unavailable" });
+    expect(events.ofType("mcp_server_failed")).toEqual([]);
+    expect(registry.get("mcp__docs__search")).toBeDefined();
+    await connection.close();
   });
 
   it("resolves close() only once the transport reconnect() was letting go has closed too", async () => {

@@ -119,6 +119,24 @@ describe("negotiateEra", () => {
     ]);
   });
 
+  it("takes server requests exactly when the inner transport does, passing each handler on to it", () => {
+    const { transport } = recordingTransport({});
+    // A client asks onRequest whether to offer roots, elicitation and sampling at all.
+    expect(negotiateEra(transport).onRequest).toBeUndefined();
+    const registered: string[] = [];
+    const taking: McpTransport & Required<Pick<McpTransport, "onRequest">> = {
+      ...transport,
+      onRequest: (method: string) => {
+        registered.push(method);
+        return () => registered.splice(registered.indexOf(method), 1);
+      },
+    };
+    const remove = negotiateEra(taking).onRequest("roots/list", async () => ({ ok: true, result: {} }));
+    expect(registered).toEqual(["roots/list"]);
+    remove();
+    expect(registered).toEqual([]);
+  });
+
   it("reports a probe that got no answer as the connection's failure, without a handshake", async () => {
     const { transport, sent } = recordingTransport({
       "server/discover": [mcpFailure(-32000, "could not send the request: ECONNREFUSED")],

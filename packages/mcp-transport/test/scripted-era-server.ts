@@ -20,9 +20,12 @@ export interface ScriptedEraServerOptions {
   handshake?: boolean;
 }
 
+/** A transport that takes the server's requests (what the era's input requests reach). */
+export type RequestTakingTransport = McpTransport & Required<Pick<McpTransport, "onRequest">>;
+
 /** A scripted server and the requests it got: `sent` as they were sent, `received` every method in order. */
 export interface ScriptedEraServer {
-  transport: McpTransport;
+  transport: RequestTakingTransport;
   sent: Sent[];
   received: string[];
 }
@@ -45,7 +48,7 @@ export function scriptedEraServer(script: Script, options: ScriptedEraServerOpti
     const answers = script[method] ?? [];
     return options.answers === "repeat-last" && answers.length === 1 ? answers[0] : answers.shift();
   };
-  const transport: McpTransport = {
+  const transport: RequestTakingTransport = {
     async request(method, params, context) {
       received.push(method);
       if (method === "server/discover") {
@@ -75,7 +78,11 @@ export async function connectScripted(
   script: Script,
   options: ScriptedEraServerOptions,
   handlers: Record<string, McpRequestHandler> = {},
-): Promise<{ era: ReturnType<typeof negotiateEra>; sent: Sent[]; received: string[] }> {
+): Promise<{
+  era: ReturnType<typeof negotiateEra<RequestTakingTransport>>;
+  sent: Sent[];
+  received: string[];
+}> {
   const { transport, sent, received } = scriptedEraServer(script, options);
   const era = negotiateEra(transport);
   for (const [method, handler] of Object.entries(handlers)) era.onRequest(method, handler);

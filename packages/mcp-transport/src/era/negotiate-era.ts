@@ -28,12 +28,14 @@ export type ProtocolEra =
   | { kind: "handshake" }
   | { kind: "stateless"; protocolVersion: string; envelope: ClientEnvelope };
 
-/** What a transport that negotiates the protocol era per server adds: which era it chose. */
+/**
+ * What a transport that negotiates the protocol era per server adds: which era it chose. Its
+ * `onRequest`, there exactly when the inner transport has one, registers a handler for the server's
+ * requests of `method` and for its input requests of that method (MRTR).
+ */
 export interface EraAware {
   era(): ProtocolEra;
   wireProtocol(): McpWireProtocol | undefined;
-  /** Registers a handler for the server's requests of `method`, and for its input requests of that method (MRTR). */
-  onRequest(method: string, handler: McpRequestHandler): () => void;
 }
 
 /** Options of {@link negotiateEra}. */
@@ -215,13 +217,27 @@ export function negotiateEra<T extends McpTransport>(
 
   // The port's members are delegated, not only spread: a transport that is a class instance keeps
   // them on its prototype, where a spread does not reach.
-  const { onError, closeTimeoutMs } = inner;
+  const { onError, closeTimeoutMs, onRequest } = inner;
   return {
     ...inner,
     onNotification: (listener) => inner.onNotification(listener),
     onClose: (listener) => inner.onClose(listener),
     close: () => inner.close(),
     ...(onError ? { onError: (listener) => onError.call(inner, listener) } : {}),
+    // Only over an inner transport that takes server requests: a client asks `onRequest` whether to
+    // offer roots, elicitation and sampling, and over the handshake each would otherwise be -32601.
+    ...(onRequest
+      ? {
+          onRequest(method: string, handler: McpRequestHandler) {
+            handlers.set(method, handler);
+            const removeInner = onRequest.call(inner, method, handler);
+            return () => {
+              if (handlers.get(method) === handler) handlers.delete(method);
+              removeInner();
+            };
+          },
+        }
+      : {}),
     ...(closeTimeoutMs === undefined ? {} : { closeTimeoutMs }),
     era: () => era,
     wireProtocol: () =>
@@ -245,14 +261,6 @@ export function negotiateEra<T extends McpTransport>(
         return inner.request(method, params, context);
       }
       return statelessRequest(method, params, context, era.envelope);
-    },
-    onRequest(method, handler) {
-      handlers.set(method, handler);
-      const removeInner = inner.onRequest?.(method, handler);
-      return () => {
-        if (handlers.get(method) === handler) handlers.delete(method);
-        removeInner?.();
-      };
     },
     notify(method, params) {
       if (era.kind !== "stateless") return inner.notify(method, params);
