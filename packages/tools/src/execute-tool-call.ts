@@ -41,7 +41,11 @@ export interface ToolCall {
 
 /** Everything a call runs against. The gate is required: nothing executes without one. */
 export interface ExecutionEnvironment {
-  registry: { get(name: string): RegisteredTool | undefined };
+  /**
+   * Where calls find their tools; with `nextCallId` (a `ToolRegistry` has it), also where a call
+   * without a `callId` gets one, else it is `call_` and a `crypto.randomUUID()`.
+   */
+  registry: { get(name: string): RegisteredTool | undefined; nextCallId?(): string };
   gate: ToolGate;
   runId: string;
   cwd: string;
@@ -74,7 +78,7 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
   const events = env.events ?? NULL_EVENT_SINK;
   const ids: CallIds = {
     runId: env.runId,
-    callId: call.callId ?? `call_${globalThis.crypto.randomUUID()}`,
+    callId: call.callId ?? newCallId(env.registry),
     toolName: call.name,
   };
   const started = performance.now();
@@ -149,6 +153,11 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     emitOwnedEvent(events, decided ? finished : Object.assign(finished, start));
   }
   return outcome;
+}
+
+function newCallId(registry: ExecutionEnvironment["registry"]): string {
+  // Called on the registry: its nextCallId may rely on `this`.
+  return registry.nextCallId ? registry.nextCallId() : `call_${globalThis.crypto.randomUUID()}`;
 }
 
 /** A resumed call runs as it was admitted, outside any runner: only a tool that can continue a call may. */
