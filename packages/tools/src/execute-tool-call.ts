@@ -2,6 +2,7 @@ import { messageOf } from "@agent/base";
 import type { AgentEventInput, CallRequestRecord } from "./agent-event.js";
 import { CallCancellation } from "./call-cancellation.js";
 import type { JsonValue } from "./canonical-json.js";
+import type { DeadlineQueue } from "./deadline-queue.js";
 import { emitOwnedDecisionEvent, emitOwnedEvent } from "./emit-event.js";
 import { type EventSink, NULL_EVENT_SINK } from "./event-sink.js";
 import { copyFlowSource, type FlowSource } from "./flow.js";
@@ -42,10 +43,15 @@ export interface ToolCall {
 /** Everything a call runs against. The gate is required: nothing executes without one. */
 export interface ExecutionEnvironment {
   /**
-   * Where calls find their tools; with `nextCallId` (a `ToolRegistry` has it), also where a call
-   * without a `callId` gets one, else it is `call_` and a `crypto.randomUUID()`.
+   * Where calls find their tools. What a `ToolRegistry` also has, and a lookup may: `nextCallId`,
+   * the id of a call without a `callId` (else `call_` and a `crypto.randomUUID()`), and `deadlines`,
+   * the queue that holds the calls' time limits under one timer (else each call arms its own).
    */
-  registry: { get(name: string): RegisteredTool | undefined; nextCallId?(): string };
+  registry: {
+    get(name: string): RegisteredTool | undefined;
+    nextCallId?(): string;
+    readonly deadlines?: DeadlineQueue;
+  };
   gate: ToolGate;
   runId: string;
   cwd: string;

@@ -6,6 +6,7 @@ import { messageOf } from "@agent/base";
 import type { CallRequestRecord } from "./agent-event.js";
 import type { CallCancellation } from "./call-cancellation.js";
 import type { JsonValue } from "./canonical-json.js";
+import type { DeadlineEntry, DeadlineHandle, DeadlineQueue } from "./deadline-queue.js";
 import type { ExecutionEnvironment } from "./execute-tool-call.js";
 import type { FlowSource } from "./flow.js";
 import {
@@ -66,7 +67,7 @@ export function runAdmitted(
   continuation?: CallContinuation,
 ): Promise<Observation> {
   return new Promise<Observation>((resolve) => {
-    const call = new SettlingCall(ids, cancellation, env.signal, resolve, timeoutMs);
+    const call = new SettlingCall(ids, cancellation, env.signal, resolve, timeoutMs, env.registry.deadlines);
     const context = new RunningCallContext(env, ids, cancellation, taint, recorder);
     if (continuation?.checkpoint) context.checkpoint = continuation.checkpoint;
     if (continuation?.resume !== undefined) context.resume = continuation.resume;
@@ -87,20 +88,31 @@ export function runAdmitted(
   });
 }
 
-/** Settles a call once: with the tool's end, its timeout, or the caller's abort (as an event listener object). */
-class SettlingCall {
+/**
+ * Settles a call once: with the tool's end, its timeout, or the caller's abort (as an event listener
+ * object). Its time limit is an entry in the registry's deadline queue, or else a timer of its own.
+ */
+class SettlingCall implements DeadlineEntry {
   #settled = false;
-  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #deadline: DeadlineHandle | undefined;
 
   constructor(
     readonly ids: CallIds,
     readonly cancellation: CallCancellation,
     readonly callerSignal: AbortSignal | undefined,
     readonly resolve: (observation: Observation) => void,
-    timeoutMs: number,
+    readonly timeoutMs: number,
+    readonly deadlines: DeadlineQueue | undefined,
   ) {
-    this.#timer = setTimeout(timeOut, timeoutMs, this, timeoutMs);
+    if (deadlines) this.#deadline = deadlines.add(this, timeoutMs);
+    else this.#timer = setTimeout(timeOut, timeoutMs, this);
     callerSignal?.addEventListener("abort", this, { once: true });
+  }
+
+  /** The time limit passed. */
+  expire(): void {
+    this.stop(OBSERVATION_ERROR_CODES.timeout, `The tool did not finish within ${this.timeoutMs} ms.`);
   }
 
   /** The caller's signal aborted. */
@@ -111,7 +123,8 @@ class SettlingCall {
   finish(observation: Observation): void {
     if (this.#settled) return;
     this.#settled = true;
-    clearTimeout(this.#timer);
+    if (this.#deadline) this.deadlines?.remove(this.#deadline);
+    else clearTimeout(this.#timer);
     this.callerSignal?.removeEventListener("abort", this);
     this.resolve(observation);
   }
@@ -123,8 +136,8 @@ class SettlingCall {
   }
 }
 
-function timeOut(call: SettlingCall, timeoutMs: number): void {
-  call.stop(OBSERVATION_ERROR_CODES.timeout, `The tool did not finish within ${timeoutMs} ms.`);
+function timeOut(call: SettlingCall): void {
+  call.expire();
 }
 
 /** How a call is saved to be resumed, and what it resumes from (see `ToolCall`). */

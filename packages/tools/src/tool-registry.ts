@@ -1,4 +1,5 @@
 import { CallIds } from "./call-ids.js";
+import { DeadlineQueue } from "./deadline-queue.js";
 import { TOOLS_ERROR_CODES, ToolsError } from "./errors.js";
 import type { RegisteredTool } from "./tool.js";
 
@@ -13,11 +14,13 @@ export interface GroupChange {
 /**
  * Holds the tools a run may call, by unique name; a name once taken cannot be silently replaced.
  * Every call is made against a registry, which outlives the calls: it also makes the ids of calls
- * that come without one.
+ * that come without one and holds the time limits of the calls running.
  */
 export class ToolRegistry {
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #callIds = new CallIds();
+  /** The time limits of the calls made against this registry that are running, under one timer. */
+  readonly deadlines = new DeadlineQueue();
 
   /** A new call id, `call_<uuid v4>`, for a call made against this registry without one. */
   nextCallId(): string {
