@@ -39,9 +39,13 @@ export class DeadlineQueue {
   #armedFor = Number.POSITIVE_INFINITY;
   readonly #fire = (): void => this.#expireDue();
 
-  /** Calls `entry.expire()` once `timeoutMs` have passed, unless its handle is removed first. */
+  /**
+   * Calls `entry.expire()` once `timeoutMs` have passed, unless its handle is removed first. A limit
+   * that is not a positive number expires at once (as setTimeout's would), one past what a timer can
+   * hold (2^31-1 ms) waits that long.
+   */
   add(entry: DeadlineEntry, timeoutMs: number): DeadlineHandle {
-    const deadline = performance.now() + timeoutMs;
+    const deadline = performance.now() + (timeoutMs > 0 ? Math.min(timeoutMs, MAX_TIMER_MS) : 0);
     const link: Link = { entry, deadline, queued: true, earlier: undefined, later: undefined };
     this.#size += 1;
     let earlier = this.#last;

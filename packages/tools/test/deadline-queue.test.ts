@@ -43,6 +43,12 @@ describe("DeadlineQueue", () => {
     expect(queue.size).toBe(0);
   });
 
+  it("expires a limit that is not a positive number at once, and waits for those behind it", async () => {
+    const queue = new DeadlineQueue();
+    const expired = await expiries(queue, { nan: Number.NaN, later: 5, negative: -1, zero: 0 });
+    expect(expired).toEqual(["nan", "negative", "zero", "later"]);
+  });
+
   it("never expires a removed entry, and removing it twice changes nothing", async () => {
     const queue = new DeadlineQueue();
     const removedTwice = queue.add({ expire: () => expect.fail("expired after removal") }, 1);
