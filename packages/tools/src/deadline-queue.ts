@@ -4,8 +4,8 @@
  * (~0.3 KiB) a call; adding and removing an entry here costs a clock read and a few links.
  */
 
-// The longest delay setTimeout honours.
-const MAX_TIMER_MS = 2_147_483_647;
+/** The longest delay setTimeout honours: it fires at once for longer ones. */
+export const MAX_TIMER_MS = 2_147_483_647;
 
 /** What a {@link DeadlineQueue} holds: told once when its deadline passes, unless removed before. */
 export interface DeadlineEntry {
