@@ -82,6 +82,9 @@ export class DeadlineQueue {
     else this.#first = link.later;
     if (link.later) link.later.earlier = link.earlier;
     else this.#last = link.earlier;
+    // A link out of the queue holds no other: a kept handle must not keep a chain of old calls alive.
+    link.earlier = undefined;
+    link.later = undefined;
   }
 
   #arm(deadline: number): void {
