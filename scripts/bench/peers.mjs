@@ -104,8 +104,9 @@ export function peersReport({ results, notes }) {
     "With 100 in flight a client that is the busier side is capped by its CPU a call: for 0.8x raw's throughput",
     `that is at most ${micros(raw.concurrentCpuMsPerCall / 0.8)} µs here; the full gate + JSONL took ${micros(gate.concurrentCpuMsPerCall)} µs.`,
     "Per call: the full gate looks the tool up, validates the input with zod, asks the policy gate (rule match,",
-    "digest-free allow), arms a timeout timer, sends over our stdio transport (bounded buffers), validates the",
-    "result's shape, and (with the sink) writes the decision durably before the call runs and the outcome after.",
+    "digest-free allow), queues its time limit under the registry's one timer, sends over our stdio transport",
+    "(bounded buffers), validates the result's shape, and (with the sink) writes the decision durably before",
+    "the call runs and the outcome after.",
     ...Object.values(notes).map((note) => `  ${note}`),
   );
   return lines;

@@ -3,8 +3,8 @@
  * every one is answered, turned into the transcript's tool messages, in the model's order.
  */
 import type { ModelMessage, ModelToolCall } from "@agent/models";
+import type { CallIds } from "@agent/tools";
 import type { AgentEnvironment } from "./agent-environment.js";
-import type { CallIds } from "./call-ids.js";
 import type { PendingCall } from "./run-state.js";
 
 /** The model's `calls`, queued, with ids from the environment's `createId` or else from `callIds`. */

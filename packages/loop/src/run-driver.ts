@@ -1,5 +1,5 @@
 import type { ModelMessage } from "@agent/models";
-import { DEFAULT_TOOL_OUTPUT_MAX_CHARS, type JsonValue, type ToolCallOutcome } from "@agent/tools";
+import { CallIds, DEFAULT_TOOL_OUTPUT_MAX_CHARS, type JsonValue, type ToolCallOutcome } from "@agent/tools";
 import {
   type AgentEnvironment,
   DEFAULT_MAX_ARGUMENT_CHARS,
@@ -7,7 +7,6 @@ import {
   DEFAULT_MAX_CONCURRENT_CALLS,
   type RunResult,
 } from "./agent-environment.js";
-import { CallIds } from "./call-ids.js";
 import { saveFailedRun } from "./failed-run.js";
 import { requestModelTurn } from "./model-turn.js";
 import { type OfferedTools, OfferedToolsCache } from "./offered-tools.js";

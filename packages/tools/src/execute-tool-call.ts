@@ -2,6 +2,7 @@ import { messageOf } from "@agent/base";
 import type { AgentEventInput, CallRequestRecord } from "./agent-event.js";
 import { CallCancellation } from "./call-cancellation.js";
 import type { JsonValue } from "./canonical-json.js";
+import type { DeadlineQueue } from "./deadline-queue.js";
 import { emitOwnedDecisionEvent, emitOwnedEvent } from "./emit-event.js";
 import { type EventSink, NULL_EVENT_SINK } from "./event-sink.js";
 import { copyFlowSource, type FlowSource } from "./flow.js";
@@ -41,7 +42,16 @@ export interface ToolCall {
 
 /** Everything a call runs against. The gate is required: nothing executes without one. */
 export interface ExecutionEnvironment {
-  registry: { get(name: string): RegisteredTool | undefined };
+  /**
+   * Where calls find their tools. What a `ToolRegistry` also has, and a lookup may: `nextCallId`,
+   * the id of a call without a `callId` (else `call_` and a `crypto.randomUUID()`), and `deadlines`,
+   * the queue that holds the calls' time limits under one timer (else each call arms its own).
+   */
+  registry: {
+    get(name: string): RegisteredTool | undefined;
+    nextCallId?(): string;
+    readonly deadlines?: DeadlineQueue;
+  };
   gate: ToolGate;
   runId: string;
   cwd: string;
@@ -59,11 +69,7 @@ export interface ExecutionEnvironment {
   taint?: readonly FlowSource[] | undefined;
 }
 
-// The longest delay setTimeout honours.
-const MAX_TIMER_MS = 2_147_483_647;
-
-/** Used when the environment sets no timeout. */
-export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+export { DEFAULT_TOOL_TIMEOUT_MS } from "./running-call.js";
 
 /**
  * Runs one call through the whole chain: lookup, validation, the gate (authorization, approvals,
@@ -74,7 +80,7 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
   const events = env.events ?? NULL_EVENT_SINK;
   const ids: CallIds = {
     runId: env.runId,
-    callId: call.callId ?? `call_${globalThis.crypto.randomUUID()}`,
+    callId: call.callId ?? newCallId(env.registry),
     toolName: call.name,
   };
   const started = performance.now();
@@ -99,11 +105,7 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     if (resuming) verdict = resumedVerdict(tool);
     else {
       try {
-        verdict = checkedVerdict(
-          await env.gate.admit(
-            new Admission(tool, prepared.input, env, ids, cancellation, call.taint ?? env.taint),
-          ),
-        );
+        verdict = checkedVerdict(await askGate(tool, prepared.input, env, ids, cancellation, call));
       } catch (error) {
         // A gate that cannot decide (or answers with no verdict) fails closed.
         verdict = { type: "deny", reason: `gate_failed: ${messageOf(error)}` };
@@ -114,12 +116,7 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     let unrecorded: string | undefined;
     if (audited) {
       try {
-        // The records are built here for this emit alone: stamped in place, not copied.
-        const opening =
-          resuming && verdict.type === "allow"
-            ? Object.assign({ type: "tool_call_resumed" as const, ...ids }, start)
-            : decisionEvent(ids, verdict, start);
-        const written = emitOwnedDecisionEvent(events, opening);
+        const written = emitOpening(events, ids, verdict, start, resuming);
         if (written) await written;
         // Unwritten, the decision leaves the outcome as the call's only record: it opens the trail.
         decided = true;
@@ -128,20 +125,8 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
       }
     }
     if (verdict.type === "allow" && unrecorded === undefined && !env.signal?.aborted) {
-      // setTimeout fires at once for delays past 2^31-1 ms (or Infinity): those wait the longest it can.
-      const timeoutMs = Math.min(env.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS);
       if (audited) recorder = new CallRecorder();
-      outcome = await runAdmitted(
-        verdict.run,
-        prepared.execute,
-        env,
-        ids,
-        cancellation,
-        timeoutMs,
-        call.taint ?? env.taint,
-        recorder,
-        call,
-      );
+      outcome = await runAdmitted(verdict.run, prepared.execute, env, ids, cancellation, recorder, call);
     } else outcome = refusalOf(verdict, unrecorded, ids);
   }
   if (audited) {
@@ -149,6 +134,40 @@ export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment)
     emitOwnedEvent(events, decided ? finished : Object.assign(finished, start));
   }
   return outcome;
+}
+
+// The steps below are synchronous helpers of executeToolCall: each value they keep to themselves is
+// one register less in its async frame, which every call in flight holds while it waits.
+
+function askGate(
+  tool: RegisteredTool,
+  input: unknown,
+  env: ExecutionEnvironment,
+  ids: CallIds,
+  cancellation: CallCancellation,
+  call: ToolCall,
+): Promise<GateVerdict> {
+  return env.gate.admit(new Admission(tool, input, env, ids, cancellation, call.taint ?? env.taint));
+}
+
+/** Emits what opens an admitted call's trail: its decision, or that it resumed; built for this emit alone. */
+function emitOpening(
+  events: EventSink,
+  ids: CallIds,
+  verdict: GateVerdict,
+  start: StartFields | undefined,
+  resuming: boolean,
+): Promise<void> | undefined {
+  const opening =
+    resuming && verdict.type === "allow"
+      ? Object.assign({ type: "tool_call_resumed" as const, ...ids }, start)
+      : decisionEvent(ids, verdict, start);
+  return emitOwnedDecisionEvent(events, opening);
+}
+
+function newCallId(registry: ExecutionEnvironment["registry"]): string {
+  // Called on the registry: its nextCallId may rely on `this`.
+  return registry.nextCallId ? registry.nextCallId() : `call_${globalThis.crypto.randomUUID()}`;
 }
 
 /** A resumed call runs as it was admitted, outside any runner: only a tool that can continue a call may. */

@@ -13,7 +13,9 @@ export {
   serializeForAudit,
 } from "./audit-bounds.js";
 export type { CancellationSignal } from "./call-cancellation.js";
+export { CallIds } from "./call-ids.js";
 export { canonicalJson, digestJson, type JsonObject, type JsonValue, sha256Hex } from "./canonical-json.js";
+export { type DeadlineEntry, type DeadlineHandle, DeadlineQueue } from "./deadline-queue.js";
 export { emitDecisionEvent, emitEvent } from "./emit-event.js";
 export { TOOLS_ERROR_CODES, ToolsError, type ToolsErrorCode } from "./errors.js";
 export {

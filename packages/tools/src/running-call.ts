@@ -6,6 +6,12 @@ import { messageOf } from "@agent/base";
 import type { CallRequestRecord } from "./agent-event.js";
 import type { CallCancellation } from "./call-cancellation.js";
 import type { JsonValue } from "./canonical-json.js";
+import {
+  type DeadlineEntry,
+  type DeadlineHandle,
+  type DeadlineQueue,
+  MAX_TIMER_MS,
+} from "./deadline-queue.js";
 import type { ExecutionEnvironment } from "./execute-tool-call.js";
 import type { FlowSource } from "./flow.js";
 import {
@@ -52,7 +58,8 @@ export interface CallIds {
  * tool's result, its failure (a throw, even at once, is a `tool_error`), `timeout` after
  * `timeoutMs`, or `cancelled` when the caller's signal aborts. On a timeout or an abort the
  * observation is returned at once, even if the tool ignores its signal, and the call's
- * cancellation is aborted.
+ * cancellation is aborted. The time limit is the environment's (`DEFAULT_TOOL_TIMEOUT_MS` without
+ * one), the taint the call's or else the environment's.
  */
 export function runAdmitted(
   run: (execute: () => Promise<unknown>) => Promise<unknown>,
@@ -60,16 +67,16 @@ export function runAdmitted(
   env: ExecutionEnvironment,
   ids: CallIds,
   cancellation: CallCancellation,
-  timeoutMs: number,
-  taint: readonly FlowSource[] | undefined = env.taint,
-  recorder?: CallRecorder,
-  continuation?: CallContinuation,
+  recorder: CallRecorder | undefined,
+  continuation: CallContinuation,
 ): Promise<Observation> {
   return new Promise<Observation>((resolve) => {
-    const call = new SettlingCall(ids, cancellation, env.signal, resolve, timeoutMs);
+    const timeoutMs = timeLimitOf(env);
+    const call = new SettlingCall(ids, cancellation, env.signal, resolve, timeoutMs, env.registry.deadlines);
+    const taint = continuation.taint ?? env.taint;
     const context = new RunningCallContext(env, ids, cancellation, taint, recorder);
-    if (continuation?.checkpoint) context.checkpoint = continuation.checkpoint;
-    if (continuation?.resume !== undefined) context.resume = continuation.resume;
+    if (continuation.checkpoint) context.checkpoint = continuation.checkpoint;
+    if (continuation.resume !== undefined) context.resume = continuation.resume;
     // The runner's own promise is listened to (no promise in between to adopt it: two microtask turns).
     let running: Promise<unknown>;
     try {
@@ -87,20 +94,31 @@ export function runAdmitted(
   });
 }
 
-/** Settles a call once: with the tool's end, its timeout, or the caller's abort (as an event listener object). */
-class SettlingCall {
+/**
+ * Settles a call once: with the tool's end, its timeout, or the caller's abort (as an event listener
+ * object). Its time limit is an entry in the registry's deadline queue, or else a timer of its own.
+ */
+class SettlingCall implements DeadlineEntry {
   #settled = false;
-  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #deadline: DeadlineHandle | undefined;
 
   constructor(
     readonly ids: CallIds,
     readonly cancellation: CallCancellation,
     readonly callerSignal: AbortSignal | undefined,
     readonly resolve: (observation: Observation) => void,
-    timeoutMs: number,
+    readonly timeoutMs: number,
+    readonly deadlines: DeadlineQueue | undefined,
   ) {
-    this.#timer = setTimeout(timeOut, timeoutMs, this, timeoutMs);
+    if (deadlines) this.#deadline = deadlines.add(this, timeoutMs);
+    else this.#timer = setTimeout(timeOut, timeoutMs, this);
     callerSignal?.addEventListener("abort", this, { once: true });
+  }
+
+  /** The time limit passed. */
+  expire(): void {
+    this.stop(OBSERVATION_ERROR_CODES.timeout, `The tool did not finish within ${this.timeoutMs} ms.`);
   }
 
   /** The caller's signal aborted. */
@@ -111,7 +129,8 @@ class SettlingCall {
   finish(observation: Observation): void {
     if (this.#settled) return;
     this.#settled = true;
-    clearTimeout(this.#timer);
+    if (this.#deadline) this.deadlines?.remove(this.#deadline);
+    else clearTimeout(this.#timer);
     this.callerSignal?.removeEventListener("abort", this);
     this.resolve(observation);
   }
@@ -123,12 +142,21 @@ class SettlingCall {
   }
 }
 
-function timeOut(call: SettlingCall, timeoutMs: number): void {
-  call.stop(OBSERVATION_ERROR_CODES.timeout, `The tool did not finish within ${timeoutMs} ms.`);
+function timeOut(call: SettlingCall): void {
+  call.expire();
 }
 
-/** How a call is saved to be resumed, and what it resumes from (see `ToolCall`). */
+/** Used when the environment sets no timeout. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+
+/** setTimeout fires at once for delays past 2^31-1 ms (or Infinity): those wait the longest it can. */
+function timeLimitOf(env: ExecutionEnvironment): number {
+  return Math.min(env.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS);
+}
+
+/** The call's own taint, how it is saved to be resumed, and what it resumes from (see `ToolCall`). */
 export interface CallContinuation {
+  taint?: readonly FlowSource[] | undefined;
   checkpoint?: ((state: JsonValue) => Promise<void> | void) | undefined;
   resume?: JsonValue | undefined;
 }

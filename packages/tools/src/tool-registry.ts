@@ -1,3 +1,5 @@
+import { CallIds } from "./call-ids.js";
+import { DeadlineQueue } from "./deadline-queue.js";
 import { TOOLS_ERROR_CODES, ToolsError } from "./errors.js";
 import type { RegisteredTool } from "./tool.js";
 
@@ -9,9 +11,21 @@ export interface GroupChange {
   changed: string[];
 }
 
-/** Holds the tools a run may call, by unique name; a name once taken cannot be silently replaced. */
+/**
+ * Holds the tools a run may call, by unique name; a name once taken cannot be silently replaced.
+ * Every call is made against a registry, which outlives the calls: it also makes the ids of calls
+ * that come without one and holds the time limits of the calls running.
+ */
 export class ToolRegistry {
   readonly #tools = new Map<string, RegisteredTool>();
+  readonly #callIds = new CallIds();
+  /** The time limits of the calls made against this registry that are running, under one timer. */
+  readonly deadlines = new DeadlineQueue();
+
+  /** A new call id, `call_<uuid v4>`, for a call made against this registry without one. */
+  nextCallId(): string {
+    return this.#callIds.next();
+  }
 
   /** Adds a tool; throws `duplicate_tool` (leaving the registry unchanged) if its name is taken. */
   register(tool: RegisteredTool): void {

@@ -98,12 +98,12 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
     turnEnd = undefined;
     flush();
   };
+  /** Writes the open batch; throws (rejecting the batch's promise) what made a write of it fail. */
   const writeDecisionBatch = (): void => {
     flush();
-    const batch = decisionBatch;
+    const failure = decisionBatch?.failure;
     decisionBatch = undefined;
-    if (batch?.failure === undefined) batch?.resolve();
-    else batch.reject(batch.failure);
+    if (failure !== undefined) throw failure;
   };
   /** The record's line; throws what makes the event unfit for a record (a cycle). */
   const serialize = (event: AgentEvent): string => `${serializeForAudit(event, limits)}\n`;
@@ -153,17 +153,10 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
     }
     pending += line;
     if (pending.length >= MAX_PENDING_CHARS) flush();
-    if (!decisionBatch) {
-      let resolve!: () => void;
-      let reject!: (failure: unknown) => void;
-      const written = new Promise<void>((settle, fail) => {
-        resolve = settle;
-        reject = fail;
-      });
-      decisionBatch = { written, resolve, reject, failure: undefined };
-      // After the decisions of this microtask wave: everything pending by then goes in one write.
-      queueMicrotask(writeDecisionBatch);
-    }
+    // After the decisions of this microtask wave: everything pending by then goes in one write. A
+    // reaction to a settled promise runs in the next microtask, as queueMicrotask would, and its
+    // promise is the batch's: no resolving functions, executor closure or task of its own per batch.
+    decisionBatch ??= { written: RESOLVED.then(writeDecisionBatch), failure: undefined };
     return decisionBatch.written;
   };
 
@@ -184,9 +177,8 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
 
 /** The decisions of one microtask wave, written together, and who waits for them. */
 interface DecisionBatch {
+  /** Settles once the batch is written: rejected with {@link failure} if a write of it failed. */
   written: Promise<void>;
-  resolve(): void;
-  reject(failure: unknown): void;
   /** Why a write that may have held the batch's decisions failed. */
   failure: unknown;
 }

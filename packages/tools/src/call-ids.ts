@@ -1,8 +1,10 @@
-// Call ids: `call_` and a random UUID (version 4, RFC 9562), the format the loop has always used.
-// Built here rather than by crypto.randomUUID because of what a run keeps: randomUUID concatenates
+// Call ids: `call_` and a random UUID (version 4, RFC 9562), the format calls have always had.
+// Built here rather than by crypto.randomUUID because of what a call keeps: randomUUID concatenates
 // its text from a dozen pieces, a tree of string nodes (~500 bytes) that stays alive for every call
 // of a run (its record and the store's copy) and that the garbage collector copies; flattening it
-// (with join) cost more than making the id. This makes each id one flat string at once.
+// (with join) cost more than making the id. This makes each id one flat string at once. Every id is
+// random whole (122 bits), not a prefix and a counter: ids from several processes writing one audit
+// trail, or one approval store, cannot collide, and none can be guessed from another.
 
 // Random bytes are fetched for this many ids at a time (4 KB): a getRandomValues call costs ~2.5 µs
 // whatever its size up to a few KB, ~80 ns per id at 32 ids a fill, ~10 ns at 256.
@@ -11,7 +13,7 @@ const BYTES_PER_ID = 16;
 // Char codes of the hex digits 0-9a-f.
 const HEX: readonly number[] = Array.from({ length: 16 }, (_, digit) => digit.toString(16).charCodeAt(0));
 
-/** Makes the call ids of one run, `call_<uuid v4>`, from crypto.getRandomValues. */
+/** Makes call ids, `call_<uuid v4>`, from crypto.getRandomValues; one per run or per registry. */
 export class CallIds {
   readonly #bytes = new Uint8Array(BYTES_PER_ID * IDS_PER_FILL);
   #offset = this.#bytes.length;
