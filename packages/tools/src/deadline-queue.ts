@@ -57,7 +57,7 @@ export class DeadlineQueue {
     if (earlier) earlier.later = link;
     else this.#first = link;
     if (this.#timer === undefined || deadline < this.#armedFor) this.#arm(deadline);
-    else this.#timer.ref();
+    else holdsProcess(this.#timer, true);
     return link;
   }
 
@@ -67,7 +67,7 @@ export class DeadlineQueue {
     if (!link.queued) return;
     this.#unlink(link);
     // Left armed (re-arming per call is what this saves), but no longer keeping the process alive.
-    if (this.#first === undefined) this.#timer?.unref();
+    if (this.#first === undefined && this.#timer !== undefined) holdsProcess(this.#timer, false);
   }
 
   /** How many entries wait. */
@@ -105,4 +105,17 @@ export class DeadlineQueue {
     }
     if (this.#first !== undefined && this.#timer === undefined) this.#arm(this.#first.deadline);
   }
+}
+
+/** A timer handle that can stop keeping the process alive: Node's can, a browser's number cannot. */
+interface ReleasableTimer {
+  ref?(): unknown;
+  unref?(): unknown;
+}
+
+/** Lets a timer keep the process alive or not, where the runtime's timers can (this root stays portable). */
+function holdsProcess(timer: ReturnType<typeof setTimeout>, hold: boolean): void {
+  const handle = timer as unknown as ReleasableTimer;
+  if (hold) handle.ref?.();
+  else handle.unref?.();
 }
