@@ -4,25 +4,19 @@
  * reconnect() saw fail.
  */
 import { fakeServer, ok } from "@agent/mcp-testing";
-import { createMemoryEventSink, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
-import { McpServerConnection } from "../src/index.js";
-import { connectEachTime } from "./harness.js";
+import { connectionEachTime } from "./harness.js";
+
+const RETRY_AT_ONCE = { maxAttempts: 2, initialDelayMs: 0, maxDelayMs: 0 };
 
 describe("reconnect() after a crash started the reconnector", () => {
   it("reports its failure once, with the real cause, and no attempt follows", async () => {
-    const events = createMemoryEventSink();
     // The first server is fine; every later one answers with a version the client does not speak.
-    const { transports, connect } = connectEachTime(() =>
-      transports.length === 0 ? fakeServer() : { initialize: () => ok({ protocolVersion: "1999-01-01" }) },
+    const { connection, events, transports } = connectionEachTime(
+      () =>
+        transports.length === 0 ? fakeServer() : { initialize: () => ok({ protocolVersion: "1999-01-01" }) },
+      { reconnect: RETRY_AT_ONCE },
     );
-    const connection = new McpServerConnection({
-      name: "docs",
-      registry: new ToolRegistry(),
-      events,
-      connect,
-      reconnect: { maxAttempts: 2, initialDelayMs: 0, maxDelayMs: 0 },
-    });
     await connection.start();
     transports[0]?.crash("the server exited");
     await expect(connection.reconnect()).rejects.toMatchObject({ code: "unsupported_protocol_version" });
@@ -38,14 +32,8 @@ describe("reconnect() after a crash started the reconnector", () => {
   });
 
   it("leaves the reconnector able to bring back a later crash once reconnect() succeeded", async () => {
-    const events = createMemoryEventSink();
-    const { transports, connect } = connectEachTime(() => fakeServer());
-    const connection = new McpServerConnection({
-      name: "docs",
-      registry: new ToolRegistry(),
-      events,
-      connect,
-      reconnect: { maxAttempts: 2, initialDelayMs: 0, maxDelayMs: 0 },
+    const { connection, events, transports } = connectionEachTime(() => fakeServer(), {
+      reconnect: RETRY_AT_ONCE,
     });
     await connection.start();
     transports[0]?.crash("the server exited");

@@ -80,6 +80,26 @@ export function connectEachTime(handlers: () => Record<string, FakeHandler>) {
   return { transports, connect };
 }
 
+/**
+ * A connection "docs" whose every (re)connect opens a FakeTransport with `handlers()`, to a registry of
+ * its own, its events in memory; `options` add to (or replace) those.
+ */
+export function connectionEachTime(
+  handlers: () => Record<string, FakeHandler>,
+  options: Partial<McpServerConnectionOptions> = {},
+) {
+  const events = createMemoryEventSink();
+  const { transports, connect } = connectEachTime(handlers);
+  const connection = new McpServerConnection({
+    name: "docs",
+    registry: new ToolRegistry(),
+    events,
+    connect,
+    ...options,
+  });
+  return { connection, events, transports };
+}
+
 /** `transport` without the McpTransport contract's optional `onRequest`: it can take no server request. */
 export function withoutServerRequests(transport: McpTransport): McpTransport {
   return {

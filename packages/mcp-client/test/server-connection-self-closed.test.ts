@@ -4,23 +4,12 @@
  * close, so it hears a server gone, not its own close, and never stays ready on a dead transport.
  */
 import { fakeServer } from "@agent/mcp-testing";
-import { createMemoryEventSink, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import type { ReconnectPolicy } from "../src/connection-options.js";
-import { McpServerConnection } from "../src/index.js";
-import { connectEachTime } from "./harness.js";
+import { connectionEachTime } from "./harness.js";
 
 function selfClosingSetup(reconnect?: ReconnectPolicy) {
-  const events = createMemoryEventSink();
-  const { transports, connect } = connectEachTime(() => fakeServer());
-  const connection = new McpServerConnection({
-    name: "docs",
-    registry: new ToolRegistry(),
-    events,
-    connect,
-    ...(reconnect ? { reconnect } : {}),
-  });
-  return { connection, events, transports };
+  return connectionEachTime(() => fakeServer(), reconnect ? { reconnect } : {});
 }
 
 describe("a transport that closes by itself reporting kind client", () => {
