@@ -327,13 +327,13 @@ export class McpServerConnection {
   /**
    * A wake from dormancy failed. With a reconnect policy the reconnector takes over, as after a
    * crash (the wake's callers are already told the server is not back); without one the connection
-   * fails. An explicit reconnect() waiting on this wake takes over instead: it reports its own outcome.
+   * fails. A reconnect() waiting on it, or one (or a close()) begun meanwhile, takes over instead.
    */
   async #wakeFailed(error: unknown): Promise<void> {
     if (this.#isClosed() || this.#reconnecting > 0) return;
     if (!this.#reconnector) return this.#fail(this.#toClientError(error));
     await this.#disconnect(error);
-    this.#reconnector.start();
+    if (!this.#isClosed() && this.#reconnecting === 0) this.#reconnector.start();
   }
 
   /** Records why the server is not back and lets go of its transport; a reconnect may follow. */
