@@ -1,5 +1,6 @@
 // Round trips of one `tools/call`, sequential and concurrent, for each client kind. Kinds take turns
 // within every round, in a rotating order, so drift on the machine (frequency, other load) is shared.
+import { performance } from "node:perf_hooks";
 import { median } from "./stats.mjs";
 
 // Defaults of benchCalls' options.
@@ -31,11 +32,15 @@ async function runSequential(call, count) {
 
 async function runConcurrent(call, count) {
   const cpuBefore = process.cpuUsage();
+  const loopBefore = performance.eventLoopUtilization();
   const started = performance.now();
   await Promise.all(Array.from({ length: count }, () => call()));
   const ms = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000 };
+  // The main thread's busy time (CPU above also counts the GC's and libuv's threads): wall time
+  // beyond it is the client waiting for its server, not working.
+  const busyMs = performance.eventLoopUtilization(loopBefore).active;
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, busyMs };
 }
 
 function rotate(items, by) {
@@ -47,14 +52,18 @@ function rotate(items, by) {
  * Measures each caller (functions that make one call, by client name) and returns, per client: the
  * median sequential latency, the median client CPU time per sequential call, the concurrent
  * throughput (calls per second over the median batch of `concurrentCalls` calls in flight at once)
- * and the median client CPU time per call in those batches (what caps the throughput when the client
- * is the busier side, and a number other load disturbs far less than the batches' wall time).
+ * the median client CPU time per call in those batches (a number other load disturbs far less than
+ * the batches' wall time) and the median share of a batch's wall time the client's main thread was
+ * busy (event-loop utilization: near 1, the client's own work sets the pace; well under 1, it waits).
  */
 export async function benchCalls(callers, progress, options = {}) {
   const settings = { ...DEFAULTS, ...options };
   const kinds = Object.keys(callers);
   const samples = Object.fromEntries(
-    kinds.map((kind) => [kind, { latencies: [], cpuMsPerCall: [], batchMs: [], concurrentCpuMsPerCall: [] }]),
+    kinds.map((kind) => [
+      kind,
+      { latencies: [], cpuMsPerCall: [], batchMs: [], concurrentCpuMsPerCall: [], concurrentBusyShare: [] },
+    ]),
   );
 
   progress(`calls: warming up (${settings.warmupCalls} calls and 2 batches per client)`);
@@ -85,6 +94,7 @@ export async function benchCalls(callers, progress, options = {}) {
       for (const kind of order) {
         const measured = await runConcurrent(callers[kind], settings.concurrentCalls);
         samples[kind].batchMs.push(measured.ms);
+        samples[kind].concurrentBusyShare.push(Math.min(1, measured.busyMs / measured.ms));
         concurrentCpuMs[kind] += measured.cpuMs;
       }
     }
@@ -96,7 +106,7 @@ export async function benchCalls(callers, progress, options = {}) {
 
   return Object.fromEntries(
     kinds.map((kind) => {
-      const { latencies, cpuMsPerCall, batchMs, concurrentCpuMsPerCall } = samples[kind];
+      const { latencies, cpuMsPerCall, batchMs, concurrentCpuMsPerCall, concurrentBusyShare } = samples[kind];
       return [
         kind,
         {
@@ -104,6 +114,7 @@ export async function benchCalls(callers, progress, options = {}) {
           cpuMsPerCall: median(cpuMsPerCall),
           concurrentPerSecond: (settings.concurrentCalls * 1000) / median(batchMs),
           concurrentCpuMsPerCall: median(concurrentCpuMsPerCall),
+          concurrentBusyShare: median(concurrentBusyShare),
         },
       ];
     }),

@@ -101,8 +101,9 @@ export function peersReport({ results, notes }) {
   lines.push(
     "",
     `The audit's own share (gate + JSONL against gate without sink): ${(gate.latencyMs / gateNoSink.latencyMs).toFixed(2)}x latency, ${micros(gate.cpuMsPerCall - gateNoSink.cpuMsPerCall, 0)} µs client CPU a call sequentially, ${micros(gate.concurrentCpuMsPerCall - gateNoSink.concurrentCpuMsPerCall, 0)} µs with 100 in flight.`,
-    "With 100 in flight a client that is the busier side is capped by its CPU a call: for 0.8x raw's throughput",
-    `that is at most ${micros(raw.concurrentCpuMsPerCall / 0.8)} µs here; the full gate + JSONL took ${micros(gate.concurrentCpuMsPerCall)} µs.`,
+    `With 100 in flight the client's main thread was busy for ${busy(raw)} of each batch's wall time with raw, ${busy(gate)} with the full gate + JSONL`,
+    `and ${busy(gateNoSink)} without sink: near 100% the client's own work a call sets the pace (for 0.8x raw's throughput the gate + JSONL`,
+    `may keep its main thread ${micros(1000 / (raw.concurrentPerSecond * 0.8))} µs a call at most; it kept it ${micros((1000 / gate.concurrentPerSecond) * gate.concurrentBusyShare)} µs), well under it the client waits.`,
     "Per call: the full gate looks the tool up, validates the input with zod, asks the policy gate (rule match,",
     "digest-free allow), queues its time limit under the registry's one timer, sends over our stdio transport",
     "(bounded buffers), validates the result's shape, and (with the sink) writes the decision durably before",
@@ -110,6 +111,10 @@ export function peersReport({ results, notes }) {
     ...Object.values(notes).map((note) => `  ${note}`),
   );
   return lines;
+}
+
+function busy(result) {
+  return `${(result.concurrentBusyShare * 100).toFixed(0)}%`;
 }
 
 function micros(ms, digits = 1) {
