@@ -99,11 +99,19 @@ export class DeadlineQueue {
     this.#timer = undefined;
     this.#armedFor = Number.POSITIVE_INFINITY;
     const now = performance.now();
-    for (let first = this.#first; first !== undefined && first.deadline <= now; first = this.#first) {
-      this.#unlink(first);
-      first.entry.expire();
+    try {
+      for (let first = this.#first; first !== undefined && first.deadline <= now; first = this.#first) {
+        this.#unlink(first);
+        first.entry.expire();
+      }
+    } finally {
+      // Armed for the earliest that waits, even when an expire() threw, or added an entry (which
+      // armed the timer for its own, later, deadline).
+      const first = this.#first;
+      if (first !== undefined && (this.#timer === undefined || first.deadline < this.#armedFor)) {
+        this.#arm(first.deadline);
+      }
     }
-    if (this.#first !== undefined && this.#timer === undefined) this.#arm(this.#first.deadline);
   }
 }
 

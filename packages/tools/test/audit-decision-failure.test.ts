@@ -16,7 +16,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { fixedGate } from "./helpers.js";
 
-// writeSync fails while `failWrites` is set: what a full disk or a file-size limit does.
+// writeSync fails while `failWrites` is set: what a write at a full disk or a file-size limit does
+// once the bytes that fit are written (the short write before it: audit-short-write.test.ts).
 const io = vi.hoisted(() => ({ failWrites: false }));
 vi.mock("node:fs", async (importOriginal) => {
   const fs = await importOriginal<typeof import("node:fs")>();
@@ -79,6 +80,26 @@ describe("a decision the JSONL sink cannot write", () => {
     expect(await call()).toMatchObject({ ok: true, output: "ran" });
     expect(execute).toHaveBeenCalledTimes(1);
     sink.close();
+  });
+
+  it("refuses the call when its decision is the one that fills the batch and that write fails", async () => {
+    const sink = openSink();
+    // Records of this turn that wait for its end, just under the 64 KiB a batch holds before it is
+    // written at once: the decision takes the pending text past it.
+    const server = `s${"x".repeat(200)}`;
+    let pending = 0;
+    while (pending < 64 * 1024 - 150) {
+      const record = { type: "mcp_closed", at: "2026-12-03T00:00:00.000Z", server, durationMs: 1 } as const;
+      sink.emit(record);
+      pending += JSON.stringify(record).length + 1;
+    }
+    const { execute, call } = callThrough(sink);
+    io.failWrites = true;
+    expect(await call()).toMatchObject({
+      ok: false,
+      reason: "audit_failed: ENOSPC: no space left on device",
+    });
+    expect(execute).not.toHaveBeenCalled();
   });
 
   it("refuses the call when its decision cannot be serialized (sync mode and the default)", async () => {

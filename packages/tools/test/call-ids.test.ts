@@ -67,6 +67,21 @@ describe("the id of a call made without one", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it("is the registry's next id when the registry makes them", async () => {
+    let made = 0;
+    const lookup = {
+      get: (name: string) => (name === "echo" ? echo : undefined),
+      nextCallId: () => {
+        made += 1;
+        return `call_from_registry_${made}`;
+      },
+    };
+    const ids = await idsOf(lookup);
+    expect(ids.sort()).toEqual(
+      Array.from({ length: 50 }, (_, index) => `call_from_registry_${index + 1}`).sort(),
+    );
+  });
+
   it("is a call_<uuid v4> too when the registry is only a lookup", async () => {
     const ids = await idsOf({ get: (name) => (name === "echo" ? echo : undefined) });
     for (const id of ids) expect(id).toMatch(UUID_V4);

@@ -63,6 +63,42 @@ export function runChildSink(
   folder: string,
   options: { flush: "decisions" | "sync" | "batched"; count: number; ending: ChildEnding },
 ): string[] {
+  writeChildModules(folder);
+  const script = join(folder, "child.mjs");
+  writeFileSync(script, CHILD_SCRIPT);
+  const path = join(folder, "audit.jsonl");
+  spawnSync(process.execPath, [script, path, options.flush, String(options.count), options.ending], {
+    stdio: "ignore",
+  });
+  let text = "";
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    // No file: nothing was written.
+  }
+  return text === "" ? [] : text.trimEnd().split("\n");
+}
+
+/**
+ * Emits one decision through a sink (flush `decisions`) on `path` in a new process whose files may
+ * grow to `fileSizeLimitBytes` at most (bash's `ulimit -f`, in 1024-byte blocks), and says what the
+ * child was told, `written` (emitDecision resolved) or `refused` (it rejected), and how it exited.
+ */
+export function runChildDecisionUnderLimit(
+  folder: string,
+  path: string,
+  fileSizeLimitBytes: number,
+): { told: string; status: number | null } {
+  writeChildModules(folder);
+  const script = join(folder, "decide.mjs");
+  writeFileSync(script, DECIDE_SCRIPT);
+  const limit = `ulimit -f ${Math.floor(fileSizeLimitBytes / 1024)} && exec "$0" "$@"`;
+  const child = spawnSync("bash", ["-c", limit, process.execPath, script, path], { encoding: "utf8" });
+  return { told: child.stdout, status: child.status };
+}
+
+/** The sink's modules, transpiled, and a package.json resolving their imports, in `folder`. */
+function writeChildModules(folder: string): void {
   for (const [name, output] of transpiledModules()) {
     const target = join(folder, "lib", `${name}.js`);
     mkdirSync(dirname(target), { recursive: true });
@@ -76,10 +112,10 @@ export function runChildSink(
       imports: { "#sha256": "./lib/sha256/node.js", "#agent-base": "./lib/base/index.js" },
     }),
   );
-  const script = join(folder, "child.mjs");
-  writeFileSync(
-    script,
-    `import { createJsonlEventSink } from "./lib/node/jsonl-event-sink.js";
+}
+
+// Emits `count` records, then ends as told (see ChildEnding).
+const CHILD_SCRIPT = `import { createJsonlEventSink } from "./lib/node/jsonl-event-sink.js";
 const [path, flush, count, ending] = process.argv.slice(2);
 const sink = createJsonlEventSink(path, { flush });
 for (let index = 0; index < Number(count); index += 1) {
@@ -102,17 +138,14 @@ if (ending === "await-decision-then-sigkill") {
 if (ending === "exit") process.exit(0);
 if (ending === "throw") throw new Error("boom");
 if (ending === "sigkill") process.kill(process.pid, "SIGKILL");
-`,
-  );
-  const path = join(folder, "audit.jsonl");
-  spawnSync(process.execPath, [script, path, options.flush, String(options.count), options.ending], {
-    stdio: "ignore",
-  });
-  let text = "";
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    // No file: nothing was written.
-  }
-  return text === "" ? [] : text.trimEnd().split("\n");
+`;
+
+const DECIDE_SCRIPT = `import { createJsonlEventSink } from "./lib/node/jsonl-event-sink.js";
+const sink = createJsonlEventSink(process.argv[2], { onError: () => {} });
+try {
+  await sink.emitDecision({ type: "tool_call_decided", at: new Date().toISOString(), runId: "r", callId: "c", toolName: "t", decision: "allow" });
+  process.stdout.write("written");
+} catch {
+  process.stdout.write("refused");
 }
+`;

@@ -6,7 +6,7 @@ import {
   type ToolContext,
   ToolRegistry,
 } from "@agent/tools";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { fixedGate } from "./helpers.js";
 
@@ -36,6 +36,50 @@ function expiries(queue: DeadlineQueue, limits: Record<string, number>, removed:
 }
 
 describe("DeadlineQueue", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("keeps an earlier deadline when an entry added from inside expire() waits longer", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const queue = new DeadlineQueue();
+    const expired: string[] = [];
+    queue.add(
+      {
+        expire() {
+          expired.push("first");
+          queue.add({ expire: () => expired.push("long") }, 60_000);
+        },
+      },
+      0,
+    );
+    queue.add({ expire: () => expired.push("second") }, 30);
+    vi.advanceTimersByTime(30);
+    expect(expired).toEqual(["first", "second"]);
+    expect(queue.size).toBe(1);
+  });
+
+  it("still expires the other due entries when one expire() throws", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const queue = new DeadlineQueue();
+    const expired: string[] = [];
+    queue.add(
+      {
+        expire() {
+          throw new Error("entry blew up");
+        },
+      },
+      0,
+    );
+    queue.add({ expire: () => expired.push("after") }, 0);
+    queue.add({ expire: () => expired.push("later") }, 20);
+    // The throw reaches the timer's caller, as a throwing timer callback's does.
+    expect(() => vi.advanceTimersByTime(1)).toThrow("entry blew up");
+    vi.advanceTimersByTime(20);
+    expect(expired).toEqual(["after", "later"]);
+    expect(queue.size).toBe(0);
+  });
+
   it("expires entries in deadline order, each once, whatever order they were added in", async () => {
     const queue = new DeadlineQueue();
     const expired = await expiries(queue, { late: 30, early: 5, middle: 15, alsoEarly: 5 });
@@ -84,9 +128,14 @@ describe("a call's time limit", () => {
     description: "",
     schema: z.object({}),
     effect: "read",
-    execute: (_input: object, context: ToolContext) =>
-      new Promise((resolve) => context.cancellation?.addEventListener("abort", () => resolve("aborted"))),
+    execute: (_input: object, context: ToolContext) => untilAborted(context),
   });
+
+  function untilAborted(context: ToolContext): Promise<string> {
+    return new Promise((resolve) =>
+      context.cancellation?.addEventListener("abort", () => resolve("aborted")),
+    );
+  }
 
   function environment(registry: ExecutionEnvironment["registry"]): ExecutionEnvironment {
     return { registry, gate: fixedGate("allow"), runId: "r", cwd: "/" };
@@ -97,10 +146,24 @@ describe("a call's time limit", () => {
     registry.register(hang);
     const finished: number[] = [];
     const limits = [40, 5, 20, 5, 60];
+    // Each call's limit is an entry of the registry's queue while it runs, not a timer of its own.
+    const waiting: number[] = [];
+    registry.register(
+      defineTool({
+        name: "hang_counted",
+        description: "",
+        schema: z.object({}),
+        effect: "read",
+        execute: (_input: object, context: ToolContext) => {
+          waiting.push(registry.deadlines.size);
+          return untilAborted(context);
+        },
+      }),
+    );
     await Promise.all(
       limits.map(async (timeoutMs) => {
         const outcome = await executeToolCall(
-          { name: "hang", input: {} },
+          { name: "hang_counted", input: {} },
           { ...environment(registry), timeoutMs },
         );
         expect(outcome).toMatchObject({
@@ -112,6 +175,7 @@ describe("a call's time limit", () => {
       }),
     );
     expect(finished).toEqual([5, 5, 20, 40, 60]);
+    expect(waiting).toEqual([1, 2, 3, 4, 5]);
     expect(registry.deadlines.size).toBe(0);
   });
 
@@ -131,14 +195,19 @@ describe("a call's time limit", () => {
         description: "",
         schema: z.object({}),
         effect: "read",
-        execute: () => "done",
+        execute: () => {
+          waiting.push(registry.deadlines.size);
+          return "done";
+        },
       }),
     );
+    const waiting: number[] = [];
     const before = liveTimers();
     const outcomes = await Promise.all(
       Array.from({ length: 20 }, () => executeToolCall({ name: "quick", input: {} }, environment(registry))),
     );
     expect(outcomes.every((outcome) => outcome.type === "observation" && outcome.ok)).toBe(true);
+    expect(waiting.every((size) => size > 0)).toBe(true);
     expect(registry.deadlines.size).toBe(0);
     expect(liveTimers()).toBe(before);
   });

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AgentEvent } from "../agent-event.js";
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS, serializeForAudit } from "../audit-bounds.js";
@@ -70,13 +70,21 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
   // Once the process exits no later turn comes: from then on each record is written at once.
   let exiting = false;
 
-  /** Writes `text`; what made the write fail, reported through onError, or undefined. */
+  // A write that failed after some of its bytes reached the file (here, or in an earlier process)
+  // left a line without its end: the next write ends it first, so later records stay whole lines.
+  let torn = endsInsideALine(path, fd);
+  /** Writes all of `text`; what made the write fail, reported through onError, or undefined. */
   const write = (text: string): unknown => {
+    const whole = torn ? `\n${text}` : text;
+    let written = 0;
     try {
       if (fd === undefined) throw closedError();
-      writeSync(fd, text);
+      written = writeAll(fd, whole);
+      torn = false;
       return undefined;
     } catch (error) {
+      if (error instanceof ShortWriteError) written = error.written;
+      if (written > 0) torn = true;
       onError(error);
       return error;
     }
@@ -152,11 +160,12 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
       return failure === undefined ? RESOLVED : Promise.reject(failure);
     }
     pending += line;
-    if (pending.length >= MAX_PENDING_CHARS) flush();
     // After the decisions of this microtask wave: everything pending by then goes in one write. A
     // reaction to a settled promise runs in the next microtask, as queueMicrotask would, and its
     // promise is the batch's: no resolving functions, executor closure or task of its own per batch.
+    // Opened before a write of a full batch, so that write's failure is this decision's too.
     decisionBatch ??= { written: RESOLVED.then(writeDecisionBatch), failure: undefined };
+    if (pending.length >= MAX_PENDING_CHARS) flush();
     return decisionBatch.written;
   };
 
@@ -173,6 +182,46 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
       fd = undefined;
     },
   };
+}
+
+/**
+ * Writes every byte of `text`, in more than one write(2) when the kernel takes only part of it (at a
+ * file-size limit, a full disk or a quota, write(2) takes what fits and says so without failing;
+ * only the next write fails). Throws when the file takes no more: a record is on disk whole or its
+ * write failed.
+ */
+function writeAll(fd: number, text: string): number {
+  const written = writeSync(fd, text);
+  const length = Buffer.byteLength(text);
+  if (written === length) return written;
+  const bytes = Buffer.from(text);
+  let offset = written;
+  while (offset < length) {
+    let more: number;
+    try {
+      more = writeSync(fd, bytes, offset);
+    } catch (error) {
+      throw new ShortWriteError(offset, length, error);
+    }
+    if (more <= 0) throw new ShortWriteError(offset, length, undefined);
+    offset += more;
+  }
+  return offset;
+}
+
+/** A write that reached the file only in part: how many of its bytes did. */
+class ShortWriteError extends Error {
+  constructor(
+    readonly written: number,
+    length: number,
+    cause: unknown,
+  ) {
+    super(
+      `only ${written} of ${length} bytes reached the audit file${cause instanceof Error ? ` (${cause.message})` : ""}`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.name = "ShortWriteError";
+  }
 }
 
 /** The decisions of one microtask wave, written together, and who waits for them. */
@@ -211,6 +260,23 @@ function openAuditFile(path: string): number {
     throw unusable(path);
   }
   return fd;
+}
+
+/** Whether the file's last byte is not a newline: a record cut short by a failed write. */
+function endsInsideALine(path: string, fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return false;
+  let reader: number | undefined;
+  try {
+    reader = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const last = Buffer.alloc(1);
+    return readSync(reader, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
+  } catch {
+    // Unreadable (a write-only file): its records are appended as they come.
+    return false;
+  } finally {
+    if (reader !== undefined) closeSync(reader);
+  }
 }
 
 function unusable(path: string, cause?: unknown): ToolsError {
