@@ -14,7 +14,7 @@ import {
   type ToolCallOutcome,
   type WaitingOutcome,
 } from "./observation.js";
-import { type CallIds, CallRecorder, runAdmitted } from "./running-call.js";
+import { type CallIdentity, CallRecorder, runAdmitted } from "./running-call.js";
 import type { PrepareResult, RegisteredTool, ToolProgress, ValidationIssue } from "./tool.js";
 import { utf8Length } from "./utf8.js";
 
@@ -78,7 +78,7 @@ export { DEFAULT_TOOL_TIMEOUT_MS } from "./running-call.js";
  */
 export async function executeToolCall(call: ToolCall, env: ExecutionEnvironment): Promise<ToolCallOutcome> {
   const events = env.events ?? NULL_EVENT_SINK;
-  const ids: CallIds = {
+  const ids: CallIdentity = {
     runId: env.runId,
     callId: call.callId ?? newCallId(env.registry),
     toolName: call.name,
@@ -143,7 +143,7 @@ function askGate(
   tool: RegisteredTool,
   input: unknown,
   env: ExecutionEnvironment,
-  ids: CallIds,
+  ids: CallIdentity,
   cancellation: CallCancellation,
   call: ToolCall,
 ): Promise<GateVerdict> {
@@ -153,7 +153,7 @@ function askGate(
 /** Emits what opens an admitted call's trail: its decision, or that it resumed; built for this emit alone. */
 function emitOpening(
   events: EventSink,
-  ids: CallIds,
+  ids: CallIdentity,
   verdict: GateVerdict,
   start: StartFields | undefined,
   resuming: boolean,
@@ -204,7 +204,7 @@ function isActionable(verdict: GateVerdict | null | undefined): boolean {
 function unprepared(
   call: ToolCall,
   env: ExecutionEnvironment,
-  ids: CallIds,
+  ids: CallIdentity,
   prepared: PrepareResult<unknown> | undefined,
 ): Observation {
   // Cancelled first: a caller that gave up (e.g. while a server was still connecting) gets
@@ -229,7 +229,7 @@ function unprepared(
  * The outcome of a call the gate did not let run: denied, held, allowed but its decision not
  * recorded, or allowed and cancelled meanwhile.
  */
-function refusalOf(verdict: GateVerdict, unrecorded: string | undefined, ids: CallIds): ToolCallOutcome {
+function refusalOf(verdict: GateVerdict, unrecorded: string | undefined, ids: CallIdentity): ToolCallOutcome {
   if (verdict.type === "deny") {
     return failureObservation(
       ids,
@@ -265,7 +265,7 @@ function refusalOf(verdict: GateVerdict, unrecorded: string | undefined, ids: Ca
   return cancelledBeforeStart(ids);
 }
 
-function cancelledBeforeStart(ids: CallIds): Observation {
+function cancelledBeforeStart(ids: CallIdentity): Observation {
   return failureObservation(
     ids,
     OBSERVATION_ERROR_CODES.cancelled,
@@ -288,7 +288,7 @@ class Admission implements GateRequest {
     readonly tool: RegisteredTool,
     readonly input: unknown,
     env: ExecutionEnvironment,
-    ids: CallIds,
+    ids: CallIdentity,
     cancellation: CallCancellation,
     readonly taint: readonly FlowSource[] | undefined,
   ) {
@@ -325,11 +325,15 @@ function startFields(tool: RegisteredTool | undefined, input: unknown): StartFie
   return event;
 }
 
-function decisionEvent(ids: CallIds, verdict: GateVerdict, start: StartFields | undefined): AgentEventInput {
+function decisionEvent(
+  ids: CallIdentity,
+  verdict: GateVerdict,
+  start: StartFields | undefined,
+): AgentEventInput {
   return Object.assign(verdictFields(ids, verdict), start);
 }
 
-function verdictFields(ids: CallIds, verdict: GateVerdict): AgentEventInput {
+function verdictFields(ids: CallIdentity, verdict: GateVerdict): AgentEventInput {
   const { runId, callId, toolName } = ids;
   switch (verdict.type) {
     case "allow":
@@ -361,7 +365,7 @@ function verdictFields(ids: CallIds, verdict: GateVerdict): AgentEventInput {
 }
 
 function finishedEvent(
-  ids: CallIds,
+  ids: CallIdentity,
   outcome: ToolCallOutcome,
   durationMs: number,
   request: CallRequestRecord | undefined,

@@ -46,8 +46,8 @@ export class CallRecorder {
   }
 }
 
-/** The ids a call is known by in its events and its observation. */
-export interface CallIds {
+/** The names a call is known by in its events and its observation. */
+export interface CallIdentity {
   runId: string;
   callId: string;
   toolName: string;
@@ -65,7 +65,7 @@ export function runAdmitted(
   run: (execute: () => Promise<unknown>) => Promise<unknown>,
   execute: (context: ToolContext) => Promise<unknown>,
   env: ExecutionEnvironment,
-  ids: CallIds,
+  ids: CallIdentity,
   cancellation: CallCancellation,
   recorder: CallRecorder | undefined,
   continuation: CallContinuation,
@@ -104,7 +104,7 @@ class SettlingCall implements DeadlineEntry {
   readonly #deadline: DeadlineHandle | undefined;
 
   constructor(
-    readonly ids: CallIds,
+    readonly ids: CallIdentity,
     readonly cancellation: CallCancellation,
     readonly callerSignal: AbortSignal | undefined,
     readonly resolve: (observation: Observation) => void,
@@ -181,7 +181,7 @@ class RunningCallContext implements ToolContext {
 
   constructor(
     env: ExecutionEnvironment,
-    ids: CallIds,
+    ids: CallIdentity,
     cancellation: CallCancellation,
     taint: readonly FlowSource[] | undefined,
     recorder: CallRecorder | undefined,
@@ -212,7 +212,7 @@ class RunningCallContext implements ToolContext {
 
 function ignoreProgress(_progress: ToolProgress): void {}
 
-function toObservation(ids: CallIds, value: unknown): Observation {
+function toObservation(ids: CallIdentity, value: unknown): Observation {
   if (isToolFailure(value)) {
     const { error, message, ...details } = value;
     return failureObservation(ids, error, message, details as FailureDetails);
