@@ -211,6 +211,46 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX agent_taint_windows_by_start ON agent_taint_windows (started_at);
     `,
   },
+  {
+    version: 8,
+    description: "an approver role decides pending requests only: it cannot consume, void or re-sign one",
+    // Column grants let an approver role write the decision columns of any row, and version 6's
+    // trigger allowed granted -> consumed and -> voided to anyone who may update, and let the
+    // decider's name and key change after a decision. The trigger (not row-level security: it is
+    // already where every transition is judged, and it binds the table's owner too) now also
+    // refuses: a move to consumed or voided by a role that is not the table's owner (the functions
+    // of version 6 run as the owner, and a one-role deployment connects as it); any change of a
+    // decided request's decision (who, with which key, when, its signature); and decision fields on
+    // a request left pending.
+    sql: `
+      CREATE OR REPLACE FUNCTION agent_approvals_forward_only() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN
+          IF NEW.status IS DISTINCT FROM OLD.status AND NOT (
+            (OLD.status = 'pending' AND NEW.status IN ('granted', 'denied', 'voided')) OR
+            (OLD.status = 'granted' AND NEW.status IN ('consumed', 'voided'))
+          ) THEN
+            RAISE EXCEPTION 'agent_approvals: a % request cannot become %', OLD.status, NEW.status;
+          END IF;
+          IF NEW.status IS DISTINCT FROM OLD.status AND NEW.status IN ('consumed', 'voided')
+              AND NOT pg_has_role(current_user, (SELECT relowner FROM pg_class WHERE oid = TG_RELID), 'MEMBER') THEN
+            RAISE EXCEPTION 'agent_approvals: only the store''s own functions make a request %, not role %',
+              NEW.status, current_user;
+          END IF;
+          IF OLD.status <> 'pending' AND (NEW.decision_signature IS DISTINCT FROM OLD.decision_signature
+              OR NEW.decided_at IS DISTINCT FROM OLD.decided_at
+              OR NEW.decided_by IS DISTINCT FROM OLD.decided_by
+              OR NEW.decision_key IS DISTINCT FROM OLD.decision_key) THEN
+            RAISE EXCEPTION 'agent_approvals: the decision of a % request cannot change', OLD.status;
+          END IF;
+          IF NEW.status = 'pending' AND (NEW.decision_signature IS NOT NULL OR NEW.decided_at IS NOT NULL
+              OR NEW.decided_by IS NOT NULL OR NEW.decision_key IS NOT NULL) THEN
+            RAISE EXCEPTION 'agent_approvals: a pending request carries no decision';
+          END IF;
+          RETURN NEW;
+        END
+      $fn$;
+    `,
+  },
 ];
 
 // Any constant, the same for every process: migrations of one database run one at a time.

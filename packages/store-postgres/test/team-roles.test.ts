@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { sampleApprovalRequest } from "@agent/policy/testing";
+import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import {
   type OpenPostgresStateOptions,
@@ -9,6 +10,7 @@ import {
   UNSIGNED_GRANT_REASON,
 } from "../src/index.js";
 import { createEd25519Signer, createEd25519Verifier, generateEd25519KeyPair } from "../src/keys/index.js";
+import { migrate, POSTGRES_MIGRATIONS } from "../src/migrations.js";
 import { createTeamRoles, createTestDatabase } from "./databases.js";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -26,11 +28,17 @@ async function open(options: OpenPostgresStateOptions): Promise<PostgresState> {
   return state;
 }
 
+/** Every approval row as the owner reads it, oldest first. */
+async function rowsOf(owner: PostgresState): Promise<unknown[]> {
+  return (await owner.pool.query("SELECT * FROM agent_approvals ORDER BY seq")).rows;
+}
+
 /** A migrated database with an agent and an approver role granted as the README says, and each's stores. */
-async function team() {
+async function team(madeBefore?: (databaseUrl: string) => Promise<void>) {
   const serverUrl = inject("postgresUrl");
   const database = await createTestDatabase(serverUrl);
   cleanups.push(() => database.drop());
+  await madeBefore?.(database.url);
   const owner = await open({ url: database.url });
   const roles = await createTeamRoles(serverUrl, database.url, postgresTeamGrants);
   // Runs after the database is dropped (cleanups run in reverse): the roles then own nothing.
@@ -101,6 +109,88 @@ describe("an agent role and an approver role on one database", () => {
       approver.pool.query("UPDATE agent_approvals SET status = 'granted' WHERE id = 'apr_1'"),
     ).rejects.toThrow(/a consumed request cannot become granted/);
     expect(await agent.approvals.consumeApprovalGrant("run_1", DIGEST)).toBe(false);
+  });
+
+  it("lets the approver role decide a pending request and do nothing else by any statement", async () => {
+    const { owner, agent, approver } = await team();
+    for (const id of ["apr_granted", "apr_consumed", "apr_pending"]) {
+      await agent.approvals.saveApprovalRequest(sampleApprovalRequest(id, { runId: `run_${id}` }));
+    }
+    await approver.approvals.grantApproval("apr_granted");
+    await approver.approvals.grantApproval("apr_consumed");
+    expect(await agent.approvals.consumeApprovalGrant("run_apr_consumed", DIGEST)).toBe(true);
+    const rowsBefore = await rowsOf(owner);
+
+    const refused: Array<[string, RegExp]> = [
+      // Spending or cancelling someone's grant is the agent's functions' job, not an operator's UPDATE.
+      [
+        "UPDATE agent_approvals SET status = 'consumed' WHERE id = 'apr_granted'",
+        /only the store's own functions make a request consumed/,
+      ],
+      [
+        "UPDATE agent_approvals SET status = 'voided' WHERE id = 'apr_granted'",
+        /only the store's own functions make a request voided/,
+      ],
+      [
+        "UPDATE agent_approvals SET status = 'voided' WHERE id = 'apr_pending'",
+        /only the store's own functions make a request voided/,
+      ],
+      // Who decided, with which key, stays as it was signed.
+      [
+        "UPDATE agent_approvals SET decided_by = 'mallory', decision_key = 'mallory' WHERE id = 'apr_consumed'",
+        /the decision of a consumed request cannot change/,
+      ],
+      [
+        "UPDATE agent_approvals SET decided_by = 'mallory' WHERE id = 'apr_granted'",
+        /the decision of a granted request cannot change/,
+      ],
+      [
+        "UPDATE agent_approvals SET decided_by = 'mallory' WHERE id = 'apr_pending'",
+        /a pending request carries no decision/,
+      ],
+    ];
+    for (const [statement, reason] of refused) {
+      await expect(approver.pool.query(statement), statement).rejects.toThrow(reason);
+    }
+    expect(await rowsOf(owner)).toEqual(rowsBefore);
+    // Deciding the pending request still works, and the agent still voids and consumes.
+    expect(await approver.approvals.denyApproval("apr_pending")).toMatchObject({ status: "denied" });
+    expect(await agent.approvals.voidApproval("apr_granted", "tool changed")).toMatchObject({
+      status: "voided",
+    });
+  });
+
+  it("holds the approver role to that on a database the previous release made (version 7)", async () => {
+    const { owner, approver } = await team(async (databaseUrl) => {
+      const pool = new pg.Pool({ connectionString: databaseUrl });
+      const client = await pool.connect();
+      try {
+        await migrate(
+          client,
+          POSTGRES_MIGRATIONS.filter((step) => step.version <= 7),
+        );
+        await client.query(
+          `INSERT INTO agent_approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
+             summary, input_preview, status, created_at, decided_by, decided_at)
+           VALUES ('apr_old', 'run_1', 'call_1', 'write_file', 'write', '${DIGEST}', 'f', 's', '{}', 'granted',
+             '2030-01-01T00:00:00.000Z', 'alice', '2030-01-01T00:00:01.000Z')`,
+        );
+      } finally {
+        client.release();
+        await pool.end();
+      }
+    });
+    const versions = await owner.pool.query(
+      "SELECT max(version)::int AS version FROM agent_schema_migrations WHERE component = 'store-postgres'",
+    );
+    expect(versions.rows[0]).toEqual({ version: POSTGRES_MIGRATIONS.at(-1)?.version });
+    await expect(
+      approver.pool.query("UPDATE agent_approvals SET status = 'voided' WHERE id = 'apr_old'"),
+    ).rejects.toThrow(/only the store's own functions make a request voided/);
+    expect(await owner.approvals.getApproval("apr_old")).toMatchObject({
+      status: "granted",
+      decidedBy: "alice",
+    });
   });
 
   it("voids, never consumes, a grant the table's owner forged, even with a signature copied from a real one", async () => {
