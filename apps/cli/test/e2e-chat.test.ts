@@ -24,6 +24,12 @@ function conversationSent(server: FakeModelServer, index: number): string[] {
     .map((message) => `${message.role}: ${typeof message.content === "string" ? message.content : ""}`);
 }
 
+/** The names of the tools model request `index` offered, sorted. */
+function toolsOffered(server: FakeModelServer, index: number): string[] {
+  const body = server.requests[index]?.body as { tools?: { function: { name: string } }[] };
+  return (body.tools ?? []).map((tool) => tool.function.name).sort();
+}
+
 /** How many times the chat's prompt was shown so far (the terminal shows it all on one stream). */
 function promptsShown(agent: RunningAgent): number {
   return agent.stdout().split(PROMPT).length - 1;
@@ -120,13 +126,13 @@ describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
     }
   });
 
-  test("/tools shows the decisions the chat reloaded: the file's edited rule and the rule 'always allow' wrote", {
+  test("/tools and the model's next turns follow the policy the chat reloaded: the file's edited rule and the rule 'always allow' wrote", {
     timeout,
   }, async ({ sandbox }) => {
     const write = toolCallTurn([
       { id: "tc_w", name: "write_file", input: { path: "kept.txt", content: "kept" } },
     ]);
-    const server = await setUpAgent(sandbox, provider, [write, textTurn("Saved it.")], {
+    const server = await setUpAgent(sandbox, provider, [write, textTurn("Saved it."), textTurn("Next.")], {
       mcpServers: { s: sandbox.scriptableServer("s") },
       policy: { rules: [{ tool: "mcp__s__echo", decision: "allow" }] },
     });
@@ -147,7 +153,9 @@ describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
       await waitFor("the answer after the call", () => agent.stdout().includes("Saved it."));
       const beforeListing = agent.stdout().length;
       await typeAtPrompt(agent, 2, "/tools");
-      await typeAtPrompt(agent, 3, "/quit");
+      await typeAtPrompt(agent, 3, "and now?");
+      await waitFor("the next answer", () => agent.stdout().includes("Next."));
+      await typeAtPrompt(agent, 4, "/quit");
       const left = await agent.exited;
       expect(left.code, left.stdout).toBe(0);
       expect(readFileSync(join(sandbox.workspace, "kept.txt"), "utf8")).toBe("kept");
@@ -155,6 +163,14 @@ describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
       const listing = left.stdout.slice(beforeListing);
       expect(listing).toMatch(/\bwrite_file +write +\S+ +allow\b/);
       expect(listing).toMatch(/\bmcp__s__echo +external +\S+ +deny\b/);
+      // The model is offered what the gate would let run: echo at first, not once the reload denies
+      // it (the same run's next turn, and the next prompt's).
+      expect(server.requests).toHaveLength(3);
+      expect(toolsOffered(server, 0)).toContain("mcp__s__echo");
+      for (const index of [1, 2]) {
+        expect(toolsOffered(server, index)).toContain("write_file");
+        expect(toolsOffered(server, index)).not.toContain("mcp__s__echo");
+      }
     } finally {
       await server.close();
     }

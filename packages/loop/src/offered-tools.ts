@@ -15,9 +15,10 @@ export interface OfferedTools {
 }
 
 /**
- * Computes each turn's offered tools, reusing the last answer while the registry hands back the same
- * tool objects in the same order (a registry replaces objects when a definition changes), so a
- * long run does not hash its tool set on every turn.
+ * Computes each turn's offered tools. `isOffered` is asked at every turn (what it answers may change
+ * during a run: a reloaded policy); the definitions and their fingerprint are reused while the same
+ * tool objects are offered in the same order (a registry replaces objects when a definition
+ * changes), so a long run does not hash its tool set on every turn.
  */
 export class OfferedToolsCache {
   readonly #isOffered: (tool: RegisteredTool) => boolean;
@@ -30,9 +31,9 @@ export class OfferedToolsCache {
 
   /** The offered tools among `tools`. */
   offer(tools: RegisteredTool[]): OfferedTools {
-    if (this.#offered && sameTools(tools, this.#tools)) return this.#offered;
     const offered = tools.filter((tool) => this.#isOffered(tool));
-    this.#tools = tools;
+    if (this.#offered && sameTools(offered, this.#tools)) return this.#offered;
+    this.#tools = offered;
     this.#offered = {
       definitions: offered.map(toModelTool),
       fingerprint: digestJson(offered.map((tool) => [tool.name, tool.fingerprint])),

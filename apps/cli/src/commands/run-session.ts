@@ -24,7 +24,7 @@ export interface SessionOptions {
  */
 export type AgentSessionDeps = Pick<
   Runtime,
-  "connect" | "registry" | "gate" | "state" | "events" | "workspaceRealPath" | "redactor" | "flows"
+  "connect" | "registry" | "gate" | "policy" | "state" | "events" | "workspaceRealPath" | "redactor" | "flows"
 > &
   ServerFailureSources;
 
@@ -56,7 +56,6 @@ export async function openAgentSession(
   await runtime.connect(undefined, options.signal);
   reportUnavailableServers(runtime, io);
   const display = options.json ? SILENT_RUN_DISPLAY : createRunDisplay(io, { prices: modelConfig.prices });
-  const { policy } = runtime.config;
   const env: AgentEnvironment = {
     model,
     tools: runtime.registry,
@@ -64,7 +63,8 @@ export async function openAgentSession(
     store: runtime.state.runs,
     // The real path, as every other call binds it: re-pointing a symlinked root holds calls again.
     cwd: runtime.workspaceRealPath,
-    isOffered: (tool) => resolvePolicyDecision(policy, tool).decision !== "deny",
+    // The policy of the moment (a chat reloads it): the model is offered what the gate would not deny.
+    isOffered: (tool) => resolvePolicyDecision(runtime.policy(), tool).decision !== "deny",
     toolTimeoutMs: runtime.config.toolTimeoutMs,
     // Unset: the loop's defaults (32 calls a turn, 100,000 characters of arguments a call).
     ...(modelConfig.maxCallsPerTurn === undefined ? {} : { maxCallsPerTurn: modelConfig.maxCallsPerTurn }),
