@@ -87,11 +87,16 @@ export class ConnectionCatalog {
     return [...(kinds.resources ? this.#resourceTools : []), ...(kinds.prompts ? [this.#promptTool] : [])];
   }
 
-  /** Lists the given kinds again (throws `McpClientError` when a listing fails); the others are cleared when not offered. */
+  /**
+   * Lists the given kinds again (throws `McpClientError` when a listing fails); the others are cleared
+   * when not offered. A listing is kept only if `keeps()` still says so once it is in: a connection
+   * closed (or a session let go) while it was answered keeps nothing of it.
+   */
   async refresh(
     transport: McpTransport,
     context: McpRequestContext,
     kinds: Partial<CatalogKinds>,
+    keeps: () => boolean,
   ): Promise<void> {
     if (kinds.resources === false) this.#clearResources();
     if (kinds.prompts === false) this.#clearPrompts();
@@ -99,6 +104,7 @@ export class ConnectionCatalog {
       const started = performance.now();
       const resources = await listResources(this.#server, transport, context);
       const templates = await listResourceTemplates(this.#server, transport, context);
+      if (!keeps()) return;
       this.#resources = resources.entries;
       this.#templates = templates.entries;
       this.#rejected.resources = [...resources.rejected, ...templates.rejected];
@@ -115,6 +121,7 @@ export class ConnectionCatalog {
     if (kinds.prompts === true) {
       const started = performance.now();
       const prompts = await listPrompts(this.#server, transport, context);
+      if (!keeps()) return;
       this.#prompts = prompts.entries;
       this.#rejected.prompts = prompts.rejected;
       this.#hints.prompts = prompts.cache;

@@ -171,7 +171,7 @@ export class McpSession {
     const change = await tools.discover(run, this.features, async () => {
       if (withCatalog) {
         const phase = createPhaseContext(signal, listToolsMs);
-        await catalog.refresh(this.#listing, phase.context, this.kinds);
+        await catalog.refresh(this.#listing, phase.context, this.kinds, this.#keepsListings);
       }
       // close() may have run while the listing was under way: a closed server registers nothing.
       if (lifetime.aborted) throw closedError(options.name);
@@ -211,6 +211,9 @@ export class McpSession {
     await this.#catalogRefresher.settled();
   }
 
+  /** Whether what a listing of this session brings in may be kept: it is live and its connection open. */
+  readonly #keepsListings = (): boolean => !this.ended && !this.#parts.lifetime.aborted;
+
   /** Whether the session's transport was let go or went away (see {@link McpSession.end}). */
   get ended(): boolean {
     return this.#phase === "closed";
@@ -245,10 +248,15 @@ export class McpSession {
     const { kinds } = this;
     try {
       const phase = createPhaseContext(this.#parts.lifetime, this.#parts.timeouts.listToolsMs);
-      await this.#parts.catalog.refresh(this.#listing, phase.context, {
-        ...(wanted.resources && kinds.resources ? { resources: true } : {}),
-        ...(wanted.prompts && kinds.prompts ? { prompts: true } : {}),
-      });
+      await this.#parts.catalog.refresh(
+        this.#listing,
+        phase.context,
+        {
+          ...(wanted.resources && kinds.resources ? { resources: true } : {}),
+          ...(wanted.prompts && kinds.prompts ? { prompts: true } : {}),
+        },
+        this.#keepsListings,
+      );
     } catch (error) {
       await this.#parts.listingFailed(this, error);
     }

@@ -6,6 +6,10 @@
 import { FakeTransport, ok } from "@agent/mcp-testing";
 import { createMemoryEventSink, type ToolContext } from "@agent/tools";
 import { describe, expect, it } from "vitest";
+
+/** Every listing is kept (the session is live). */
+const KEEP = () => true;
+
 import { ConnectionCatalog, catalogKinds } from "../src/connection-catalog.js";
 
 const context = () => ({ signal: new AbortController().signal });
@@ -56,7 +60,7 @@ describe("catalogKinds", () => {
 describe("ConnectionCatalog", () => {
   it("lists the kinds asked for, keeps what each listing rejected, and reports every listing", async () => {
     const { catalog, transport, events } = catalogSetup();
-    await catalog.refresh(transport, context(), { resources: true, prompts: true });
+    await catalog.refresh(transport, context(), { resources: true, prompts: true }, KEEP);
     expect(catalog.resources.map((entry) => entry.uri)).toEqual(["file:///a.md"]);
     expect(catalog.templates).toHaveLength(1);
     expect(catalog.prompts.map((entry) => entry.name)).toEqual(["review"]);
@@ -69,9 +73,9 @@ describe("ConnectionCatalog", () => {
 
   it("replaces a listing whole, and forgets a kind the server no longer offers", async () => {
     const { catalog, transport, republish } = catalogSetup();
-    await catalog.refresh(transport, context(), { resources: true, prompts: true });
+    await catalog.refresh(transport, context(), { resources: true, prompts: true }, KEEP);
     republish([{ uri: "file:///b.md", name: "b" }]);
-    await catalog.refresh(transport, context(), { resources: true, prompts: false });
+    await catalog.refresh(transport, context(), { resources: true, prompts: false }, KEEP);
     expect(catalog.resources.map((entry) => entry.uri)).toEqual(["file:///b.md"]);
     expect(catalog.prompts).toEqual([]);
     expect(catalog.rejected).toEqual([]);
@@ -89,13 +93,13 @@ describe("ConnectionCatalog", () => {
       "mcp_server__docs__get_prompt",
     ]);
     const before = catalog.tools({ resources: true, prompts: true });
-    await catalog.refresh(transport, context(), { resources: true, prompts: true });
+    await catalog.refresh(transport, context(), { resources: true, prompts: true }, KEEP);
     expect(catalog.tools({ resources: true, prompts: true })).toEqual(before);
   });
 
   it("lets its read tool reach only a resource the last listing advertised, through the port", async () => {
     const { catalog, transport, requests } = catalogSetup();
-    await catalog.refresh(transport, context(), { resources: true });
+    await catalog.refresh(transport, context(), { resources: true }, KEEP);
     const [, read] = catalog.tools({ resources: true, prompts: false });
     expect(read?.prepare({ uri: "file:///elsewhere/secret" }).ok).toBe(false);
     const prepared = read?.prepare({ uri: "file:///a.md" });
@@ -106,7 +110,7 @@ describe("ConnectionCatalog", () => {
 
   it("forgets every listing when cleared", async () => {
     const { catalog, transport } = catalogSetup();
-    await catalog.refresh(transport, context(), { resources: true, prompts: true });
+    await catalog.refresh(transport, context(), { resources: true, prompts: true }, KEEP);
     catalog.clear();
     expect([catalog.resources, catalog.templates, catalog.prompts, catalog.rejected]).toEqual([
       [],
@@ -115,5 +119,16 @@ describe("ConnectionCatalog", () => {
       [],
     ]);
     expect(catalog.cacheHints).toBeUndefined();
+  });
+
+  it("keeps nothing of a listing that came in once it may no longer be kept (a closed connection)", async () => {
+    const { catalog, transport } = catalogSetup();
+    await catalog.refresh(transport, context(), { resources: true, prompts: true }, KEEP);
+    const kept = [catalog.resources, catalog.templates, catalog.prompts];
+    await catalog.refresh(transport, context(), { resources: true, prompts: true }, () => false);
+    expect([catalog.resources, catalog.templates, catalog.prompts]).toEqual(kept);
+    catalog.clear();
+    await catalog.refresh(transport, context(), { resources: true, prompts: true }, () => false);
+    expect([catalog.resources, catalog.templates, catalog.prompts]).toEqual([[], [], []]);
   });
 });

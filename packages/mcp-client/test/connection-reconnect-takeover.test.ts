@@ -3,9 +3,10 @@
  * so a failure is reported once, naming its real cause, and nothing tries again over a connection
  * reconnect() saw fail.
  */
-import { fakeServer, ok } from "@agent/mcp-testing";
+import { error, FakeTransport, fakeServer, ok } from "@agent/mcp-testing";
+import { ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
-import { connectionEachTime } from "./harness.js";
+import { connectionEachTime, runAuthorized } from "./harness.js";
 
 const RETRY_AT_ONCE = { maxAttempts: 2, initialDelayMs: 0, maxDelayMs: 0 };
 
@@ -43,6 +44,44 @@ describe("reconnect() after a crash started the reconnector", () => {
     expect(connection.state).toBe("ready");
     expect(transports).toHaveLength(3);
     expect(events.ofType("mcp_server_failed")).toEqual([]);
+    await connection.close();
+  });
+
+  it("is not joined by the reconnector when it begins while a failed wake lets its transport go", async () => {
+    let reconnecting: Promise<void> | undefined;
+    const transports: FakeTransport[] = [];
+    const registry = new ToolRegistry();
+    const { connection, events } = connectionEachTime(() => fakeServer(), {
+      registry,
+      reconnect: RETRY_AT_ONCE,
+      idleTimeoutMs: 1,
+      connect: () => {
+        // The first and third servers are fine; the second (the wake's) refuses its handshake.
+        const waking = transports.length === 1;
+        const transport = new FakeTransport(
+          waking ? { initialize: () => error(-32603, "not today") } : fakeServer(),
+        );
+        if (waking) {
+          // The failed wake closes it: reconnect() begins right then, before that close is done.
+          const close = transport.close.bind(transport);
+          transport.close = () => {
+            reconnecting ??= connection.reconnect();
+            return close();
+          };
+        }
+        transports.push(transport);
+        return transport;
+      },
+    });
+    await connection.start();
+    await expect.poll(() => connection.state).toBe("dormant");
+    // A call wakes it; the wake fails (the call is told the server is not back).
+    await runAuthorized(registry.get("mcp__docs__search"), { q: "x" });
+    await reconnecting;
+    await connection.toolsSettled();
+    expect(connection.state).toBe("ready");
+    expect(events.ofType("mcp_reconnecting")).toEqual([]);
+    expect(transports).toHaveLength(3);
     await connection.close();
   });
 });
