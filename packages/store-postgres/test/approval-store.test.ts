@@ -1,9 +1,8 @@
 import { APPROVAL_STORE_CONTRACT, sampleApprovalRequest } from "@agent/policy/testing";
-import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { openPostgresState, type PostgresState } from "../src/index.js";
-import { migrate, POSTGRES_MIGRATIONS } from "../src/migrations.js";
-import { createTestDatabase } from "./databases.js";
+import { POSTGRES_MIGRATIONS } from "../src/migrations.js";
+import { createTestDatabase, migrateOnlyTo } from "./databases.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -104,26 +103,14 @@ describe("PostgresApprovalStore across connections", () => {
   it("records the approvals of a version 4 schema as digested under version 1, and keeps new versions", async () => {
     const database = await createTestDatabase(inject("postgresUrl"));
     cleanups.push(() => database.drop());
-    const pool = new pg.Pool({ connectionString: database.url });
-    try {
-      const client = await pool.connect();
-      try {
-        await migrate(
-          client,
-          POSTGRES_MIGRATIONS.filter((step) => step.version <= 4),
-        );
-        await client.query(
-          `INSERT INTO agent_approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
-             summary, input_preview, status, created_at)
-           VALUES ('apr_old', 'run_1', 'call_1', 'write_file', 'write', 'd1', 'f', 's', '{}', 'granted',
-             '2030-01-01T00:00:00.000Z')`,
-        );
-      } finally {
-        client.release();
-      }
-    } finally {
-      await pool.end();
-    }
+    await migrateOnlyTo(
+      database.url,
+      4,
+      `INSERT INTO agent_approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
+         summary, input_preview, status, created_at)
+       VALUES ('apr_old', 'run_1', 'call_1', 'write_file', 'write', 'd1', 'f', 's', '{}', 'granted',
+         '2030-01-01T00:00:00.000Z')`,
+    );
     const state = await openPostgresState({ url: database.url });
     cleanups.push(() => state.close());
     // Version 1 was the only way actions were digested before the column existed.

@@ -1,5 +1,28 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { migrate, POSTGRES_MIGRATIONS } from "../src/migrations.js";
+
+/**
+ * Brings the database at `databaseUrl` to schema `version` only, as an earlier release left it, then
+ * runs `sql` there (rows that release wrote).
+ */
+export async function migrateOnlyTo(databaseUrl: string, version: number, sql: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString: databaseUrl });
+  try {
+    const client = await pool.connect();
+    try {
+      await migrate(
+        client,
+        POSTGRES_MIGRATIONS.filter((step) => step.version <= version),
+      );
+      await client.query(sql);
+    } finally {
+      client.release();
+    }
+  } finally {
+    await pool.end();
+  }
+}
 
 /** Creates an empty database in the shared cluster and returns its URL; `drop` removes it. */
 export async function createTestDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { sampleApprovalRequest } from "@agent/policy/testing";
-import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import {
   type OpenPostgresStateOptions,
@@ -10,8 +9,8 @@ import {
   UNSIGNED_GRANT_REASON,
 } from "../src/index.js";
 import { createEd25519Signer, createEd25519Verifier, generateEd25519KeyPair } from "../src/keys/index.js";
-import { migrate, POSTGRES_MIGRATIONS } from "../src/migrations.js";
-import { createTeamRoles, createTestDatabase } from "./databases.js";
+import { POSTGRES_MIGRATIONS } from "../src/migrations.js";
+import { createTeamRoles, createTestDatabase, migrateOnlyTo } from "./databases.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -161,25 +160,16 @@ describe("an agent role and an approver role on one database", () => {
   });
 
   it("holds the approver role to that on a database the previous release made (version 7)", async () => {
-    const { owner, approver } = await team(async (databaseUrl) => {
-      const pool = new pg.Pool({ connectionString: databaseUrl });
-      const client = await pool.connect();
-      try {
-        await migrate(
-          client,
-          POSTGRES_MIGRATIONS.filter((step) => step.version <= 7),
-        );
-        await client.query(
-          `INSERT INTO agent_approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
-             summary, input_preview, status, created_at, decided_by, decided_at)
-           VALUES ('apr_old', 'run_1', 'call_1', 'write_file', 'write', '${DIGEST}', 'f', 's', '{}', 'granted',
-             '2030-01-01T00:00:00.000Z', 'alice', '2030-01-01T00:00:01.000Z')`,
-        );
-      } finally {
-        client.release();
-        await pool.end();
-      }
-    });
+    const { owner, approver } = await team((databaseUrl) =>
+      migrateOnlyTo(
+        databaseUrl,
+        7,
+        `INSERT INTO agent_approvals (id, run_id, call_id, tool_name, effect, action_digest, tool_fingerprint,
+           summary, input_preview, status, created_at, decided_by, decided_at)
+         VALUES ('apr_old', 'run_1', 'call_1', 'write_file', 'write', '${DIGEST}', 'f', 's', '{}', 'granted',
+           '2030-01-01T00:00:00.000Z', 'alice', '2030-01-01T00:00:01.000Z')`,
+      ),
+    );
     const versions = await owner.pool.query(
       "SELECT max(version)::int AS version FROM agent_schema_migrations WHERE component = 'store-postgres'",
     );

@@ -53,6 +53,17 @@ function callThrough(events: EventSink) {
   return { execute, call: () => executeToolCall({ name: "t", input: {} }, env) };
 }
 
+/** A call through `events` while every write fails: refused as unrecorded, its tool never run. */
+async function expectRefusedWhenWritesFail(events: EventSink): Promise<void> {
+  const { execute, call } = callThrough(events);
+  io.failWrites = true;
+  expect(await call()).toMatchObject({
+    ok: false,
+    reason: "audit_failed: ENOSPC: no space left on device",
+  });
+  expect(execute).not.toHaveBeenCalled();
+}
+
 describe("a decision the JSONL sink cannot write", () => {
   it("refuses the call when the audit file is already closed", async () => {
     const sink = openSink();
@@ -93,13 +104,7 @@ describe("a decision the JSONL sink cannot write", () => {
       sink.emit(record);
       pending += JSON.stringify(record).length + 1;
     }
-    const { execute, call } = callThrough(sink);
-    io.failWrites = true;
-    expect(await call()).toMatchObject({
-      ok: false,
-      reason: "audit_failed: ENOSPC: no space left on device",
-    });
-    expect(execute).not.toHaveBeenCalled();
+    await expectRefusedWhenWritesFail(sink);
   });
 
   it("refuses the call when its decision cannot be serialized (sync mode and the default)", async () => {
@@ -128,13 +133,7 @@ describe("a decision the JSONL sink cannot write", () => {
       flush: "sync",
       onError: () => undefined,
     });
-    const { execute, call } = callThrough(sink);
-    io.failWrites = true;
-    expect(await call()).toMatchObject({
-      ok: false,
-      reason: "audit_failed: ENOSPC: no space left on device",
-    });
-    expect(execute).not.toHaveBeenCalled();
+    await expectRefusedWhenWritesFail(sink);
     sink.close();
   });
 });
