@@ -126,7 +126,7 @@ describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
     }
   });
 
-  test("/tools and the model's next turns follow the policy the chat reloaded: the file's edited rule and the rule 'always allow' wrote", {
+  test("/tools and the model's next turns follow the policy the chat reloaded: the file's edited rules and the rule 'always allow' wrote", {
     timeout,
   }, async ({ sandbox }) => {
     const write = toolCallTurn([
@@ -134,12 +134,18 @@ describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
     ]);
     const server = await setUpAgent(sandbox, provider, [write, textTurn("Saved it."), textTurn("Next.")], {
       mcpServers: { s: sandbox.scriptableServer("s") },
-      policy: { rules: [{ tool: "mcp__s__echo", decision: "allow" }] },
+      policy: {
+        rules: [
+          { tool: "mcp__s__echo", decision: "allow" },
+          { tool: "list_directory", decision: "deny" },
+        ],
+      },
     });
     try {
       const agent = sandbox.start(["chat"], { terminal: true, stdin: true, env: agentEnv(provider) });
       await waitFor("prompt 1", () => promptsShown(agent) >= 1);
       // Edited by hand while the chat runs: the chat decides by its startup policy until it reloads.
+      // The edit denies a tool the model was offered and drops the deny of one it was not.
       const config = JSON.parse(readFileSync(sandbox.configPath, "utf8")) as {
         policy: { rules: { tool: string; decision: string }[] };
       };
@@ -159,16 +165,19 @@ describe.skipIf(!CAN_RUN_IN_TERMINAL)("agent chat in a terminal", () => {
       const left = await agent.exited;
       expect(left.code, left.stdout).toBe(0);
       expect(readFileSync(join(sandbox.workspace, "kept.txt"), "utf8")).toBe("kept");
-      // The table's POLICY column, as the gate decides after the reload (at startup: ask and allow).
+      // The table's POLICY column, as the gate decides after the reload (at startup: ask, allow, deny).
       const listing = left.stdout.slice(beforeListing);
       expect(listing).toMatch(/\bwrite_file +write +\S+ +allow\b/);
       expect(listing).toMatch(/\bmcp__s__echo +external +\S+ +deny\b/);
-      // The model is offered what the gate would let run: echo at first, not once the reload denies
-      // it (the same run's next turn, and the next prompt's).
+      expect(listing).toMatch(/\blist_directory +read +\S+ +allow\b/);
+      // The model is offered what the gate would let run: echo and not list_directory at first, the
+      // other way round once the reload decides (the same run's next turn, and the next prompt's).
       expect(server.requests).toHaveLength(3);
       expect(toolsOffered(server, 0)).toContain("mcp__s__echo");
+      expect(toolsOffered(server, 0)).not.toContain("list_directory");
       for (const index of [1, 2]) {
         expect(toolsOffered(server, index)).toContain("write_file");
+        expect(toolsOffered(server, index)).toContain("list_directory");
         expect(toolsOffered(server, index)).not.toContain("mcp__s__echo");
       }
     } finally {

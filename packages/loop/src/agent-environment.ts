@@ -39,7 +39,8 @@ export interface AgentEnvironment {
   cwd: string;
   /**
    * Whether the model is told about a tool. Pass the policy's "not denied outright" here: a tool the
-   * model can never call only misleads it. A call to a tool not offered still goes to the gate.
+   * model can never call only misleads it. Asked about every tool at every model turn, so a policy
+   * reloaded mid-run decides the next turn's offer. A call to a tool not offered still goes to the gate.
    */
   isOffered?: (tool: RegisteredTool) => boolean;
   /** Time limit of one tool call; the executor's default otherwise. */

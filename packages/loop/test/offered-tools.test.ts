@@ -1,7 +1,11 @@
+import { startRun } from "@agent/loop";
+import type { ModelRequest } from "@agent/models";
+import { createScriptedModel, textTurn, toolCallTurn } from "@agent/models/testing";
 import { defineTool, type RegisteredTool, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { OfferedToolsCache } from "../src/offered-tools.js";
+import { createHarness } from "./helpers.js";
 
 function registryOf(...names: string[]): ToolRegistry {
   const registry = new ToolRegistry();
@@ -55,5 +59,35 @@ describe("OfferedToolsCache", () => {
       "read it",
       "now different",
     ]);
+  });
+});
+
+describe("the tools a run offers the model", () => {
+  const offeredNames = (request: Omit<ModelRequest, "signal" | "onText"> | undefined) =>
+    (request?.tools ?? []).map((tool) => tool.name);
+
+  it("follow a changed isOffered from the next turn of the same run on, both ways", async () => {
+    const harness = createHarness();
+    // Stands for a policy reloaded while the run goes on: what it denies now is not offered now.
+    const denied = new Set(["rm"]);
+    const isOffered = (tool: RegisteredTool) => !denied.has(tool.name);
+    const echo = (id: string) => toolCallTurn([{ id, name: "echo", input: { text: id } }]);
+    const model = createScriptedModel([
+      () => {
+        denied.add("big");
+        return echo("tc_1");
+      },
+      () => {
+        denied.delete("big");
+        denied.delete("rm");
+        return echo("tc_2");
+      },
+      textTurn("done"),
+    ]);
+    const result = await startRun(harness.env(model, { isOffered }), { prompt: "echo twice" });
+    expect(result.status).toBe("completed");
+    expect(offeredNames(model.requests[0])).toEqual(["echo", "write_note", "big", "slow"]);
+    expect(offeredNames(model.requests[1])).toEqual(["echo", "write_note", "slow"]);
+    expect(offeredNames(model.requests[2])).toEqual(["echo", "write_note", "rm", "big", "slow"]);
   });
 });

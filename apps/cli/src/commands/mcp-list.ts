@@ -15,7 +15,7 @@ import { endIfInterrupted } from "./interrupted-listing.js";
 /** What `agent mcp list` needs: each server connected, how it is isolated, trusted, authorized and installed. */
 export type ServerListingDeps = Pick<
   Runtime,
-  "connect" | "closeServers" | "authProviders" | "credentials" | "flows"
+  "connect" | "closeServers" | "authProviders" | "credentials" | "flows" | "policy"
 > &
   ServerFailureSources;
 
@@ -78,7 +78,7 @@ function toJson(runtime: ServerListingDeps, snapshot: McpServerSnapshot, auth: M
       remoteName,
       effect,
       // What the gate would decide before any approval: allow, ask or deny.
-      policy: resolvePolicyDecision(runtime.config.policy, { name, effect }).decision,
+      policy: resolvePolicyDecision(runtime.policy(), { name, effect }).decision,
       description,
     })),
     rejected: snapshot.rejected,
@@ -128,7 +128,7 @@ function printServers(
     writePackageLine(runtime, io, snapshot.name);
     const width = terminalWidth(io.stdout, io.env);
     const rows = snapshot.tools.map((tool) => {
-      const decision = resolvePolicyDecision(runtime.config.policy, {
+      const decision = resolvePolicyDecision(runtime.policy(), {
         name: tool.name,
         effect: tool.effect,
       }).decision;

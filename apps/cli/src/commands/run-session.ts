@@ -1,9 +1,9 @@
 import { type AgentEnvironment, type RunResult, resumeRun } from "@agent/loop";
 import { redactJson } from "@agent/mcp-transport";
-import { resolvePolicyDecision } from "@agent/policy";
 import { fanOutEvents, type JsonValue, type Observation } from "@agent/tools";
 import type { ModelPrices } from "../config/model-config.js";
 import { createConfiguredModel, requireModelConfig } from "../runtime/configured-model.js";
+import { createOfferedByPolicy } from "../runtime/offered-by-policy.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { type ServerFailureSources, serverFailureDetails } from "../runtime/server-failure-details.js";
 import { currentRunOwner, isRunOwnerGone, runOwnerOf } from "../state/index.js";
@@ -64,7 +64,7 @@ export async function openAgentSession(
     // The real path, as every other call binds it: re-pointing a symlinked root holds calls again.
     cwd: runtime.workspaceRealPath,
     // The policy of the moment (a chat reloads it): the model is offered what the gate would not deny.
-    isOffered: (tool) => resolvePolicyDecision(runtime.policy(), tool).decision !== "deny",
+    isOffered: createOfferedByPolicy(() => runtime.policy()),
     toolTimeoutMs: runtime.config.toolTimeoutMs,
     // Unset: the loop's defaults (32 calls a turn, 100,000 characters of arguments a call).
     ...(modelConfig.maxCallsPerTurn === undefined ? {} : { maxCallsPerTurn: modelConfig.maxCallsPerTurn }),
