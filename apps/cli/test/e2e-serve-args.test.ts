@@ -6,10 +6,12 @@ import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { serveConsole, stopConsole } from "./e2e-console-helpers.js";
-import { type E2eSandbox, e2eTest as test } from "./e2e-helpers.js";
+import { E2E_TIMEOUT_MS, type E2eSandbox, e2eTest as test } from "./e2e-helpers.js";
 
 describe("agent serve refuses to expose the console unsafely", () => {
-  test("a non-loopback host without TLS is refused, saying why and what to do", async ({ sandbox }) => {
+  test("a non-loopback host without TLS is refused, saying why and what to do", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
     sandbox.writeConfig({});
     const refused = await sandbox.run(["serve", "--host", "0.0.0.0", "--port", "0"]);
     expect(refused.code).toBe(2);
@@ -19,14 +21,14 @@ describe("agent serve refuses to expose the console unsafely", () => {
     expect(refused.stdout).not.toContain("login?token=");
   });
 
-  test("--tls-cert without --tls-key is refused", async ({ sandbox }) => {
+  test("--tls-cert without --tls-key is refused", { timeout: E2E_TIMEOUT_MS }, async ({ sandbox }) => {
     sandbox.writeConfig({});
     const refused = await sandbox.run(["serve", "--tls-cert", "cert.pem", "--port", "0"]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("--tls-cert and --tls-key go together");
   });
 
-  test("a bad --port is a usage error", async ({ sandbox }) => {
+  test("a bad --port is a usage error", { timeout: E2E_TIMEOUT_MS }, async ({ sandbox }) => {
     sandbox.writeConfig({});
     const refused = await sandbox.run(["serve", "--port", "99999"]);
     expect(refused.code).toBe(2);
@@ -112,9 +114,9 @@ function plainGet(url: string): Promise<number> {
 describe.skipIf(tlsSkipReason !== undefined)("agent serve on a non-loopback address", () => {
   const ip = address as string;
 
-  test("serves HTTPS with the given certificate: the login link works once and sets a Secure __Host- cookie", async ({
-    sandbox,
-  }) => {
+  test("serves HTTPS with the given certificate: the login link works once and sets a Secure __Host- cookie", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
     sandbox.writeConfig({});
     const { cert, key } = selfSignedCertificate(sandbox, ip);
     const ca = readFileSync(cert, "utf8");
@@ -140,9 +142,9 @@ describe.skipIf(tlsSkipReason !== undefined)("agent serve on a non-loopback addr
     }
   });
 
-  test("without TLS it is refused with the documented message, and --insecure-http serves plain HTTP saying so", async ({
-    sandbox,
-  }) => {
+  test("without TLS it is refused with the documented message, and --insecure-http serves plain HTTP saying so", {
+    timeout: E2E_TIMEOUT_MS,
+  }, async ({ sandbox }) => {
     sandbox.writeConfig({});
     const refused = await sandbox.run(["serve", "--host", ip, "--port", "0"]);
     expect(refused.code).toBe(2);
