@@ -221,7 +221,8 @@ export class McpServerConnection {
     try {
       await this.#establish(signal);
     } catch (error) {
-      const failure = this.#toClientError(error);
+      // close() ran meanwhile: what then failed under it (the handshake, a listing) is its doing.
+      const failure = this.#isClosed() ? closedError(this.name) : this.#toClientError(error);
       await this.#fail(failure);
       throw failure;
     }
