@@ -107,11 +107,16 @@ export class McpSession {
   #relisting: Promise<void> | undefined;
   readonly #unsubscribe: (() => void)[];
 
-  /** Performs the handshake on a new transport within `initializeMs`; throws `McpClientError` on failure. */
+  /**
+   * Performs the handshake on a new transport within `initializeMs`; throws `McpClientError` on
+   * failure. `negotiated` hears what the server's answer defines as soon as it is in, before the
+   * server may send requests: they are answered under it while the session is still being made.
+   */
   static async open(
     transport: McpTransport,
     parts: SessionParts,
     signal: AbortSignal | undefined,
+    negotiated: (features: ProtocolFeatures) => void = () => {},
   ): Promise<McpSession> {
     const { options, events, timeouts, lifetime } = parts;
     const listing = instrumentTransport(transport, events, options.name, lifetime);
@@ -122,6 +127,7 @@ export class McpSession {
       clientCapabilities(transport.onRequest ? (options.features ?? {}) : {}),
       // Read once the handshake is answered: the audit names the version on the wire.
       () => transport.wireProtocol?.(),
+      (answer) => negotiated(protocolFeatures(answer.protocolVersion)),
     );
     const wire = transport.wireProtocol?.() ?? { era: "handshake" };
     return new McpSession(parts, transport, listing, initialized, wire);

@@ -20,7 +20,7 @@ import {
 } from "./mcp-session.js";
 import { assertServerName } from "./names.js";
 import { listenTo, startTransport } from "./open-transport.js";
-import { LATEST_PROTOCOL_VERSION, protocolFeatures } from "./protocol-version.js";
+import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
 import { type CallConnection, ServerCalls } from "./server-calls.js";
 import type { McpPrompt, McpResource, McpResourceTemplate } from "./server-catalog.js";
 import { mcpToolGroup } from "./tool-mapping.js";
@@ -242,8 +242,8 @@ export class McpServerConnection {
     this.#state = "connecting";
     // A transport still held (one that went away, its listeners still on it) is let go first.
     if (this.#transport.current) await this.#closeTransport();
-    const transport = await this.#open();
-    const session = await McpSession.open(transport, this.#sessionParts, signal);
+    const { transport, negotiated } = await this.#open();
+    const session = await McpSession.open(transport, this.#sessionParts, signal, negotiated);
     this.#session = session;
     await session.discover(signal, true);
     // The server went away after answering: its close was left to this handshake, which must fail.
@@ -254,13 +254,15 @@ export class McpServerConnection {
     session.ready();
   }
 
-  async #open(): Promise<McpTransport> {
+  /** A transport opened and listened to, and where its handshake says what the server's requests on it are answered under. */
+  async #open(): Promise<{ transport: McpTransport; negotiated: (features: ProtocolFeatures) => void }> {
     // Opened after close() ran, it is closed there, and close() waits for that (within closeMs).
     const transport = await this.#transport.open(
       () => startTransport(this.name, this.#options.connect),
       () => this.#isClosed(),
     );
     if (!transport) throw closedError(this.name);
+    let features: ProtocolFeatures | undefined;
     const listening = listenTo(transport, {
       closed: (closed, reason) => this.#recovery.transportClosed(closed, reason),
       requests: {
@@ -268,12 +270,12 @@ export class McpServerConnection {
         features: this.#options.features ?? {},
         events: this.#events,
         roots: () => this.#roots,
-        // Until this transport's handshake ends: the last session's, or the latest version's.
-        protocol: () => this.#session?.features ?? protocolFeatures(LATEST_PROTOCOL_VERSION),
+        // What this transport's handshake negotiated; before its answer, the version offered.
+        protocol: () => features ?? protocolFeatures(LATEST_PROTOCOL_VERSION),
       },
     });
     this.#transport.hold(transport, listening);
-    return transport;
+    return { transport, negotiated: (negotiated) => (features = negotiated) };
   }
 
   /** What the recovery (the idle close and wake, the reconnector) reads and does to this connection. */
