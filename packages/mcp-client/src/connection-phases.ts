@@ -20,26 +20,34 @@ export interface PhaseRun {
   timeoutMs: number;
 }
 
+/** What a handshake's caller hears between its steps (see {@link runHandshakePhase}). */
+export interface HandshakeSteps {
+  answered?(result: InitializeResult): void;
+  confirmed?(): void;
+}
+
 /**
  * The handshake as a bounded phase: `initialize` within `timeoutMs` (the whole phase), reported as
  * `mcp_initialized` (with the version on the wire, `wire` says which when the transport chose the
  * stateless protocol) or `mcp_initialize_failed`; a failure throws a `McpClientError` naming the server.
- * `answered` hears the server's answer before `notifications/initialized` goes out.
+ * `steps` hear the server's answer before `notifications/initialized` goes out, and its sending
+ * before the handshake is reported done; either may throw to abandon it (the connection closed).
  */
 export async function runHandshakePhase(
   run: PhaseRun,
   clientInfo: ClientInfo,
   capabilities: Record<string, unknown>,
   wire: () => McpWireProtocol | undefined = () => undefined,
-  answered: (result: InitializeResult) => void = () => {},
+  steps: HandshakeSteps = {},
 ): Promise<InitializeResult> {
   const started = performance.now();
   const phase = createPhaseContext(run.signal, run.timeoutMs);
   try {
     const result = await requestInitialize(run.transport, phase.context, clientInfo, capabilities);
     // Before notifications/initialized: from then on the server may ask, under the version it chose.
-    answered(result);
+    steps.answered?.(result);
     await confirmInitialized(run.transport);
+    steps.confirmed?.();
     const spoken = wire();
     emitEvent(run.events, {
       type: "mcp_initialized",

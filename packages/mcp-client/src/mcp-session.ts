@@ -120,6 +120,10 @@ export class McpSession {
   ): Promise<McpSession> {
     const { options, events, timeouts, lifetime } = parts;
     const listing = instrumentTransport(transport, events, options.name, lifetime);
+    // close() may run as the handshake is answered or confirmed: it ends there, never reported done.
+    const stillOpen = () => {
+      if (lifetime.aborted) throw closedError(options.name);
+    };
     const initialized = await runHandshakePhase(
       listingPhase(options.name, listing, events, signal, timeouts.initializeMs),
       options.clientInfo ?? DEFAULT_CLIENT_INFO,
@@ -127,7 +131,13 @@ export class McpSession {
       clientCapabilities(transport.onRequest ? (options.features ?? {}) : {}),
       // Read once the handshake is answered: the audit names the version on the wire.
       () => transport.wireProtocol?.(),
-      (answer) => negotiated(protocolFeatures(answer.protocolVersion)),
+      {
+        answered: (answer) => {
+          stillOpen();
+          negotiated(protocolFeatures(answer.protocolVersion));
+        },
+        confirmed: stillOpen,
+      },
     );
     const wire = transport.wireProtocol?.() ?? { era: "handshake" };
     return new McpSession(parts, transport, listing, initialized, wire);

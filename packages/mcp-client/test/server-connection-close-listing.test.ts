@@ -4,7 +4,7 @@
  * resource or prompt listed), never ready after, no event saying it connected after its transport
  * closed, and the new transport closed; a reconnect replaces the handshake once it is done.
  */
-import { fakeServer, initializeResult, ok } from "@agent/mcp-testing";
+import { FakeTransport, fakeServer, initializeResult, ok } from "@agent/mcp-testing";
 import { type AgentEvent, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import type { McpServerConnection } from "../src/index.js";
@@ -49,20 +49,40 @@ describe("close() during the first listing", () => {
   }
 });
 
-describe("close() as the handshake is answered", () => {
-  it("ends closed: no event says it connected after its transport closed, and nothing is listed", async () => {
-    let connection: McpServerConnection | undefined;
-    const { events, sink } = actingOnAnswer("initialize", () => void connection?.close());
-    const made = connectionEachTime(catalogServer, { events: sink });
-    connection = made.connection;
-    await expect(connection.start()).rejects.toMatchObject({ code: "mcp_not_connected" });
-    await connection.close();
-    expect(connection.state).toBe("closed");
-    expect(made.transports.map((transport) => transport.closed)).toEqual([true]);
-    expect(made.transports[0]?.requestsFor("tools/list")).toEqual([]);
-    expect(typesAfterClose(events.events)).not.toContain("mcp_initialized");
-    expect(connection.snapshot().tools).toEqual([]);
-  });
+describe("close() as the handshake is answered or confirmed", () => {
+  // The transport's notify goes out even once closed (an HTTP POST already sent): nothing but the
+  // connection's own check stops the handshake then.
+  for (const moment of ["initialize answered", "notifications/initialized sent"] as const) {
+    it(`ends closed, never reported initialized, nothing listed (${moment})`, async () => {
+      let connection: McpServerConnection | undefined;
+      const closeNow = () => void connection?.close();
+      const { events, sink } = actingOnAnswer(
+        "initialize",
+        moment === "initialize answered" ? closeNow : () => {},
+      );
+      const made = connectionEachTime(catalogServer, {
+        events: sink,
+        connect: () => {
+          const transport = new FakeTransport(catalogServer());
+          transport.notify = async () => {
+            if (moment === "notifications/initialized sent") closeNow();
+            return { ok: true };
+          };
+          made.transports.push(transport);
+          return transport;
+        },
+      });
+      connection = made.connection;
+      await expect(connection.start()).rejects.toMatchObject({ code: "mcp_not_connected" });
+      await connection.close();
+      expect(connection.state).toBe("closed");
+      expect(made.transports.map((transport) => transport.closed)).toEqual([true]);
+      expect(made.transports[0]?.requestsFor("tools/list")).toEqual([]);
+      expect(events.ofType("mcp_initialized")).toEqual([]);
+      expect(connection.protocolVersion).toBeUndefined();
+      expect(connection.snapshot().tools).toEqual([]);
+    });
+  }
 });
 
 describe("close() while a reconnect() lists the tools", () => {
