@@ -2,7 +2,12 @@ import type { McpTransport, McpWireProtocol } from "@agent/mcp-transport";
 import { type EventSink, emitEvent } from "@agent/tools";
 import { type ListToolsOptions, listTools, type ToolListing } from "./discovery.js";
 import { phaseTimeout, toMcpClientError } from "./errors.js";
-import { type ClientInfo, type InitializeResult, initializeServer } from "./handshake.js";
+import {
+  type ClientInfo,
+  confirmInitialized,
+  type InitializeResult,
+  requestInitialize,
+} from "./handshake.js";
 import { createPhaseContext } from "./phase.js";
 import { since } from "./time.js";
 
@@ -15,21 +20,34 @@ export interface PhaseRun {
   timeoutMs: number;
 }
 
+/** What a handshake's caller hears between its steps (see {@link runHandshakePhase}). */
+export interface HandshakeSteps {
+  answered?(result: InitializeResult): void;
+  confirmed?(): void;
+}
+
 /**
  * The handshake as a bounded phase: `initialize` within `timeoutMs` (the whole phase), reported as
  * `mcp_initialized` (with the version on the wire, `wire` says which when the transport chose the
  * stateless protocol) or `mcp_initialize_failed`; a failure throws a `McpClientError` naming the server.
+ * `steps` hear the server's answer before `notifications/initialized` goes out, and its sending
+ * before the handshake is reported done; either may throw to abandon it (the connection closed).
  */
 export async function runHandshakePhase(
   run: PhaseRun,
   clientInfo: ClientInfo,
   capabilities: Record<string, unknown>,
   wire: () => McpWireProtocol | undefined = () => undefined,
+  steps: HandshakeSteps = {},
 ): Promise<InitializeResult> {
   const started = performance.now();
   const phase = createPhaseContext(run.signal, run.timeoutMs);
   try {
-    const result = await initializeServer(run.transport, phase.context, clientInfo, capabilities);
+    const result = await requestInitialize(run.transport, phase.context, clientInfo, capabilities);
+    // Before notifications/initialized: from then on the server may ask, under the version it chose.
+    steps.answered?.(result);
+    await confirmInitialized(run.transport);
+    steps.confirmed?.();
     const spoken = wire();
     emitEvent(run.events, {
       type: "mcp_initialized",

@@ -37,6 +37,18 @@ export async function initializeServer(
   clientInfo: ClientInfo = DEFAULT_CLIENT_INFO,
   capabilities: Record<string, unknown> = {},
 ): Promise<InitializeResult> {
+  const result = await requestInitialize(transport, context, clientInfo, capabilities);
+  await confirmInitialized(transport);
+  return result;
+}
+
+/** The handshake's first half: `initialize`, its answer read and checked (see {@link initializeServer}). */
+export async function requestInitialize(
+  transport: McpTransport,
+  context: McpRequestContext,
+  clientInfo: ClientInfo,
+  capabilities: Record<string, unknown>,
+): Promise<InitializeResult> {
   const response = await transport.request(
     "initialize",
     // Only what the caller offers (roots, elicitation, sampling): any other server request gets -32601.
@@ -63,6 +75,16 @@ export async function initializeServer(
       `The server answered protocol version ${describeValue(protocolVersion)}; this client supports ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}.`,
     );
   }
+  return {
+    protocolVersion,
+    capabilities: isRecord(result.capabilities) ? result.capabilities : {},
+    serverInfo: readServerInfo(result.serverInfo),
+    instructions: typeof result.instructions === "string" ? result.instructions : undefined,
+  };
+}
+
+/** The handshake's second half: `notifications/initialized`, after which the server may send requests. */
+export async function confirmInitialized(transport: McpTransport): Promise<void> {
   const notified = await transport.notify("notifications/initialized");
   if (!notified.ok) {
     throw new McpClientError(
@@ -70,12 +92,6 @@ export async function initializeServer(
       `notifications/initialized failed: ${notified.error.message}`,
     );
   }
-  return {
-    protocolVersion,
-    capabilities: isRecord(result.capabilities) ? result.capabilities : {},
-    serverInfo: readServerInfo(result.serverInfo),
-    instructions: typeof result.instructions === "string" ? result.instructions : undefined,
-  };
 }
 
 function readServerInfo(value: unknown): InitializeResult["serverInfo"] {

@@ -107,14 +107,23 @@ export class McpSession {
   #relisting: Promise<void> | undefined;
   readonly #unsubscribe: (() => void)[];
 
-  /** Performs the handshake on a new transport within `initializeMs`; throws `McpClientError` on failure. */
+  /**
+   * Performs the handshake on a new transport within `initializeMs`; throws `McpClientError` on
+   * failure. `negotiated` hears what the server's answer defines as soon as it is in, before the
+   * server may send requests: they are answered under it while the session is still being made.
+   */
   static async open(
     transport: McpTransport,
     parts: SessionParts,
     signal: AbortSignal | undefined,
+    negotiated: (features: ProtocolFeatures) => void = () => {},
   ): Promise<McpSession> {
     const { options, events, timeouts, lifetime } = parts;
     const listing = instrumentTransport(transport, events, options.name, lifetime);
+    // close() may run as the handshake is answered or confirmed: it ends there, never reported done.
+    const stillOpen = () => {
+      if (lifetime.aborted) throw closedError(options.name);
+    };
     const initialized = await runHandshakePhase(
       listingPhase(options.name, listing, events, signal, timeouts.initializeMs),
       options.clientInfo ?? DEFAULT_CLIENT_INFO,
@@ -122,6 +131,13 @@ export class McpSession {
       clientCapabilities(transport.onRequest ? (options.features ?? {}) : {}),
       // Read once the handshake is answered: the audit names the version on the wire.
       () => transport.wireProtocol?.(),
+      {
+        answered: (answer) => {
+          stillOpen();
+          negotiated(protocolFeatures(answer.protocolVersion));
+        },
+        confirmed: stillOpen,
+      },
     );
     const wire = transport.wireProtocol?.() ?? { era: "handshake" };
     return new McpSession(parts, transport, listing, initialized, wire);

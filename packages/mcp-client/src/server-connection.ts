@@ -1,4 +1,4 @@
-import type { McpCloseReason, McpTransport } from "@agent/mcp-transport";
+import type { McpTransport } from "@agent/mcp-transport";
 import { type EventSink, emitEvent, type GroupChange, NULL_EVENT_SINK } from "@agent/tools";
 import type { McpRoot } from "./client-features.js";
 import {
@@ -7,12 +7,9 @@ import {
   type McpServerSnapshot,
   type McpServerState,
   type McpServerTimeouts,
-  resolveIdleTimeout,
-  resolveReconnectPolicy,
   resolveTimeouts,
 } from "./connection-options.js";
-import { Reconnector, type ReconnectTarget } from "./connection-reconnect.js";
-import { Dormancy } from "./dormancy.js";
+import { ConnectionRecovery, type RecoveryPort } from "./connection-recovery.js";
 import { MCP_CLIENT_ERROR_CODES, McpClientError, toMcpClientError } from "./errors.js";
 import {
   closedAfterHandshake,
@@ -23,7 +20,7 @@ import {
 } from "./mcp-session.js";
 import { assertServerName } from "./names.js";
 import { listenTo, startTransport } from "./open-transport.js";
-import { LATEST_PROTOCOL_VERSION, protocolFeatures } from "./protocol-version.js";
+import { LATEST_PROTOCOL_VERSION, type ProtocolFeatures, protocolFeatures } from "./protocol-version.js";
 import { type CallConnection, ServerCalls } from "./server-calls.js";
 import type { McpPrompt, McpResource, McpResourceTemplate } from "./server-catalog.js";
 import { mcpToolGroup } from "./tool-mapping.js";
@@ -44,7 +41,8 @@ export class McpServerConnection {
   readonly #options: McpServerConnectionOptions;
   readonly #events: EventSink;
   readonly #timeouts: McpServerTimeouts;
-  readonly #reconnector: Reconnector | undefined;
+  /** The idle close and wake, and the reconnector after a drop. */
+  readonly #recovery: ConnectionRecovery;
   readonly #lifetime = new AbortController();
   #state: McpServerState = "idle";
   /** The transport opened last, from before its handshake until it is let go; the opens and closes under way. */
@@ -53,7 +51,6 @@ export class McpServerConnection {
   #session: McpSession | undefined;
   readonly #sessionParts: SessionParts;
   #error: { code: string; message: string } | undefined;
-  readonly #idle: Dormancy | undefined;
   #roots: readonly McpRoot[];
   #closing: Promise<void> | undefined;
   /** The handshake under way: a reconnect, a wake and the reconnector's attempt never run two at once. */
@@ -73,16 +70,10 @@ export class McpServerConnection {
       events: this.#events,
       closeMs: this.#timeouts.closeMs,
     });
-    const idleTimeoutMs = resolveIdleTimeout(options);
-    if (idleTimeoutMs !== undefined) {
-      this.#idle = new Dormancy(idleTimeoutMs, {
-        sleep: () => void this.#goDormant(idleTimeoutMs),
-        reopen: () => this.#establish(this.#lifetime.signal),
-        reopenFailed: (error) => this.#wakeFailed(error),
-      });
-    }
+    this.#recovery = new ConnectionRecovery(options, this.#recoveryPort());
+    const dormancy = this.#recovery.dormancy;
     const calls = new ServerCalls(
-      { server: options.name, events: this.#events, callMs: this.#timeouts.callMs, dormancy: this.#idle },
+      { server: options.name, events: this.#events, callMs: this.#timeouts.callMs, dormancy },
       this.#callConnection(),
     );
     this.#sessionParts = createSessionParts(options, {
@@ -95,8 +86,6 @@ export class McpServerConnection {
           await this.#fail(this.#toClientError(error));
       },
     });
-    const reconnect = resolveReconnectPolicy(options.reconnect);
-    this.#reconnector = reconnect && new Reconnector(reconnect, this.#reconnectTarget());
     this.#roots = options.features?.roots ?? [];
   }
 
@@ -169,7 +158,8 @@ export class McpServerConnection {
   /** Resolves once no rediscovery triggered by a `list_changed` (tools, resources, prompts) or an expired `ttlMs` is running or queued. */
   async toolsSettled(): Promise<void> {
     await this.#session?.settled();
-    while (this.#reconnector?.running) await this.#reconnector.running;
+    const { reconnector } = this.#recovery;
+    while (reconnector?.running) await reconnector.running;
     // A reconnect swapped in another session, whose own listings may be under way.
     await this.#session?.settled();
   }
@@ -178,7 +168,7 @@ export class McpServerConnection {
   async reconnect(signal?: AbortSignal): Promise<void> {
     this.#throwIfClosed();
     // This reconnect takes over: a crash's run, or a wake that fails meanwhile, would report its failure too.
-    this.#reconnector?.stop();
+    this.#recovery.reconnector?.stop();
     this.#reconnecting += 1;
     try {
       if (this.#establishing) {
@@ -219,7 +209,7 @@ export class McpServerConnection {
   async #closeOnce(): Promise<void> {
     this.#state = "closed";
     this.#lifetime.abort();
-    this.#idle?.stop();
+    this.#recovery.dormancy?.stop();
     this.#sessionParts.tools.clear();
     this.#sessionParts.catalog.clear();
     await this.#closeTransport();
@@ -231,7 +221,8 @@ export class McpServerConnection {
     try {
       await this.#establish(signal);
     } catch (error) {
-      const failure = this.#toClientError(error);
+      // close() ran meanwhile: what then failed under it (the handshake, a listing) is its doing.
+      const failure = this.#isClosed() ? closedError(this.name) : this.#toClientError(error);
       await this.#fail(failure);
       throw failure;
     }
@@ -251,103 +242,65 @@ export class McpServerConnection {
     this.#state = "connecting";
     // A transport still held (one that went away, its listeners still on it) is let go first.
     if (this.#transport.current) await this.#closeTransport();
-    const transport = await this.#open();
-    const session = await McpSession.open(transport, this.#sessionParts, signal);
+    const { transport, negotiated } = await this.#open();
+    const session = await McpSession.open(transport, this.#sessionParts, signal, negotiated);
     this.#session = session;
     await session.discover(signal, true);
     // The server went away after answering: its close was left to this handshake, which must fail.
     if (session.ended) throw closedAfterHandshake(this.name);
     this.#state = "ready";
     this.#error = undefined;
-    this.#idle?.restart();
+    this.#recovery.dormancy?.restart();
     session.ready();
   }
 
-  async #open(): Promise<McpTransport> {
+  /** A transport opened and listened to, and where its handshake says what the server's requests on it are answered under. */
+  async #open(): Promise<{ transport: McpTransport; negotiated: (features: ProtocolFeatures) => void }> {
     // Opened after close() ran, it is closed there, and close() waits for that (within closeMs).
     const transport = await this.#transport.open(
       () => startTransport(this.name, this.#options.connect),
       () => this.#isClosed(),
     );
     if (!transport) throw closedError(this.name);
+    let features: ProtocolFeatures | undefined;
     const listening = listenTo(transport, {
-      closed: (closed, reason) => this.#onTransportClosed(closed, reason),
+      closed: (closed, reason) => this.#recovery.transportClosed(closed, reason),
       requests: {
         server: this.name,
         features: this.#options.features ?? {},
         events: this.#events,
         roots: () => this.#roots,
-        // Until this transport's handshake ends: the last session's, or the latest version's.
-        protocol: () => this.#session?.features ?? protocolFeatures(LATEST_PROTOCOL_VERSION),
+        // What this transport's handshake negotiated; before its answer, the version offered.
+        protocol: () => features ?? protocolFeatures(LATEST_PROTOCOL_VERSION),
       },
     });
     this.#transport.hold(transport, listening);
-    return transport;
+    return { transport, negotiated: (negotiated) => (features = negotiated) };
   }
 
-  /** Closes an idle connection; its tools stay registered and the next use reopens it. */
-  async #goDormant(idleMs: number): Promise<void> {
-    if (this.#state !== "ready") return;
-    this.#state = "dormant";
-    emitEvent(this.#events, { type: "mcp_idle_closed", server: this.name, idleMs });
-    await this.#closeTransport();
-  }
-
-  #onTransportClosed(transport: McpTransport, reason: McpCloseReason): void {
-    // A close the connection asked for never lands here: #closeTransport lets go of the transport
-    // (and this listener) before closing it, whatever kind the transport then reports. While
-    // connecting, the pending handshake or listing fails by itself and reports why.
-    if (transport !== this.#transport.current || this.#state !== "ready") return;
-    this.#state = "disconnected";
-    this.#error = { code: "mcp_connection_closed", message: reason.message };
-    emitEvent(this.#events, {
-      type: "mcp_server_exited",
-      server: this.name,
-      reason: reason.kind,
-      message: reason.message,
-    });
-    this.#reconnector?.start();
-  }
-
-  #reconnectTarget(): ReconnectTarget {
+  /** What the recovery (the idle close and wake, the reconnector) reads and does to this connection. */
+  #recoveryPort(): RecoveryPort {
     return {
       server: this.name,
       events: this.#events,
-      signal: this.#lifetime.signal,
-      // Already back (reconnect() won the race): nothing to open over it.
-      establish: () => (this.#state === "ready" ? Promise.resolve() : this.#establish(this.#lifetime.signal)),
-      attemptFailed: (error) => this.#disconnect(error),
-      gaveUp: (message) =>
-        this.#fail(
-          new McpClientError(MCP_CLIENT_ERROR_CODES.connectionClosed, message, { server: this.name }),
-        ),
+      lifetime: this.#lifetime.signal,
+      state: () => this.#state,
+      enter: (state, error) => {
+        this.#state = state;
+        if (error) this.#error = error;
+      },
+      takenOver: () => this.#isClosed() || this.#reconnecting > 0,
+      holds: (transport) => transport === this.#transport.current,
+      establish: () => this.#establish(this.#lifetime.signal),
+      fail: (error) => this.#fail(this.#toClientError(error)),
+      release: () => this.#closeTransport(),
     };
-  }
-
-  /**
-   * A wake from dormancy failed. With a reconnect policy the reconnector takes over, as after a
-   * crash (the wake's callers are already told the server is not back); without one the connection
-   * fails. A reconnect() waiting on it, or one (or a close()) begun meanwhile, takes over instead.
-   */
-  async #wakeFailed(error: unknown): Promise<void> {
-    if (this.#isClosed() || this.#reconnecting > 0) return;
-    if (!this.#reconnector) return this.#fail(this.#toClientError(error));
-    await this.#disconnect(error);
-    if (!this.#isClosed() && this.#reconnecting === 0) this.#reconnector.start();
-  }
-
-  /** Records why the server is not back and lets go of its transport; a reconnect may follow. */
-  async #disconnect(error: unknown): Promise<void> {
-    const { code, message } = this.#toClientError(error);
-    this.#error = { code, message };
-    this.#state = "disconnected";
-    await this.#closeTransport();
   }
 
   async #fail(error: McpClientError): Promise<void> {
     if (this.#state === "closed") return;
     this.#state = "failed";
-    this.#idle?.stop();
+    this.#recovery.dormancy?.stop();
     this.#error = { code: error.code, message: error.message };
     this.#sessionParts.tools.unregister();
     emitEvent(this.#events, {

@@ -6,6 +6,7 @@
 import { error, FakeTransport, fakeServer, ok } from "@agent/mcp-testing";
 import { ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
+import type { McpServerConnection } from "../src/index.js";
 import { connectionEachTime, runAuthorized } from "./harness.js";
 
 const RETRY_AT_ONCE = { maxAttempts: 2, initialDelayMs: 0, maxDelayMs: 0 };
@@ -48,36 +49,10 @@ describe("reconnect() after a crash started the reconnector", () => {
   });
 
   it("is not joined by the reconnector when it begins while a failed wake lets its transport go", async () => {
-    let reconnecting: Promise<void> | undefined;
-    const transports: FakeTransport[] = [];
-    const registry = new ToolRegistry();
-    const { connection, events } = connectionEachTime(() => fakeServer(), {
-      registry,
-      reconnect: RETRY_AT_ONCE,
-      idleTimeoutMs: 1,
-      connect: () => {
-        // The first and third servers are fine; the second (the wake's) refuses its handshake.
-        const waking = transports.length === 1;
-        const transport = new FakeTransport(
-          waking ? { initialize: () => error(-32603, "not today") } : fakeServer(),
-        );
-        if (waking) {
-          // The failed wake closes it: reconnect() begins right then, before that close is done.
-          const close = transport.close.bind(transport);
-          transport.close = () => {
-            reconnecting ??= connection.reconnect();
-            return close();
-          };
-        }
-        transports.push(transport);
-        return transport;
-      },
-    });
-    await connection.start();
-    await expect.poll(() => connection.state).toBe("dormant");
-    // A call wakes it; the wake fails (the call is told the server is not back).
-    await runAuthorized(registry.get("mcp__docs__search"), { q: "x" });
-    await reconnecting;
+    const { connection, events, transports, takingOver } = await failedWakeTakenOver((connection) =>
+      connection.reconnect(),
+    );
+    await takingOver();
     await connection.toolsSettled();
     expect(connection.state).toBe("ready");
     expect(events.ofType("mcp_reconnecting")).toEqual([]);
@@ -85,3 +60,55 @@ describe("reconnect() after a crash started the reconnector", () => {
     await connection.close();
   });
 });
+
+describe("close() while a failed wake lets its transport go", () => {
+  it("ends closed, with no reconnector run begun after it", async () => {
+    const { connection, events, transports, takingOver } = await failedWakeTakenOver((connection) =>
+      connection.close(),
+    );
+    await takingOver();
+    await connection.toolsSettled();
+    expect(connection.state).toBe("closed");
+    expect(events.ofType("mcp_reconnecting")).toEqual([]);
+    expect(events.ofType("mcp_server_failed")).toEqual([]);
+    // The first server's and the failed wake's: nothing was opened after close().
+    expect(transports).toHaveLength(2);
+    expect(transports.every((transport) => transport.closed)).toBe(true);
+  });
+});
+
+/**
+ * A dormant connection with a reconnect policy whose wake (made by a call) fails its handshake;
+ * `takeOver` (a reconnect() or a close()) begins as the failed wake closes that transport, before
+ * the close is done. Resolves once the call was told the server is not back.
+ */
+async function failedWakeTakenOver(takeOver: (connection: McpServerConnection) => Promise<void>) {
+  let taking: Promise<void> | undefined;
+  const transports: FakeTransport[] = [];
+  const registry = new ToolRegistry();
+  const { connection, events } = connectionEachTime(() => fakeServer(), {
+    registry,
+    reconnect: RETRY_AT_ONCE,
+    idleTimeoutMs: 1,
+    connect: () => {
+      // The first and third servers are fine; the second (the wake's) refuses its handshake.
+      const waking = transports.length === 1;
+      const transport = new FakeTransport(
+        waking ? { initialize: () => error(-32603, "not today") } : fakeServer(),
+      );
+      if (waking) {
+        const close = transport.close.bind(transport);
+        transport.close = () => {
+          taking ??= takeOver(connection);
+          return close();
+        };
+      }
+      transports.push(transport);
+      return transport;
+    },
+  });
+  await connection.start();
+  await expect.poll(() => connection.state).toBe("dormant");
+  await runAuthorized(registry.get("mcp__docs__search"), { q: "x" });
+  return { connection, events, transports, takingOver: () => taking };
+}

@@ -4,6 +4,7 @@ import type { McpTransport } from "@agent/mcp-transport";
 import { createPolicyGate, definePolicy, InMemoryApprovalStore, type PolicyConfig } from "@agent/policy";
 import {
   createMemoryEventSink,
+  type EventSink,
   type ExecutionEnvironment,
   type RegisteredTool,
   type ToolContext,
@@ -109,4 +110,20 @@ export function withoutServerRequests(transport: McpTransport): McpTransport {
     onClose: (listener) => transport.onClose(listener),
     close: () => transport.close(),
   };
+}
+
+/**
+ * Events in memory, and a sink that runs `act` once, the moment the `nth` answer to `method` is in
+ * (its `mcp_request_finished`), before the code that asked resumes with it: a race made exact.
+ */
+export function actingOnAnswer(method: string, act: () => void, nth = 1) {
+  const events = createMemoryEventSink();
+  let seen = 0;
+  const sink: EventSink = {
+    emit(event) {
+      events.emit(event);
+      if (event.type === "mcp_request_finished" && event.method === method && ++seen === nth) act();
+    },
+  };
+  return { events, sink };
 }

@@ -7,7 +7,7 @@ import { error, FakeTransport, fakeServer } from "@agent/mcp-testing";
 import { createMemoryEventSink, ToolRegistry } from "@agent/tools";
 import { describe, expect, it } from "vitest";
 import { McpServerConnection } from "../src/index.js";
-import { connectEachTime, runAuthorized } from "./harness.js";
+import { actingOnAnswer, connectEachTime, connectionEachTime, runAuthorized } from "./harness.js";
 
 const TOOLS_CHANGED = "notifications/tools/list_changed";
 
@@ -132,5 +132,20 @@ describe("a connection whose handshakes race", () => {
     const finished = events.ofType("mcp_closed").length + events.ofType("mcp_close_failed").length;
     expect(finished).toBe(transports.length);
     await expect(reconnecting).rejects.toMatchObject({ code: "mcp_not_connected" });
+  });
+
+  it("lets a reconnect() begun as the first listing is answered replace that handshake once it is done", async () => {
+    let reconnecting: Promise<void> | undefined;
+    const { sink, events } = actingOnAnswer("tools/list", () => {
+      reconnecting = made.connection.reconnect();
+    });
+    const made = connectionEachTime(() => fakeServer(), { events: sink });
+    await made.connection.start();
+    await reconnecting;
+    expect(made.connection.state).toBe("ready");
+    expect(made.transports.map((transport) => transport.closed)).toEqual([true, false]);
+    expect(made.transports[1]?.requestsFor("tools/list")).toHaveLength(1);
+    expect(events.ofType("mcp_server_failed")).toEqual([]);
+    await made.connection.close();
   });
 });
