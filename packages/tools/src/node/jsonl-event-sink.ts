@@ -75,16 +75,13 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
   let torn = endsInsideALine(path, fd);
   /** Writes all of `text`; what made the write fail, reported through onError, or undefined. */
   const write = (text: string): unknown => {
-    const whole = torn ? `\n${text}` : text;
-    let written = 0;
     try {
       if (fd === undefined) throw closedError();
-      written = writeAll(fd, whole);
+      writeAll(fd, torn ? `\n${text}` : text);
       torn = false;
       return undefined;
     } catch (error) {
-      if (error instanceof ShortWriteError) written = error.written;
-      if (written > 0) torn = true;
+      if (error instanceof ShortWriteError && error.written > 0) torn = true;
       onError(error);
       return error;
     }
@@ -190,10 +187,10 @@ export function createJsonlEventSink(path: string, options: JsonlEventSinkOption
  * only the next write fails). Throws when the file takes no more: a record is on disk whole or its
  * write failed.
  */
-function writeAll(fd: number, text: string): number {
+function writeAll(fd: number, text: string): void {
   const written = writeSync(fd, text);
   const length = Buffer.byteLength(text);
-  if (written === length) return written;
+  if (written === length) return;
   const bytes = Buffer.from(text);
   let offset = written;
   while (offset < length) {
@@ -206,7 +203,6 @@ function writeAll(fd: number, text: string): number {
     if (more <= 0) throw new ShortWriteError(offset, length, undefined);
     offset += more;
   }
-  return offset;
 }
 
 /** A write that reached the file only in part: how many of its bytes did. */
