@@ -1,3 +1,4 @@
+import { holdsProcess } from "@agent/base";
 import type { McpAbortSignal } from "@agent/mcp-transport";
 
 /**
@@ -63,8 +64,8 @@ export class Dormancy {
       this.#timer = undefined;
       if (this.#inFlight === 0) this.#sleep();
     }, this.#idleMs);
-    // Node's timers can be unref'd (an idle clock never holds a process open); elsewhere they are numbers.
-    (this.#timer as { unref?: () => void }).unref?.();
+    // An idle clock never holds a process open.
+    holdsProcess(this.#timer, false);
   }
 
   /** Stops the clock (the connection closed or failed). */

@@ -1,3 +1,5 @@
+import { holdsProcess } from "@agent/base";
+
 /**
  * A `fetch` wrapper that bounds silence inside a response body. The SDKs' `timeout` covers each
  * attempt only until the response headers arrive: a server that then stalls, in a stream or in a
@@ -64,9 +66,8 @@ function guardBody(body: ReadableStream<Uint8Array>, idleMs: number): ReadableSt
       // Cancelling the source closes the connection, so the server sees the client go away.
       reader.cancel(error).catch(() => {});
     }, delay);
-    // An open request keeps the process alive through its socket; the timer need not (on Node, where
-    // timers can be unref'd; elsewhere they are numbers).
-    (timer as { unref?: () => void }).unref?.();
+    // An open request keeps the process alive through its socket; the timer need not.
+    holdsProcess(timer, false);
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {

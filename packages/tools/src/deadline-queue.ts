@@ -1,3 +1,5 @@
+import { holdsProcess } from "@agent/base";
+
 /**
  * One timer for the time limits of many calls: entries in deadline order, one Node timer armed for
  * the earliest. A call's own `setTimeout` + `clearTimeout` cost ~0.3-0.5 µs and a timer object
@@ -113,17 +115,4 @@ export class DeadlineQueue {
       }
     }
   }
-}
-
-/** A timer handle that can stop keeping the process alive: Node's can, a browser's number cannot. */
-interface ReleasableTimer {
-  ref?(): unknown;
-  unref?(): unknown;
-}
-
-/** Lets a timer keep the process alive or not, where the runtime's timers can (this root stays portable). */
-function holdsProcess(timer: ReturnType<typeof setTimeout>, hold: boolean): void {
-  const handle = timer as unknown as ReleasableTimer;
-  if (hold) handle.ref?.();
-  else handle.unref?.();
 }
