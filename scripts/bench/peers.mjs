@@ -101,6 +101,7 @@ export function peersReport({ results, notes }) {
   lines.push(
     "",
     `The audit's own share (gate + JSONL against gate without sink): ${(gate.latencyMs / gateNoSink.latencyMs).toFixed(2)}x latency, ${micros(gate.cpuMsPerCall - gateNoSink.cpuMsPerCall, 0)} µs client CPU a call sequentially, ${micros(gate.concurrentCpuMsPerCall - gateNoSink.concurrentCpuMsPerCall, 0)} µs with 100 in flight.`,
+    "Where that share goes (records, serialization, the durable write with serialization free): --only=audit.",
     `With 100 in flight the client's main thread was busy for ${busy(raw)} of each batch's wall time with raw, ${busy(gate)} with the full gate + JSONL`,
     `and ${busy(gateNoSink)} without sink: near 100% the client's own work a call sets the pace (for 0.8x raw's throughput the gate + JSONL`,
     `may keep its main thread ${micros(1000 / (raw.concurrentPerSecond * 0.8))} µs a call at most; it kept it ${micros((1000 / gate.concurrentPerSecond) * gate.concurrentBusyShare)} µs), well under it the client waits.`,
