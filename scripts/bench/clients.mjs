@@ -12,6 +12,7 @@
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import { BENCH_SERVER_PATH, REPO_ROOT } from "./modules.mjs";
+import { onServerCpu } from "./placement.mjs";
 
 /** The server name (`mcp__<server>__echo`) the gate client registers its tools under. */
 export const GATE_SERVER = "bench";
@@ -23,7 +24,7 @@ const NEVER = new AbortController().signal;
 setMaxListeners(0, NEVER);
 
 function serverParameters(serverEnv) {
-  return { command: process.execPath, args: [BENCH_SERVER_PATH], env: serverEnv };
+  return onServerCpu({ command: process.execPath, args: [BENCH_SERVER_PATH], env: serverEnv });
 }
 
 /**

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { benchCalls } from "./calls.mjs";
 import { REPO_ROOT } from "./modules.mjs";
+import { onServerCpu } from "./placement.mjs";
 
 const FIXTURE = join(REPO_ROOT, "packages/mcp-client/test/fixtures/sdk-v2-server.mjs");
 const ECHO = { name: "echo", arguments: { text: "hello" } };
@@ -20,7 +21,8 @@ const NEVER = new AbortController().signal;
 
 /** Starts the fixture over HTTP on a free loopback port; resolves with its MCP endpoint. */
 function startHttpFixture(cleanup) {
-  const child = spawn(process.execPath, [FIXTURE, "http"], {
+  const { command, args } = onServerCpu({ command: process.execPath, args: [FIXTURE, "http"] });
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? "", PORT: "0" },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -44,7 +46,7 @@ function startHttpFixture(cleanup) {
   });
 }
 
-const stdioServer = () => ({ command: process.execPath, args: [FIXTURE, "stdio"], env: {} });
+const stdioServer = () => onServerCpu({ command: process.execPath, args: [FIXTURE, "stdio"], env: {} });
 
 /** The revision our transport negotiated: the stateless one when it says so, else the handshake's answer. */
 function negotiatedRevision(transport, initializeResult) {

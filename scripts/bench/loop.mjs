@@ -28,6 +28,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { runJsonProcess } from "./json-process.mjs";
 import { REPO_ROOT } from "./modules.mjs";
+import { startingOnServerCpu } from "./placement.mjs";
 import { median } from "./stats.mjs";
 
 const DEFAULTS = { turns: 1000, rounds: 11, runs: 15, warmups: 20 };
@@ -42,7 +43,7 @@ async function startPostgres(cleanup, progress) {
     const testing = await import(
       pathToFileURL(join(REPO_ROOT, "packages/store-postgres/dist/testing/index.js")).href
     );
-    const cluster = await testing.startThrowawayCluster();
+    const cluster = await startingOnServerCpu(() => testing.startThrowawayCluster());
     cleanup.add(() => cluster.stop());
     return { url: cluster.url, stop: () => cluster.stop() };
   } catch (error) {

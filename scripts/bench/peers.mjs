@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { benchCalls } from "./calls.mjs";
 import { echoCallers, openAuditSink, openGate, openRawClient } from "./clients.mjs";
 import { BENCH_SERVER_PATH, REPO_ROOT } from "./modules.mjs";
+import { onServerCpu } from "./placement.mjs";
 
 const STACKS = [
   ["gate", "this project, full gate + JSONL audit"],
@@ -62,7 +63,7 @@ export async function benchPeers(modules, cleanup, { progress, calls }) {
   const raw = await openRawClient(modules, cleanup, {});
   const gate = await openGate(modules, cleanup, openAuditSink(modules, cleanup));
   const gateNoSink = await openGate(modules, cleanup, modules.NULL_EVENT_SINK);
-  const opened = await peers.openPeers({ command: process.execPath, args: [BENCH_SERVER_PATH] });
+  const opened = await peers.openPeers(onServerCpu({ command: process.execPath, args: [BENCH_SERVER_PATH] }));
   cleanup.add(() => opened.close());
   const callers = {
     ...echoCallers(modules, {

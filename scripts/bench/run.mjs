@@ -9,7 +9,9 @@
 // a few µs; these figures move by ~1%), discovery, servers, sandbox, stores, loop, peers (the gate
 // against openai-agents-js, the Vercel AI SDK and LangChain), audit (where the audit file's cost goes),
 // eras (our transport in the era it negotiates against the raw official client of that era, over
-// stdio and Streamable HTTP, against the SDK v2 server).
+// stdio and Streamable HTTP, against the SDK v2 server). The bench's main thread runs on CPU 0 and
+// every server on CPU 1 where taskset can pin them; `--unpinned` leaves both to the scheduler
+// (placement.mjs says why).
 import { cpus, platform, release } from "node:os";
 import { allocReport, allocRows, benchAlloc } from "./alloc.mjs";
 import { auditCostReport, benchAuditCost } from "./audit-cost.mjs";
@@ -21,6 +23,7 @@ import { benchEras, eraRows } from "./eras.mjs";
 import { benchLoop } from "./loop.mjs";
 import { loadModules } from "./modules.mjs";
 import { benchPeers, peerRows, peersReport } from "./peers.mjs";
+import { placeProcesses } from "./placement.mjs";
 import { benchSandbox } from "./sandbox.mjs";
 import { benchStages, stageRows } from "./stages.mjs";
 import { benchStartup } from "./startup.mjs";
@@ -187,11 +190,12 @@ function row(metric, ours, baseline, format, extra = {}) {
   return resultRow({ metric, ours, raw: baseline, format, ...extra });
 }
 
-function report(rows, { discovery, loop, alloc, extra }) {
+function report(rows, { placement, discovery, loop, alloc, extra }) {
   const cpu = cpus();
   const lines = [
     "",
     `MCP client benchmark: node ${process.version}, ${platform()} ${release()}, ${cpu.length} x ${cpu[0]?.model ?? "unknown CPU"}`,
+    placement,
     "baseline: @modelcontextprotocol/sdk Client over its StdioClientTransport, unless the metric says",
     "otherwise. transport: our createStdioTransport (our own process transport, which starts the server",
     "in its own process group and session, under the SDK's Protocol). full gate: executeToolCall through",
@@ -274,6 +278,8 @@ async function main() {
   const started = performance.now();
   try {
     const suites = selectedSuites();
+    const placement = placeProcesses({ pin: !process.argv.includes("--unpinned") });
+    progress(placement);
     const modules = await loadModules();
     const events = openAuditSink(modules, cleanup);
     const rows = [];
@@ -317,7 +323,7 @@ async function main() {
       rows.push(...loopRows(loop));
     }
     progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    return report(rows, { discovery, loop, alloc, extra }) ? 0 : 1;
+    return report(rows, { placement, discovery, loop, alloc, extra }) ? 0 : 1;
   } catch (error) {
     if (cleanup.interrupted) return 130;
     process.stderr.write(

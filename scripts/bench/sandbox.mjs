@@ -2,6 +2,7 @@
 // round trip, isolated (network none, the bench server's files read-only) against the same server
 // started directly, in the same run. Variants take turns within each round, so load drift is shared.
 import { BENCH_SERVER_PATH, REPO_ROOT } from "./modules.mjs";
+import { onServerCpu } from "./placement.mjs";
 import { median } from "./stats.mjs";
 
 const NEVER = new AbortController().signal;
@@ -9,12 +10,13 @@ const ECHO = { name: "echo", arguments: { message: "hello" } };
 const WARMUP_CALLS = 100;
 
 async function open(modules, cleanup, launch) {
-  const transport = modules.createStdioTransport({
-    command: process.execPath,
-    args: [BENCH_SERVER_PATH],
-    cwd: REPO_ROOT,
-    ...(launch ? { launch } : {}),
-  });
+  const parameters = { command: process.execPath, args: [BENCH_SERVER_PATH], cwd: REPO_ROOT };
+  // Isolated, the sandbox's command (bwrap) is what goes on the servers' CPU, not the one inside it.
+  const transport = modules.createStdioTransport(
+    launch
+      ? { ...parameters, launch: async (spec) => onServerCpu(await launch(spec)) }
+      : onServerCpu(parameters),
+  );
   const started = performance.now();
   const close = cleanup.add(() => transport.close());
   await modules.initializeServer(transport, { signal: NEVER });

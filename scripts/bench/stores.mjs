@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { REPO_ROOT } from "./modules.mjs";
+import { startingOnServerCpu } from "./placement.mjs";
 import { median } from "./stats.mjs";
 
 const dist = (path) => import(pathToFileURL(join(REPO_ROOT, path)).href);
@@ -21,7 +22,7 @@ export async function benchStores(cleanup, { progress, calls = 200, rounds = 5 }
     dist("packages/tools/node_modules/zod/index.js"),
   ]);
   progress("stores: starting a throwaway PostgreSQL server on loopback");
-  const cluster = await testing.startThrowawayCluster();
+  const cluster = await startingOnServerCpu(() => testing.startThrowawayCluster());
   cleanup.add(() => cluster.stop());
   const pgState = await postgres.openPostgresState({ url: cluster.url });
   cleanup.add(() => pgState.close());
