@@ -16,7 +16,10 @@ const CLIENT_CPU = "0";
 const SERVER_CPU = "1";
 const TASKSET = "/usr/bin/taskset";
 
-/** Pins this process's main thread (not its helper threads) to `cpu`; whether taskset could. */
+/**
+ * Pins this process's main thread to `cpu` (V8's helper threads, started before, stay free; a
+ * thread or process the main thread starts later inherits `cpu`). Returns why it could not, if so.
+ */
 function pinMainThread(cpu) {
   const pinned = spawnSync(TASKSET, ["-p", "-c", cpu, String(process.pid)], { stdio: "ignore" });
   return pinned.error ? `${TASKSET} is missing` : pinned.status === 0 ? undefined : `${TASKSET} failed`;
