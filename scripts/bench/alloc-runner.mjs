@@ -27,6 +27,7 @@ import { createCleanup } from "./cleanup.mjs";
 import { echoCallers, openAuditSink, openGate, openRawClient, openTransport } from "./clients.mjs";
 import { allocatedBytes } from "./heap-bytes.mjs";
 import { loadModules, REPO_ROOT } from "./modules.mjs";
+import { placeRunner } from "./placement.mjs";
 
 /** Opens the one client of `kind`; resolves with what echoCallers takes for it. */
 async function openClient(modules, cleanup, kind) {
@@ -145,5 +146,6 @@ async function main(kind, settings) {
   }
 }
 
+placeRunner({ measuresTime: false });
 const [kind, settings] = process.argv.slice(2);
 await main(kind, JSON.parse(settings ?? "{}"));

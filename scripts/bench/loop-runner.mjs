@@ -11,8 +11,10 @@ import { join } from "node:path";
 import { allocatedBytes } from "./heap-bytes.mjs";
 import { createWorld, LOOP_KINDS } from "./loop-kinds.mjs";
 import { loadLoopModules } from "./modules.mjs";
+import { placeRunner } from "./placement.mjs";
 
 const [kind, turns, warmups, runs, measure = "time"] = process.argv.slice(2);
+placeRunner({ measuresTime: measure === "time" });
 const loop = LOOP_KINDS[kind];
 if (!loop) throw new Error(`loop-runner: unknown kind ${kind}; use ${Object.keys(LOOP_KINDS).join(", ")}.`);
 const modules = await loadLoopModules();

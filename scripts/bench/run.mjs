@@ -264,6 +264,12 @@ function selectedSuites() {
     "eras",
   ];
   const option = process.argv.slice(2).find((argument) => argument.startsWith("--only="));
+  const unknownArguments = process.argv
+    .slice(2)
+    .filter((argument) => argument !== option && argument !== "--unpinned");
+  if (unknownArguments.length > 0) {
+    throw new Error(`unknown argument ${unknownArguments.join(" ")}; use --only=<suites> and --unpinned.`);
+  }
   if (!option) return new Set(all);
   const chosen = option.slice("--only=".length).split(",");
   const unknown = chosen.filter((name) => !all.includes(name));

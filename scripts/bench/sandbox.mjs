@@ -11,7 +11,8 @@ const WARMUP_CALLS = 100;
 
 async function open(modules, cleanup, launch) {
   const parameters = { command: process.execPath, args: [BENCH_SERVER_PATH], cwd: REPO_ROOT };
-  // Isolated, the sandbox's command (bwrap) is what goes on the servers' CPU, not the one inside it.
+  // Isolated, the sandbox's command (bwrap, or the shell that puts it in a pids cgroup) is what goes
+  // on the servers' CPU, not the one inside it.
   const transport = modules.createStdioTransport(
     launch
       ? { ...parameters, launch: async (spec) => onServerCpu(await launch(spec)) }
