@@ -2,7 +2,15 @@
 // host's root). Used where this process may create a child cgroup with a pids controller (root with
 // cgroup v1, or a delegated cgroup v2 subtree); elsewhere there is none, and the README says so.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 
 /** A cgroup that caps how many processes a sandbox may hold at once. */
@@ -36,8 +44,42 @@ export function findPidsCgroupParent(): string | undefined {
   return undefined;
 }
 
-/** Creates a pids cgroup below `parent` allowing at most `max` processes. */
+// The names this module gives its cgroups (a sandbox's, a probe's).
+const OWN_CGROUP_NAME = /^agent-sandbox-(probe-)?[0-9a-f]{12}$/;
+// A cgroup of ours this old and empty is abandoned: a launch's shell enters its new cgroup within
+// milliseconds of its creation, so none is about to, and one that holds a process refuses rmdir.
+const ABANDONED_AFTER_MS = 60_000;
+
+/**
+ * Removes the cgroups of sandboxes whose owner never did: a process killed while its sandboxes ran
+ * (a second Ctrl-C exits at once, SIGKILL gives no chance) leaves their cgroups empty behind it.
+ * Whatever cannot be removed (in use, or removed meanwhile) stays; this never throws.
+ */
+export function removeAbandonedCgroups(parent: string, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!OWN_CGROUP_NAME.test(name)) continue;
+    const directory = join(parent, name);
+    try {
+      if (now - statSync(directory).mtimeMs < ABANDONED_AFTER_MS) continue;
+      rmdirSync(directory);
+    } catch {
+      // EBUSY: a process is in it; ENOENT: its owner or another sweep removed it first.
+    }
+  }
+}
+
+/**
+ * Creates a pids cgroup below `parent` allowing at most `max` processes, after removing the
+ * abandoned ones ({@link removeAbandonedCgroups}).
+ */
 export function createPidsCgroup(parent: string, max: number): PidsCgroup {
+  removeAbandonedCgroups(parent);
   const directory = join(parent, `agent-sandbox-${randomBytes(6).toString("hex")}`);
   mkdirSync(directory);
   try {
