@@ -9,8 +9,8 @@
 // a few µs; these figures move by ~1%), discovery, servers, sandbox, stores, loop, peers (the gate
 // against openai-agents-js, the Vercel AI SDK and LangChain), audit (where the audit file's cost goes),
 // eras (our transport in the era it negotiates against the raw official client of that era, over
-// stdio and Streamable HTTP, against the SDK v2 server). The bench's main thread runs on CPU 0 and
-// every server on CPU 1 where taskset can pin them; `--unpinned` leaves both to the scheduler
+// stdio and Streamable HTTP, against the SDK v2 server). The bench's main thread runs on one CPU and
+// every server on another where taskset can pin them; `--unpinned` leaves both to the scheduler
 // (placement.mjs says why).
 import { cpus, platform, release } from "node:os";
 import { allocReport, allocRows, benchAlloc } from "./alloc.mjs";
@@ -248,8 +248,9 @@ function report(rows, { placement, discovery, loop, alloc, extra }) {
   return met === targeted.length;
 }
 
-// `--only=calls,discovery,servers` runs a subset, e.g. while working on one of them.
-function selectedSuites() {
+// `--only=calls,discovery,servers` runs a subset, e.g. while working on one of them; `--unpinned`
+// leaves the processes to the scheduler. Returns the suites to run and whether to pin.
+function parseArguments() {
   const all = [
     "calls",
     "stages",
@@ -263,19 +264,19 @@ function selectedSuites() {
     "audit",
     "eras",
   ];
-  const option = process.argv.slice(2).find((argument) => argument.startsWith("--only="));
-  const unknownArguments = process.argv
-    .slice(2)
-    .filter((argument) => argument !== option && argument !== "--unpinned");
+  const given = process.argv.slice(2);
+  const option = given.find((argument) => argument.startsWith("--only="));
+  const pin = !given.includes("--unpinned");
+  const unknownArguments = given.filter((argument) => argument !== option && argument !== "--unpinned");
   if (unknownArguments.length > 0) {
     throw new Error(`unknown argument ${unknownArguments.join(" ")}; use --only=<suites> and --unpinned.`);
   }
-  if (!option) return new Set(all);
+  if (!option) return { suites: new Set(all), pin };
   const chosen = option.slice("--only=".length).split(",");
   const unknown = chosen.filter((name) => !all.includes(name));
   if (unknown.length > 0)
     throw new Error(`--only: unknown suite ${unknown.join(", ")}; use ${all.join(", ")}.`);
-  return new Set(chosen);
+  return { suites: new Set(chosen), pin };
 }
 
 async function main() {
@@ -283,8 +284,8 @@ async function main() {
   cleanup.installHandlers();
   const started = performance.now();
   try {
-    const suites = selectedSuites();
-    const placement = placeProcesses({ pin: !process.argv.includes("--unpinned") });
+    const { suites, pin } = parseArguments();
+    const placement = placeProcesses({ pin });
     progress(placement);
     const modules = await loadModules();
     const events = openAuditSink(modules, cleanup);

@@ -7,8 +7,8 @@ import { createPidsCgroup, findPidsCgroupParent, removeAbandonedCgroups } from "
 
 const ABANDONED_AGE_MS = 5 * 60_000;
 
-/** A cgroup named as a sandbox's, last changed `ageMs` ago; removed after the test if still there. */
-function sandboxCgroup(parent: string, ageMs: number, prefix = "agent-sandbox-"): string {
+/** A cgroup named `prefix` and a random suffix, last changed `ageMs` ago; removed after the test if still there. */
+function cgroupDirectory(parent: string, ageMs: number, prefix = "agent-sandbox-"): string {
   const directory = join(parent, `${prefix}${randomBytes(6).toString("hex")}`);
   mkdirSync(directory);
   onTestFinished(() => {
@@ -38,16 +38,12 @@ describe("pids cgroups: what a killed owner left behind", () => {
       context.skip("no pids cgroup can be created here");
       return;
     }
-    const abandoned = sandboxCgroup(parent, ABANDONED_AGE_MS);
-    const abandonedProbe = sandboxCgroup(parent, ABANDONED_AGE_MS, "agent-sandbox-probe-");
-    const justMade = sandboxCgroup(parent, 0);
-    const inUse = sandboxCgroup(parent, ABANDONED_AGE_MS);
+    const abandoned = cgroupDirectory(parent, ABANDONED_AGE_MS);
+    const abandonedProbe = cgroupDirectory(parent, ABANDONED_AGE_MS, "agent-sandbox-probe-");
+    const justMade = cgroupDirectory(parent, 0);
+    const inUse = cgroupDirectory(parent, ABANDONED_AGE_MS);
     await processIn(inUse);
-    const notOurs = join(parent, `other-${randomBytes(6).toString("hex")}`);
-    mkdirSync(notOurs);
-    onTestFinished(() => rmdirSync(notOurs));
-    const old = new Date(Date.now() - ABANDONED_AGE_MS);
-    utimesSync(notOurs, old, old);
+    const notOurs = cgroupDirectory(parent, ABANDONED_AGE_MS, "other-");
 
     const created = createPidsCgroup(parent, 8);
     onTestFinished(() => created.remove());
